@@ -1,0 +1,273 @@
+"""The council configuration: frozen pydantic models and the YAML loader.
+
+One YAML file describes a council. Every model here forbids unknown keys, so
+a typo is an error that names the key instead of a setting silently ignored.
+API keys never appear in the file: a member names the environment variable
+that holds its key (``api_key_env``) and :func:`resolve_api_keys` reads it.
+
+A few operator settings can be overridden by environment variables:
+
+=====================  ==========================================
+``COUNCIL_CONFIG``     the config file to load
+``COUNCIL_API_KEYS``   comma-separated keys the HTTP server accepts
+``COUNCIL_LOG_LEVEL``  debug, info, warning or error
+``COUNCIL_LOG_FORMAT`` console or json
+``COUNCIL_DB_PATH``    the SQLite database path
+=====================  ==========================================
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, model_validator
+
+from council.assets import config_dir
+from council.config_errors import format_validation_error, read_yaml
+from council.errors import ConfigError, MissingApiKey
+from council.types import GenerationParams
+
+ProviderName = Literal["openai", "anthropic", "gemini", "simulated"]
+EnvVarName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=128)]
+
+ENV_CONFIG = "COUNCIL_CONFIG"
+ENV_API_KEYS = "COUNCIL_API_KEYS"
+ENV_LOG_LEVEL = "COUNCIL_LOG_LEVEL"
+ENV_LOG_FORMAT = "COUNCIL_LOG_FORMAT"
+ENV_DB_PATH = "COUNCIL_DB_PATH"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SimulatedPersona(_Strict):
+    """Overrides for a simulated member's persona. Unset fields come from its name."""
+
+    quality: float | None = Field(default=None, ge=0, le=1, description="Hidden answer quality, 0 to 1.")
+    verbosity: Literal["terse", "balanced", "verbose"] | None = Field(default=None, description="Answer length.")
+    style: Literal["plain", "bulleted", "formal"] | None = Field(default=None, description="Answer layout.")
+    leniency: float | None = Field(default=None, ge=-3, le=3, description="Reviewer offset: <0 harsh, >0 generous.")
+    spread: float | None = Field(default=None, gt=0, le=3, description="Reviewer scale around its mean.")
+    noise: float | None = Field(default=None, ge=0, le=3, description="Reviewer score noise (std, points).")
+    latency_ms: float = Field(default=0.0, ge=0, le=600_000, description="Simulated time to answer.")
+
+
+class MemberConfig(_Strict):
+    """One council member: a named model behind a provider."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Unique; shown in every result.")
+    provider: ProviderName
+    model: str = Field(min_length=1, max_length=200)
+    base_url: str | None = Field(default=None, pattern=r"^https?://\S+$", description="Provider default if unset.")
+    api_key_env: EnvVarName | None = Field(default=None, description="Variable holding the API key.")
+    timeout_s: float | None = Field(default=None, gt=0, le=3600, description="Overrides stages.member_timeout_s.")
+    params: GenerationParams = Field(default_factory=GenerationParams, description="Sampling settings.")
+    persona: SimulatedPersona | None = Field(default=None, description="Only for provider: simulated.")
+
+    @model_validator(mode="after")
+    def _check_provider_fields(self) -> MemberConfig:
+        if self.persona is not None and self.provider != "simulated":
+            raise ValueError("persona is only valid for provider: simulated")
+        if self.provider == "simulated" and (self.base_url or self.api_key_env):
+            raise ValueError("a simulated member makes no network call: remove base_url and api_key_env")
+        if self.provider in ("anthropic", "gemini") and self.api_key_env is None and self.base_url is None:
+            raise ValueError(f"provider {self.provider} needs api_key_env (the variable that holds the key)")
+        if self.provider == "openai" and self.api_key_env is None and self.base_url is None:
+            raise ValueError("the default OpenAI endpoint needs api_key_env; set base_url for a local server")
+        return self
+
+
+class StageConfig(_Strict):
+    """Time limits and quorum of the council stages."""
+
+    member_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Deadline of one member's call.")
+    stage_deadline_s: float = Field(default=90.0, gt=0, le=3600, description="A stage ends by then.")
+    quorum: int = Field(default=2, ge=1, le=64, description="Fewest answers for a council result.")
+
+
+class RetryPolicy(_Strict):
+    """The single retry policy used for every upstream call."""
+
+    max_attempts: int = Field(default=3, ge=1, le=10, description="Attempts per call, the first included.")
+    initial_backoff_s: float = Field(default=0.5, ge=0, le=60, description="First backoff before jitter.")
+    max_backoff_s: float = Field(default=8.0, ge=0, le=300, description="Cap on one exponential backoff.")
+    jitter_s: float = Field(default=0.25, ge=0, le=60, description="Random extra wait, up to this.")
+    max_retry_after_s: float = Field(default=30.0, ge=0, le=600, description="A longer Retry-After fails now.")
+    attempt_timeout_s: float | None = Field(default=None, gt=0, le=3600, description="Per attempt; None = call deadline.")
+
+
+class TransportConfig(_Strict):
+    """The shared HTTP client: connection pool, socket timeouts and size caps."""
+
+    connect_timeout_s: float = Field(default=10.0, gt=0, le=300, description="TCP and TLS connect.")
+    read_idle_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Longest silence mid-response.")
+    max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Bigger bodies are refused.")
+    max_connections: int = Field(default=200, ge=1, le=10_000, description="Open connections in all.")
+    max_connections_per_host: int = Field(default=50, ge=1, le=10_000, description="Open connections per host.")
+
+
+class ServerConfig(_Strict):
+    """Settings of ``council serve``."""
+
+    host: str = Field(default="127.0.0.1", description="Address to bind.")
+    port: int = Field(default=8000, ge=0, le=65535, description="Port to bind; 0 picks a free one.")
+    api_keys_env: EnvVarName = Field(default=ENV_API_KEYS, description="Variable with accepted keys, comma-separated.")
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024, description="Larger request bodies get 413.")
+    max_concurrent_runs: int = Field(default=32, ge=1, le=10_000, description="More get 429.")
+
+
+def default_db_path() -> Path:
+    """``council.db`` under the user's data directory."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "council" / "council.db"
+
+
+class StorageConfig(_Strict):
+    """Where runs are stored."""
+
+    path: Path = Field(default_factory=default_db_path, description="SQLite database file.")
+
+
+class LoggingConfig(_Strict):
+    """Structured log output (always to stderr)."""
+
+    level: Literal["debug", "info", "warning", "error"] = "warning"
+    format: Literal["console", "json"] = "console"
+
+
+class CouncilConfig(_Strict):
+    """A whole council: members, chairman, rubric and runtime settings."""
+
+    members: list[MemberConfig] = Field(min_length=1, max_length=32)
+    chairman: str | None = Field(default=None, description="A member's name; none means the top answer wins.")
+    rubric: str = Field(default="default", description="A rubric in config/rubrics, or a path to one.")
+    stages: StageConfig = Field(default_factory=StageConfig)
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    transport: TransportConfig = Field(default_factory=TransportConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    logging: LoggingConfig = Field(default_factory=LoggingConfig)
+
+    _source: str = PrivateAttr(default="<memory>")
+
+    @model_validator(mode="after")
+    def _check_references(self) -> CouncilConfig:
+        names = [m.name for m in self.members]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"member names must be unique; repeated: {', '.join(duplicates)}")
+        if self.chairman is not None and self.chairman not in names:
+            raise ValueError(f"chairman {self.chairman!r} is not a member; members are: {', '.join(names)}")
+        if self.stages.quorum > len(self.members):
+            raise ValueError(f"stages.quorum is {self.stages.quorum} but there are only {len(self.members)} members")
+        return self
+
+    @property
+    def source(self) -> str:
+        """The file this config was loaded from, for messages."""
+        return self._source
+
+    def member(self, name: str) -> MemberConfig:
+        """The member called ``name``; ``KeyError`` if there is none."""
+        for member in self.members:
+            if member.name == name:
+                return member
+        raise KeyError(name)
+
+    @property
+    def is_simulated(self) -> bool:
+        """True when every member is a built-in simulated one."""
+        return all(m.provider == "simulated" for m in self.members)
+
+
+_ENV_OVERRIDES: dict[str, tuple[str, ...]] = {
+    ENV_LOG_LEVEL: ("logging", "level"),
+    ENV_LOG_FORMAT: ("logging", "format"),
+    ENV_DB_PATH: ("storage", "path"),
+}
+
+
+def simulated_config_path() -> Path:
+    """The built-in offline council, used when no config is given."""
+    return config_dir() / "simulated.yaml"
+
+
+def config_path_from(cli_path: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path | None:
+    """The config file chosen by ``--config`` or ``$COUNCIL_CONFIG``, or None."""
+    if cli_path:
+        return Path(cli_path)
+    if environ.get(ENV_CONFIG):
+        return Path(environ[ENV_CONFIG])
+    return None
+
+
+def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None = None) -> CouncilConfig:
+    """Read, override from the environment, and validate one config file.
+
+    Raises :class:`ConfigError` naming the file, the key path and what was
+    expected. Nothing falls back to defaults when the file is wrong.
+    """
+    environ = os.environ if environ is None else environ
+    source = str(path)
+    raw = read_yaml(Path(path))
+    overridden: dict[tuple[str, ...], str] = {}
+    for variable, key_path in _ENV_OVERRIDES.items():
+        value = environ.get(variable)
+        if value:
+            section = raw.setdefault(key_path[0], {})
+            if not isinstance(section, dict):
+                raise ConfigError(source, f"{key_path[0]}: expected a mapping, got {type(section).__name__}")
+            section[key_path[1]] = value.lower() if key_path[0] == "logging" else value
+            overridden[key_path] = variable
+    try:
+        config = CouncilConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(source, format_validation_error(exc, CouncilConfig, overridden)) from None
+    config._source = source
+    return config
+
+
+def resolve_api_keys(config: CouncilConfig, environ: Mapping[str, str] | None = None) -> dict[str, SecretStr | None]:
+    """Read every member's key from its environment variable, before any call.
+
+    Returns member name to key (None for members that need none). Raises
+    :class:`MissingApiKey` naming the member and the variable when one is unset.
+    """
+    environ = os.environ if environ is None else environ
+    keys: dict[str, SecretStr | None] = {}
+    for member in config.members:
+        if member.api_key_env is None:
+            keys[member.name] = None
+            continue
+        value = environ.get(member.api_key_env, "").strip()
+        if not value:
+            raise MissingApiKey(member.name, member.api_key_env)
+        keys[member.name] = SecretStr(value)
+    return keys
+
+
+def server_api_keys(config: CouncilConfig, environ: Mapping[str, str] | None = None) -> list[SecretStr]:
+    """The keys the HTTP server accepts: ``$COUNCIL_API_KEYS`` or the configured variable."""
+    environ = os.environ if environ is None else environ
+    raw = environ.get(ENV_API_KEYS) or environ.get(config.server.api_keys_env, "")
+    return [SecretStr(k.strip()) for k in raw.split(",") if k.strip()]
+
+
+def describe_defaults() -> dict[str, Any]:
+    """Every setting below the members with its default, for docs and ``council config defaults``."""
+    sections = {
+        "stages": StageConfig(),
+        "retry": RetryPolicy(),
+        "transport": TransportConfig(),
+        "server": ServerConfig(),
+        "logging": LoggingConfig(),
+    }
+    return {name: model.model_dump(mode="json") for name, model in sections.items()}

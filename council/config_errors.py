@@ -1,0 +1,137 @@
+"""Reading YAML strictly and turning validation failures into plain messages.
+
+Shared by the council config and the rubric loader: both want a YAML error
+with its line and column, duplicate keys refused (PyYAML keeps the last one
+silently), and each pydantic error rendered as ``key.path: what was expected``.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from council.errors import ConfigError
+
+_SECRET_HINTS = ("key", "token", "secret", "password")
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A SafeLoader that refuses duplicate mapping keys."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (line {mark.line + 1}, column {mark.column + 1})", mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    """Parse a YAML file whose top level must be a mapping."""
+    source = str(path)
+    if not path.exists():
+        raise ConfigError(source, "file not found")
+    if not path.is_file():
+        raise ConfigError(source, "not a regular file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(source, f"cannot read the file: {exc}") from None
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(source, f"invalid YAML at {where}{problem}") from None
+    if data is None:
+        raise ConfigError(source, "the file is empty")
+    if not isinstance(data, dict):
+        raise ConfigError(source, f"the top level must be a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def _loc_to_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += f".{part}" if path else str(part)
+    return path or "(top level)"
+
+
+def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    """Follow a key path through nested models (and lists of them) to the model it lands in."""
+    current: Any = root
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)) or part not in current.model_fields:
+            return None
+        current = _unwrap(current.model_fields[part].annotation)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def _unwrap(annotation: Any) -> Any:
+    origin = typing.get_origin(annotation)
+    if origin in (list, tuple, typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            inner = _unwrap(arg)
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                return inner
+    return annotation
+
+
+def _describe_input(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return f"a {type(value).__name__}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def format_validation_error(
+    exc: ValidationError, root: type[BaseModel], overridden: dict[tuple[str, ...], str] | None = None
+) -> list[str]:
+    """One line per problem: the key path, what was expected, and what was found."""
+    overridden = overridden or {}
+    problems: list[str] = []
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        path = _loc_to_path(loc)
+        origin = f" (from ${overridden[loc]})" if loc in overridden else ""
+        kind = error["type"]
+        if kind == "extra_forbidden":
+            parent = _model_at(root, loc[:-1])
+            allowed = f"; allowed keys: {', '.join(parent.model_fields)}" if parent else ""
+            hint = ""
+            if any(h in str(loc[-1]).lower() for h in _SECRET_HINTS) and "env" not in str(loc[-1]).lower():
+                hint = " (secrets never go in the file: name an environment variable with api_key_env)"
+            problems.append(f"{path}: unknown key{allowed}{hint}")
+        elif kind == "missing":
+            problems.append(f"{path}: required key is missing")
+        elif str(loc[-1] if loc else "").endswith("_env"):
+            # Never echo this value: a key pasted here by mistake must not reach a terminal or log.
+            problems.append(f"{path}: expected the NAME of an environment variable (like OPENAI_API_KEY)")
+        else:
+            message = error["msg"]
+            if message.startswith("Value error, "):
+                message = message.removeprefix("Value error, ")
+                problems.append(f"{path}: {message}{origin}" if loc else f"{message}{origin}")
+            else:
+                problems.append(f"{path}: {message[0].lower()}{message[1:]}, got {_describe_input(error['input'])}{origin}")
+    return problems

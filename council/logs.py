@@ -1,0 +1,81 @@
+"""Structured logging with structlog, as console text or JSON lines on stderr.
+
+Secrets are scrubbed in one place: every key Council reads is registered with
+:func:`register_secret`, and a processor replaces it in every log value, so
+no log level, message or upstream error text can print one.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any, TextIO
+
+import structlog
+
+_SECRETS: set[str] = set()
+_SENSITIVE_FIELDS = frozenset({"api_key", "authorization", "x-api-key", "x-goog-api-key", "password", "token"})
+REDACTED = "***"
+
+
+def register_secret(value: str) -> None:
+    """Remember a secret so it is scrubbed from logs and error messages."""
+    # Very short values would scrub ordinary words; real keys are long.
+    if value and len(value) >= 6:
+        _SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """Replace every registered secret in ``text``."""
+    for secret in _SECRETS:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def _redact_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: REDACTED if str(k).lower() in _SENSITIVE_FIELDS else _redact_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_redact_value(v) for v in value)
+    if isinstance(value, BaseException):
+        return redact(f"{type(value).__name__}: {value}")
+    return value
+
+
+def _redaction_processor(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    return {
+        key: REDACTED if key.lower() in _SENSITIVE_FIELDS else _redact_value(value)
+        for key, value in event_dict.items()
+    }
+
+
+def configure_logging(level: str = "warning", fmt: str = "console", stream: TextIO | None = None) -> None:
+    """Set up structlog for the process. ``fmt`` is ``console`` or ``json``."""
+    renderer: Any
+    if fmt == "json":
+        renderer = structlog.processors.JSONRenderer()
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=False)
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _redaction_processor,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
+    """A logger tagged with the component ``name``."""
+    if not structlog.is_configured():
+        # structlog's own default writes to stdout, which would corrupt `--json` output.
+        configure_logging()
+    return structlog.get_logger().bind(component=name)

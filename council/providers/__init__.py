@@ -1,0 +1,63 @@
+"""Provider registry: one module per wire format, chosen by a member's ``provider``."""
+
+from __future__ import annotations
+
+from pydantic import SecretStr
+
+from council.config import CouncilConfig, MemberConfig, RetryPolicy
+from council.logs import register_secret
+from council.providers.anthropic import AnthropicProvider
+from council.providers.base import ChatStream, Provider, Reply, StreamDecoder
+from council.providers.gemini import GeminiProvider
+from council.providers.openai import OpenAIProvider
+from council.providers.simulated import SimulatedProvider
+from council.transport import Transport
+
+PROVIDERS: dict[str, type[Provider]] = {
+    "openai": OpenAIProvider,
+    "anthropic": AnthropicProvider,
+    "gemini": GeminiProvider,
+    "simulated": SimulatedProvider,
+}
+
+
+def build_provider(
+    member: MemberConfig,
+    *,
+    transport: Transport,
+    retry: RetryPolicy,
+    deadline_s: float,
+    api_key: SecretStr | None,
+) -> Provider:
+    """The provider client for one member, on the shared transport."""
+    if api_key is not None:
+        register_secret(api_key.get_secret_value())
+    cls = PROVIDERS[member.provider]
+    return cls(member, transport=transport, retry=retry, deadline_s=deadline_s, api_key=api_key)
+
+
+def build_providers(
+    config: CouncilConfig, transport: Transport, api_keys: dict[str, SecretStr | None]
+) -> dict[str, Provider]:
+    """A provider for every member of ``config``, keyed by member name."""
+    return {
+        member.name: build_provider(
+            member,
+            transport=transport,
+            retry=config.retry,
+            deadline_s=member.timeout_s or config.stages.member_timeout_s,
+            api_key=api_keys.get(member.name),
+        )
+        for member in config.members
+    }
+
+
+__all__ = [
+    "PROVIDERS",
+    "ChatStream",
+    "Provider",
+    "Reply",
+    "StreamDecoder",
+    "build_provider",
+    "build_providers",
+]

@@ -1,0 +1,121 @@
+"""The Anthropic Messages wire format.
+
+System prompts go in the top-level ``system`` field, the key in ``x-api-key``,
+and ``max_tokens`` is required by the API, so a default is always sent.
+``base_url`` may be given with or without the ``/v1`` suffix.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from council.errors import UpstreamServerError
+from council.providers.base import Provider, Reply, StreamDecoder, field
+from council.transport import HttpRequest, SSEEvent
+from council.types import ChatMessage, GenerationParams, Usage
+
+ANTHROPIC_VERSION = "2023-06-01"
+DEFAULT_MAX_TOKENS = 4096
+
+
+def split_system(messages: list[ChatMessage]) -> tuple[str | None, list[dict[str, str]]]:
+    """The joined system text, and the other turns with same-role neighbours merged.
+
+    Both Anthropic and Gemini want the system prompt apart from the turns and
+    strictly alternating roles, so consecutive turns of one role are joined.
+    """
+    system = "\n\n".join(m.content for m in messages if m.role == "system") or None
+    turns: list[dict[str, str]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        if turns and turns[-1]["role"] == message.role:
+            turns[-1]["content"] += "\n\n" + message.content
+        else:
+            turns.append({"role": message.role, "content": message.content})
+    return system, turns
+
+
+def _usage(raw: Any, previous: Usage | None = None) -> Usage:
+    previous = previous or Usage()
+    if not isinstance(raw, dict):
+        return previous
+    return Usage(
+        prompt_tokens=int(raw.get("input_tokens") or previous.prompt_tokens),
+        completion_tokens=int(raw.get("output_tokens") or previous.completion_tokens),
+    )
+
+
+class AnthropicProvider(Provider):
+    """Claude models through the Messages API."""
+
+    name = "anthropic"
+    default_base_url = "https://api.anthropic.com"
+
+    def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
+        system, turns = split_system(messages)
+        body: dict[str, Any] = {
+            "model": self.member.model,
+            "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": turns,
+        }
+        if system:
+            body["system"] = system
+        if params.temperature is not None:
+            body["temperature"] = min(params.temperature, 1.0)  # Anthropic's range is 0..1.
+        if params.top_p is not None:
+            body["top_p"] = params.top_p
+        if params.stop:
+            body["stop_sequences"] = list(params.stop)
+        if stream:
+            body["stream"] = True
+        headers = {"anthropic-version": ANTHROPIC_VERSION, "Accept": "application/json"}
+        if self.api_key is not None:
+            headers["x-api-key"] = self.api_key.get_secret_value()
+        path = "/messages" if self.base_url.endswith("/v1") else "/v1/messages"
+        return HttpRequest(url=self.base_url + path, json=body, headers=headers)
+
+    def parse_response(self, data: dict[str, Any]) -> Reply:
+        blocks = field(data, "content", endpoint=self.endpoint, kind=list)
+        text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        return Reply(text, data.get("stop_reason"), _usage(data.get("usage")), data.get("model"))
+
+    def stream_decoder(self) -> StreamDecoder:
+        return AnthropicStreamDecoder(self.endpoint)
+
+
+class AnthropicStreamDecoder(StreamDecoder):
+    """Reads ``message_start`` … ``content_block_delta`` … ``message_stop``."""
+
+    def feed(self, event: SSEEvent) -> str | None:
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            raise self.fail(f"invalid JSON in {event.event or 'stream'} event: {event.data[:120]!r}") from None
+        if not isinstance(payload, dict):
+            raise self.fail("stream event is not a JSON object")
+        kind = payload.get("type") or event.event
+        if kind == "message_start":
+            message = payload.get("message") or {}
+            self.model_version = message.get("model")
+            self.usage = _usage(message.get("usage"), self.usage)
+        elif kind == "content_block_delta":
+            delta = payload.get("delta") or {}
+            if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+                self.parts.append(delta["text"])
+                return delta["text"] or None
+        elif kind == "message_delta":
+            delta = payload.get("delta") or {}
+            self.finish_reason = delta.get("stop_reason") or self.finish_reason
+            self.usage = _usage(payload.get("usage"), self.usage)
+        elif kind == "message_stop":
+            self.complete = True
+            self.ended = True
+        elif kind == "error":
+            error = payload.get("error") or {}
+            # Mid-stream errors (usually overloaded_error) cannot be retried: text may already be used.
+            raise self.endpoint.error(
+                UpstreamServerError, f"stream error {error.get('type', '')}: {error.get('message', '')}".strip()
+            )
+        return None

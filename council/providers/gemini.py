@@ -1,0 +1,119 @@
+"""The Gemini ``generateContent`` / ``streamGenerateContent`` wire format.
+
+The key travels in ``x-goog-api-key`` (never in the URL, where logs and
+proxies would keep it). Streams are requested as SSE with ``alt=sse``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from council.errors import ProtocolError, UpstreamServerError
+from council.providers.anthropic import split_system
+from council.providers.base import Provider, Reply, StreamDecoder
+from council.transport import Endpoint, HttpRequest, SSEEvent
+from council.types import ChatMessage, GenerationParams, Usage
+
+
+def _usage(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(
+        prompt_tokens=int(raw.get("promptTokenCount") or 0),
+        completion_tokens=int(raw.get("candidatesTokenCount") or 0) + int(raw.get("thoughtsTokenCount") or 0),
+    )
+
+
+def _candidate_text(data: dict[str, Any], endpoint: Endpoint) -> tuple[str, str | None]:
+    """The answer text (thought parts left out) and finish reason of the first candidate."""
+    if "error" in data and "candidates" not in data:
+        error = data["error"]
+        message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+        raise endpoint.error(UpstreamServerError, f"error in response body: {message}")
+    candidates = data.get("candidates")
+    if candidates is None:
+        feedback = data.get("promptFeedback")
+        if isinstance(feedback, dict) and feedback.get("blockReason"):
+            # A blocked prompt is a real answer from the API: no text, filtered.
+            return "", "content_filter"
+        if data.get("usageMetadata") and "modelVersion" in data:
+            return "", None  # Streams may end with a usage-only chunk.
+        raise endpoint.error(ProtocolError, "response is missing candidates")
+    if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
+        return "", None
+    candidate = candidates[0]
+    parts = (candidate.get("content") or {}).get("parts") or []
+    text = "".join(
+        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")
+    )
+    return text, candidate.get("finishReason")
+
+
+class GeminiProvider(Provider):
+    """Gemini models through the Generative Language API."""
+
+    name = "gemini"
+    default_base_url = "https://generativelanguage.googleapis.com/v1beta"
+
+    def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
+        system, turns = split_system(messages)
+        body: dict[str, Any] = {
+            "contents": [
+                {"role": "model" if t["role"] == "assistant" else "user", "parts": [{"text": t["content"]}]}
+                for t in turns
+            ]
+        }
+        if system:
+            body["systemInstruction"] = {"parts": [{"text": system}]}
+        generation: dict[str, Any] = {}
+        if params.temperature is not None:
+            generation["temperature"] = params.temperature
+        if params.top_p is not None:
+            generation["topP"] = params.top_p
+        if params.max_tokens is not None:
+            generation["maxOutputTokens"] = params.max_tokens
+        if params.seed is not None:
+            generation["seed"] = params.seed
+        if params.stop:
+            generation["stopSequences"] = list(params.stop)
+        if generation:
+            body["generationConfig"] = generation
+        model = quote(self.member.model.removeprefix("models/"), safe="-._")
+        action = "streamGenerateContent?alt=sse" if stream else "generateContent"
+        headers = {"Accept": "application/json"}
+        if self.api_key is not None:
+            headers["x-goog-api-key"] = self.api_key.get_secret_value()
+        return HttpRequest(url=f"{self.base_url}/models/{model}:{action}", json=body, headers=headers)
+
+    def parse_response(self, data: dict[str, Any]) -> Reply:
+        text, finish = _candidate_text(data, self.endpoint)
+        return Reply(text, finish, _usage(data.get("usageMetadata")), data.get("modelVersion"))
+
+    def stream_decoder(self) -> StreamDecoder:
+        return GeminiStreamDecoder(self.endpoint)
+
+
+class GeminiStreamDecoder(StreamDecoder):
+    """Reads a stream of ``GenerateContentResponse`` chunks; the last carries ``finishReason``."""
+
+    def feed(self, event: SSEEvent) -> str | None:
+        try:
+            chunk = json.loads(event.data)
+        except ValueError:
+            raise self.fail(f"invalid JSON in stream chunk: {event.data[:120]!r}") from None
+        if not isinstance(chunk, dict):
+            raise self.fail("stream chunk is not a JSON object")
+        text, finish = _candidate_text(chunk, self.endpoint)
+        if chunk.get("usageMetadata"):
+            self.usage = _usage(chunk["usageMetadata"])
+        if chunk.get("modelVersion"):
+            self.model_version = chunk["modelVersion"]
+        if finish:
+            self.finish_reason = finish
+            self.complete = True
+        if text:
+            self.parts.append(text)
+            return text
+        return None

@@ -1,0 +1,123 @@
+"""The OpenAI chat-completions wire format.
+
+Serves OpenAI itself and every server that copies its API: OpenRouter,
+Together, Groq, vLLM, Ollama's ``/v1``, llama.cpp's server and LM Studio.
+Requests carry only the fields that are set, because some of those servers
+reject extras (an empty ``tools`` list, a null ``seed``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from council.errors import UpstreamServerError, error_for_status
+from council.providers.base import Provider, Reply, StreamDecoder, field
+from council.transport import Endpoint, HttpRequest, SSEEvent
+from council.types import ChatMessage, GenerationParams, Usage
+
+
+def _usage(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    return Usage(
+        prompt_tokens=int(raw.get("prompt_tokens") or 0),
+        completion_tokens=int(raw.get("completion_tokens") or 0),
+    )
+
+
+def _raise_embedded_error(data: dict[str, Any], endpoint: Endpoint) -> None:
+    """Some gateways (OpenRouter among them) report failures as a 200 with an ``error`` object."""
+    error = data.get("error")
+    if error is None or "choices" in data:
+        return
+    message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+    code = error.get("code") if isinstance(error, dict) else None
+    status = code if isinstance(code, int) and 400 <= code < 600 else None
+    cls = error_for_status(status) if status else UpstreamServerError
+    raise endpoint.error(cls, f"error in response body: {message}", status=status)
+
+
+class OpenAIProvider(Provider):
+    """Chat completions at any OpenAI-compatible base URL."""
+
+    name = "openai"
+    default_base_url = "https://api.openai.com/v1"
+
+    def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
+        body: dict[str, Any] = {
+            "model": self.member.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+        }
+        if params.temperature is not None:
+            body["temperature"] = params.temperature
+        if params.top_p is not None:
+            body["top_p"] = params.top_p
+        if params.max_tokens is not None:
+            # OpenAI's newer models refuse max_tokens; compatible servers mostly know only max_tokens.
+            key = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
+            body[key] = params.max_tokens
+        if params.seed is not None:
+            body["seed"] = params.seed
+        if params.stop:
+            body["stop"] = list(params.stop)
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        headers = {"Accept": "text/event-stream" if stream else "application/json"}
+        if self.api_key is not None:
+            headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
+        return HttpRequest(url=f"{self.base_url}/chat/completions", json=body, headers=headers)
+
+    def parse_response(self, data: dict[str, Any]) -> Reply:
+        _raise_embedded_error(data, self.endpoint)
+        choices = field(data, "choices", endpoint=self.endpoint, kind=list)
+        message = field(choices, 0, "message", endpoint=self.endpoint, kind=dict)
+        content = message.get("content")
+        if content is None:
+            # A refusal arrives in its own field with null content.
+            content = message.get("refusal")
+        if not isinstance(content, str):
+            content = field(message, "content", endpoint=self.endpoint, kind=str)
+        finish = choices[0].get("finish_reason") if isinstance(choices[0], dict) else None
+        return Reply(content, finish, _usage(data.get("usage")), data.get("model"))
+
+    def stream_decoder(self) -> StreamDecoder:
+        return OpenAIStreamDecoder(self.endpoint)
+
+
+class OpenAIStreamDecoder(StreamDecoder):
+    """Reads ``data: {chunk}`` events up to ``data: [DONE]``."""
+
+    def feed(self, event: SSEEvent) -> str | None:
+        if event.data.strip() == "[DONE]":
+            self.ended = True
+            if self.finish_reason is not None:
+                self.complete = True
+            return None
+        try:
+            chunk = json.loads(event.data)
+        except ValueError:
+            raise self.fail(f"invalid JSON in stream chunk: {event.data[:120]!r}") from None
+        if not isinstance(chunk, dict):
+            raise self.fail("stream chunk is not a JSON object")
+        _raise_embedded_error(chunk, self.endpoint)
+        if chunk.get("model"):
+            self.model_version = chunk["model"]
+        if chunk.get("usage"):
+            self.usage = _usage(chunk["usage"])
+        choices = chunk.get("choices")
+        if not isinstance(choices, list) or not choices:
+            return None
+        choice = choices[0]
+        if not isinstance(choice, dict):
+            raise self.fail("stream choice is not a JSON object")
+        if choice.get("finish_reason"):
+            self.finish_reason = choice["finish_reason"]
+            self.complete = True
+        delta = choice.get("delta") or {}
+        text = delta.get("content") if isinstance(delta, dict) else None
+        if isinstance(text, str) and text:
+            self.parts.append(text)
+            return text
+        return None

@@ -1,0 +1,194 @@
+"""Built-in simulated members: offline, deterministic, and labelled as such.
+
+They let anyone try Council with no key, and serve tests and benchmarks.
+Each member gets a persona derived from its name (or set in its config): a
+hidden answer quality, a length and a layout, and, as a reviewer, its own
+calibration (lenient or harsh, wide or narrow, noisy or steady).
+
+Quality is visible in the text itself: an answer is a set of points, each
+either *sound* (a definite, checkable statement) or *weak* (hedged filler),
+and better personas write more sound points. A simulated reviewer therefore
+judges what it reads, as a real one would, rather than peeking at a label.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import re
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from council.config import MemberConfig, SimulatedPersona
+from council.providers.base import Provider, Reply, StreamDecoder
+from council.transport import HttpRequest
+from council.types import ChatMessage, Completion, GenerationParams, Usage
+
+SOUND_POINTS = (
+    "The core mechanism behind {topic} is well established and can be stated precisely.",
+    "A concrete example makes {topic} easy to check against known cases.",
+    "The main trade-off in {topic} is between cost and accuracy, and it can be quantified.",
+    "Measured results on {topic} agree across independent sources.",
+    "The usual mistake with {topic} is confusing correlation with cause; the evidence separates them.",
+    "A simple test confirms the explanation of {topic} directly.",
+    "The limits of {topic} are known: it fails outside its stated assumptions.",
+    "Step by step, {topic} follows from a small number of definitions.",
+)
+WEAK_POINTS = (
+    "Some people say {topic} might depend on many things.",
+    "It is probably fair to say {topic} is complicated in general.",
+    "There may be other views on {topic} that could matter somewhat.",
+    "Perhaps {topic} is sometimes different, depending on the situation.",
+)
+_LENGTHS = {"terse": 3, "balanced": 5, "verbose": 8}
+
+
+@dataclass(frozen=True)
+class Persona:
+    """The fixed traits of one simulated member."""
+
+    quality: float
+    verbosity: str
+    style: str
+    leniency: float
+    spread: float
+    noise: float
+    latency_ms: float
+
+
+def persona_for(member: MemberConfig) -> Persona:
+    """The member's persona: derived from its name and model, then config overrides."""
+    rng = random.Random(hashlib.sha256(f"{member.name}/{member.model}".encode()).digest())
+    derived = {
+        "quality": round(rng.uniform(0.35, 0.95), 3),
+        "verbosity": rng.choice(("terse", "balanced", "verbose")),
+        "style": rng.choice(("plain", "bulleted", "formal")),
+        "leniency": round(rng.uniform(-1.5, 1.5), 3),
+        "spread": round(rng.uniform(0.6, 1.4), 3),
+        "noise": round(rng.uniform(0.2, 0.9), 3),
+        "latency_ms": 0.0,
+    }
+    overrides = (member.persona or SimulatedPersona()).model_dump(exclude_none=True)
+    return Persona(**{**derived, **overrides})
+
+
+def topic_of(messages: list[ChatMessage]) -> str:
+    """A short phrase naming what the last user turn asks about."""
+    last = next((m.content for m in reversed(messages) if m.role == "user"), "")
+    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]*", last)[:8]
+    return " ".join(words).lower() or "the question"
+
+
+def _seed(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+
+
+def write_answer(persona: Persona, messages: list[ChatMessage], member: str) -> str:
+    """The deterministic answer of ``persona`` to the conversation."""
+    topic = topic_of(messages)
+    rng = random.Random(_seed(member, *(m.content for m in messages)))
+    count = _LENGTHS[persona.verbosity]
+    sound_count = max(0, min(count, round(count * persona.quality + rng.uniform(-0.5, 0.5))))
+    points = rng.sample(SOUND_POINTS, k=min(sound_count, len(SOUND_POINTS)))
+    points += [rng.choice(WEAK_POINTS) for _ in range(count - len(points))]
+    rng.shuffle(points)
+    lines = [p.format(topic=topic) for p in points]
+    opening = f"On {topic}:"
+    if persona.style == "bulleted":
+        return opening + "\n\n" + "\n".join(f"- {line}" for line in lines)
+    if persona.style == "formal":
+        return f"Regarding {topic}, the considered answer is as follows.\n\n" + " ".join(lines)
+    return opening + " " + " ".join(lines)
+
+
+def _count_tokens(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+class SimulatedProvider(Provider):
+    """A member that answers from its persona without any network call."""
+
+    name = "simulated"
+    simulated = True
+
+    def __init__(self, member: MemberConfig, **kwargs: Any) -> None:
+        super().__init__(member, **kwargs)
+        self.persona = persona_for(member)
+
+    def respond(self, messages: list[ChatMessage]) -> str:
+        """The text this member writes for ``messages``."""
+        return write_answer(self.persona, messages, self.member.name)
+
+    def _reply(self, messages: list[ChatMessage], params: GenerationParams) -> Reply:
+        text = self.respond(messages)
+        finish = "stop"
+        if params.max_tokens is not None:
+            words = text.split(" ")
+            if len(words) > params.max_tokens:
+                text, finish = " ".join(words[: params.max_tokens]), "length"
+        usage = Usage(
+            prompt_tokens=sum(_count_tokens(m.content) for m in messages), completion_tokens=_count_tokens(text)
+        )
+        return Reply(text, finish, usage, f"simulated/{self.member.model}")
+
+    async def _pause(self) -> None:
+        if self.persona.latency_ms > 0:
+            await asyncio.sleep(self.persona.latency_ms / 1000)
+
+    async def complete(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> Completion:
+        started = time.perf_counter()
+        await self._pause()
+        return self._completion(self._reply(messages, self.member.params.merged(params)), started, 1)
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> SimulatedStream:  # type: ignore[override]
+        return SimulatedStream(self, messages, self.member.params.merged(params))
+
+    def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
+        raise NotImplementedError("simulated members make no HTTP request")
+
+    def parse_response(self, data: dict[str, Any]) -> Reply:
+        raise NotImplementedError("simulated members make no HTTP request")
+
+    def stream_decoder(self) -> StreamDecoder:
+        raise NotImplementedError("simulated members make no HTTP request")
+
+
+class SimulatedStream:
+    """The simulated answer delivered a few words at a time, like a real stream."""
+
+    def __init__(self, provider: SimulatedProvider, messages: list[ChatMessage], params: GenerationParams) -> None:
+        self._provider = provider
+        self._messages = messages
+        self._params = params
+        self.completion: Completion | None = None
+
+    async def __aenter__(self) -> SimulatedStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._deltas()
+
+    async def _deltas(self) -> AsyncIterator[str]:
+        started = time.perf_counter()
+        await self._provider._pause()
+        reply = self._provider._reply(self._messages, self._params)
+        words = reply.content.split(" ")
+        for index in range(0, len(words), 4):
+            yield (" " if index else "") + " ".join(words[index : index + 4])
+        self.completion = self._provider._completion(reply, started, 1)
+
+    async def collect(self) -> Completion:
+        """Read the whole stream and return the finished completion."""
+        async for _ in self:
+            pass
+        assert self.completion is not None
+        return self.completion

@@ -1,0 +1,306 @@
+"""A fake LLM server speaking the OpenAI, Anthropic and Gemini APIs over real HTTP.
+
+Tests and benchmarks start it on 127.0.0.1 and point members at it. Each model
+name can be scripted with a sequence of :class:`Step` s (the last one repeats):
+latency, a fixed reply or one built by a function, a status with headers such
+as ``Retry-After``, a malformed body, a truncated or broken stream, or a hang.
+Every request received is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from aiohttp import web
+
+Api = Literal["openai", "anthropic", "gemini"]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the fake received, with its messages normalized to role/content."""
+
+    api: Api
+    path: str
+    model: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    stream: bool
+    received_at: float
+    messages: list[dict[str, str]]
+
+    @property
+    def last_user_text(self) -> str:
+        """The text of the last user turn."""
+        return next((m["content"] for m in reversed(self.messages) if m["role"] == "user"), "")
+
+
+Replier = Callable[[RecordedRequest], str]
+
+
+@dataclass
+class Step:
+    """What the fake does for one request."""
+
+    status: int = 200
+    reply: str | Replier | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    latency_s: float = 0.0
+    hang: bool = False
+    body: bytes | None = None
+    content_type: str = "application/json"
+    truncate_stream: bool = False
+    abort_stream: bool = False
+    chunk_delay_s: float = 0.0
+    stream_error: str | None = None
+    error_message: str = "scripted failure"
+
+
+def default_reply(request: RecordedRequest) -> str:
+    """The reply of an unscripted model: names itself and echoes the question."""
+    return f"{request.model} answers: {request.last_user_text}"
+
+
+def _words(text: str) -> list[str]:
+    pieces = text.split(" ")
+    return [p if i == 0 else " " + p for i, p in enumerate(pieces)]
+
+
+class FakeLLMServer:
+    """The fake upstream. ``async with FakeLLMServer() as fake:`` starts and stops it."""
+
+    def __init__(self) -> None:
+        self.requests: list[RecordedRequest] = []
+        self._scripts: dict[str, list[Step]] = {}
+        self._closing = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.default_latency_s = 0.0
+
+    # -- scripting ---------------------------------------------------------
+    def script(self, model: str, *steps: Step) -> None:
+        """Queue ``steps`` for ``model``; after the last, the last one repeats."""
+        self._scripts[model] = list(steps)
+
+    def requests_for(self, model: str) -> list[RecordedRequest]:
+        """The requests received for ``model``, oldest first."""
+        return [r for r in self.requests if r.model == model]
+
+    def _next_step(self, model: str) -> Step:
+        steps = self._scripts.get(model)
+        if not steps:
+            return Step(latency_s=self.default_latency_s)
+        return steps.pop(0) if len(steps) > 1 else steps[0]
+
+    # -- lifecycle ---------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """Root URL; use ``url + "/v1"`` for OpenAI, ``url`` for Anthropic, ``url + "/v1beta"`` for Gemini."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def app(self) -> web.Application:
+        """The aiohttp application (routes for all three APIs)."""
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._openai)
+        app.router.add_post("/v1/messages", self._anthropic)
+        app.router.add_post("/v1beta/models/{target}", self._gemini)
+        return app
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> FakeLLMServer:
+        """Listen on ``host:port`` (0 picks a free port)."""
+        self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def stop(self) -> None:
+        """Release hanging handlers and stop listening."""
+        self._closing.set()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeLLMServer:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    # -- shared handling ---------------------------------------------------
+    async def _record(self, request: web.Request, api: Api, model: str, body: dict[str, Any], stream: bool,
+                      messages: list[dict[str, str]]) -> RecordedRequest:
+        recorded = RecordedRequest(
+            api=api, path=request.path_qs, model=model, headers=dict(request.headers), body=body,
+            stream=stream, received_at=time.monotonic(), messages=messages,
+        )
+        self.requests.append(recorded)
+        return recorded
+
+    async def _prelude(self, step: Step) -> web.Response | None:
+        """Latency, hang, error status or raw body: a response to send now, or None to go on."""
+        if step.hang:
+            await self._closing.wait()
+            return web.Response(status=503, text="shutting down")
+        if step.latency_s:
+            try:
+                await asyncio.wait_for(self._closing.wait(), timeout=step.latency_s)
+            except TimeoutError:
+                pass
+        if step.body is not None:
+            return web.Response(status=step.status, body=step.body, content_type=step.content_type, headers=step.headers)
+        if step.status >= 400:
+            payload = {"error": {"message": step.error_message, "type": "scripted_error", "code": step.status}}
+            return web.json_response(payload, status=step.status, headers=step.headers)
+        return None
+
+    def _reply_text(self, step: Step, recorded: RecordedRequest) -> str:
+        if callable(step.reply):
+            return step.reply(recorded)
+        return step.reply if step.reply is not None else default_reply(recorded)
+
+    async def _sse(self, request: web.Request, step: Step, events: list[bytes], terminal: list[bytes]) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        await response.prepare(request)
+        faulty = step.truncate_stream or step.abort_stream or step.stream_error is not None
+        cut = max(1, len(events) // 2) if faulty else len(events)
+        for event in events[:cut]:
+            await response.write(event)
+            if step.chunk_delay_s:
+                await asyncio.sleep(step.chunk_delay_s)
+        if step.abort_stream and request.transport is not None:
+            request.transport.abort()
+            return response
+        if step.stream_error is not None:
+            await response.write(step.stream_error.encode())
+        if faulty:
+            return response
+        for event in terminal:
+            await response.write(event)
+        return response
+
+    @staticmethod
+    async def _json(request: web.Request) -> dict[str, Any]:
+        try:
+            body = await request.json()
+        except ValueError:
+            raise web.HTTPBadRequest(text="invalid JSON") from None
+        if not isinstance(body, dict):
+            raise web.HTTPBadRequest(text="expected a JSON object")
+        return body
+
+    # -- OpenAI ------------------------------------------------------------
+    async def _openai(self, request: web.Request) -> web.StreamResponse:
+        body = await self._json(request)
+        model = str(body.get("model", ""))
+        messages = [{"role": m.get("role", ""), "content": str(m.get("content", ""))} for m in body.get("messages", [])]
+        recorded = await self._record(request, "openai", model, body, bool(body.get("stream")), messages)
+        step = self._next_step(model)
+        early = await self._prelude(step)
+        if early is not None:
+            return early
+        text = self._reply_text(step, recorded)
+        usage = {"prompt_tokens": sum(len(m["content"].split()) for m in messages), "completion_tokens": len(text.split())}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        base = {"id": "chatcmpl-fake", "created": int(time.time()), "model": model}
+        if not recorded.stream:
+            return web.json_response({
+                **base, "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": usage,
+            })
+
+        def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
+            payload = {**base, "object": "chat.completion.chunk",
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+            return f"data: {json.dumps(payload)}\n\n".encode()
+
+        events = [chunk({"role": "assistant", "content": ""})] + [chunk({"content": w}) for w in _words(text)]
+        terminal = [chunk({}, "stop")]
+        if (body.get("stream_options") or {}).get("include_usage"):
+            usage_chunk = {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}
+            terminal.append(f"data: {json.dumps(usage_chunk)}\n\n".encode())
+        terminal.append(b"data: [DONE]\n\n")
+        return await self._sse(request, step, events, terminal)
+
+    # -- Anthropic ---------------------------------------------------------
+    async def _anthropic(self, request: web.Request) -> web.StreamResponse:
+        body = await self._json(request)
+        model = str(body.get("model", ""))
+        messages = []
+        if body.get("system"):
+            messages.append({"role": "system", "content": str(body["system"])})
+        messages += [{"role": m.get("role", ""), "content": str(m.get("content", ""))} for m in body.get("messages", [])]
+        recorded = await self._record(request, "anthropic", model, body, bool(body.get("stream")), messages)
+        step = self._next_step(model)
+        early = await self._prelude(step)
+        if early is not None:
+            return early
+        text = self._reply_text(step, recorded)
+        usage = {"input_tokens": sum(len(m["content"].split()) for m in messages), "output_tokens": len(text.split())}
+        if not recorded.stream:
+            return web.json_response({
+                "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "usage": usage,
+            })
+
+        def event(name: str, payload: dict[str, Any]) -> bytes:
+            return f"event: {name}\ndata: {json.dumps({'type': name, **payload})}\n\n".encode()
+
+        start = {"message": {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": [],
+                             "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}}
+        events = [event("message_start", start),
+                  event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+                  event("ping", {})]
+        events += [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": w}})
+                   for w in _words(text)]
+        terminal = [event("content_block_stop", {"index": 0}),
+                    event("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": usage["output_tokens"]}}),
+                    event("message_stop", {})]
+        return await self._sse(request, step, events, terminal)
+
+    # -- Gemini ------------------------------------------------------------
+    async def _gemini(self, request: web.Request) -> web.StreamResponse:
+        model, _, action = request.match_info["target"].partition(":")
+        if action not in ("generateContent", "streamGenerateContent"):
+            raise web.HTTPNotFound(text=f"unknown action {action!r}")
+        body = await self._json(request)
+        messages = []
+        system = body.get("systemInstruction")
+        if system:
+            messages.append({"role": "system", "content": "".join(p.get("text", "") for p in system.get("parts", []))})
+        for content in body.get("contents", []):
+            role = "assistant" if content.get("role") == "model" else "user"
+            messages.append({"role": role, "content": "".join(p.get("text", "") for p in content.get("parts", []))})
+        stream = action == "streamGenerateContent"
+        recorded = await self._record(request, "gemini", model, body, stream, messages)
+        step = self._next_step(model)
+        early = await self._prelude(step)
+        if early is not None:
+            return early
+        text = self._reply_text(step, recorded)
+        usage = {"promptTokenCount": sum(len(m["content"].split()) for m in messages),
+                 "candidatesTokenCount": len(text.split())}
+        usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
+
+        def response(parts_text: str, finish: str | None, with_usage: bool) -> dict[str, Any]:
+            candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": parts_text}]}, "index": 0}
+            if finish:
+                candidate["finishReason"] = finish
+            payload: dict[str, Any] = {"candidates": [candidate], "modelVersion": model}
+            if with_usage:
+                payload["usageMetadata"] = usage
+            return payload
+
+        if not stream:
+            return web.json_response(response(text, "STOP", True))
+        words = _words(text)
+        events = [f"data: {json.dumps(response(w, None, False))}\r\n\r\n".encode() for w in words[:-1]]
+        terminal = [f"data: {json.dumps(response(words[-1], 'STOP', True))}\r\n\r\n".encode()]
+        return await self._sse(request, step, events, terminal)

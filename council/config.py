@@ -61,8 +61,8 @@ class MemberConfig(_Strict):
     """One council member: a named model behind a provider."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Unique; shown in every result.")
-    provider: ProviderName
-    model: str = Field(min_length=1, max_length=200)
+    provider: ProviderName = Field(description="Wire format: openai, anthropic, gemini or simulated.")
+    model: str = Field(min_length=1, max_length=200, description="Model id as the provider knows it.")
     base_url: str | None = Field(default=None, pattern=r"^https?://\S+$", description="Provider default if unset.")
     api_key_env: EnvVarName | None = Field(default=None, description="Variable holding the API key.")
     timeout_s: float | None = Field(default=None, gt=0, le=3600, description="Overrides stages.member_timeout_s.")
@@ -139,22 +139,22 @@ class StorageConfig(_Strict):
 class LoggingConfig(_Strict):
     """Structured log output (always to stderr)."""
 
-    level: Literal["debug", "info", "warning", "error"] = "warning"
-    format: Literal["console", "json"] = "console"
+    level: Literal["debug", "info", "warning", "error"] = Field(default="warning", description="Least severe level shown.")
+    format: Literal["console", "json"] = Field(default="console", description="Human text or JSON lines.")
 
 
 class CouncilConfig(_Strict):
     """A whole council: members, chairman, rubric and runtime settings."""
 
-    members: list[MemberConfig] = Field(min_length=1, max_length=32)
+    members: list[MemberConfig] = Field(min_length=1, max_length=32, description="Who answers and reviews.")
     chairman: str | None = Field(default=None, description="A member's name; none means the top answer wins.")
     rubric: str = Field(default="default", description="A rubric in config/rubrics, or a path to one.")
-    stages: StageConfig = Field(default_factory=StageConfig)
-    retry: RetryPolicy = Field(default_factory=RetryPolicy)
-    transport: TransportConfig = Field(default_factory=TransportConfig)
-    server: ServerConfig = Field(default_factory=ServerConfig)
-    storage: StorageConfig = Field(default_factory=StorageConfig)
-    logging: LoggingConfig = Field(default_factory=LoggingConfig)
+    stages: StageConfig = Field(default_factory=StageConfig, description="Time limits and quorum.")
+    retry: RetryPolicy = Field(default_factory=RetryPolicy, description="Retries of upstream calls.")
+    transport: TransportConfig = Field(default_factory=TransportConfig, description="The shared HTTP client.")
+    server: ServerConfig = Field(default_factory=ServerConfig, description="council serve.")
+    storage: StorageConfig = Field(default_factory=StorageConfig, description="Run storage.")
+    logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Log output.")
 
     _source: str = PrivateAttr(default="<memory>")
 

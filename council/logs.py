@@ -78,4 +78,4 @@ def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
     if not structlog.is_configured():
         # structlog's own default writes to stdout, which would corrupt `--json` output.
         configure_logging()
-    return structlog.get_logger().bind(component=name)
+    return structlog.get_logger(component=name)

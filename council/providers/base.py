@@ -124,13 +124,14 @@ class Provider(ABC):
         started = time.perf_counter()
         request = self.build_request(messages, self.member.params.merged(params), stream=False)
         transport = self._transport()
-        data, attempts = await call_with_retry(
-            lambda: transport.post_json(request, self.endpoint),
-            policy=self.retry,
-            deadline_s=self.deadline_s,
-            endpoint=self.endpoint,
+
+        async def attempt() -> Reply:
+            # Parsing happens inside the attempt: a gateway's error object in a 200 is as retryable as a 502.
+            return self.parse_response(await transport.post_json(request, self.endpoint))
+
+        reply, attempts = await call_with_retry(
+            attempt, policy=self.retry, deadline_s=self.deadline_s, endpoint=self.endpoint
         )
-        reply = self.parse_response(data)
         return self._completion(reply, started, attempts)
 
     def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> ChatStream:

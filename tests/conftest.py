@@ -1,0 +1,64 @@
+"""Shared fixtures: the fake LLM server on 127.0.0.1 and the shared transport."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+
+from council.config import MemberConfig, RetryPolicy, TransportConfig
+from council.providers import Provider, build_provider
+from council.testing.fake_llm import FakeLLMServer
+from council.transport import Transport
+
+# Short waits keep the retry tests fast while exercising the same code paths.
+FAST_RETRY = RetryPolicy(max_attempts=3, initial_backoff_s=0.01, max_backoff_s=0.05, jitter_s=0.01)
+
+
+@pytest.fixture
+async def fake_llm() -> AsyncIterator[FakeLLMServer]:
+    """A started fake upstream speaking OpenAI, Anthropic and Gemini."""
+    async with FakeLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def transport() -> AsyncIterator[Transport]:
+    """The shared HTTP transport, closed after the test."""
+    async with Transport(TransportConfig(max_response_bytes=256 * 1024)) as shared:
+        yield shared
+
+
+def base_url_for(provider: str, fake: FakeLLMServer) -> str:
+    """Where a member of ``provider`` reaches the fake."""
+    return {"openai": fake.url + "/v1", "anthropic": fake.url, "gemini": fake.url + "/v1beta"}[provider]
+
+
+ProviderFactory = Callable[..., Provider]
+
+
+@pytest.fixture
+def make_provider(fake_llm: FakeLLMServer, transport: Transport) -> ProviderFactory:
+    """Build a provider pointed at the fake: ``make_provider("openai", "model-x", deadline_s=2)``."""
+
+    def factory(
+        provider: str,
+        model: str,
+        *,
+        deadline_s: float = 5.0,
+        retry: RetryPolicy = FAST_RETRY,
+        api_key: str | None = None,
+        **member_fields: object,
+    ) -> Provider:
+        from pydantic import SecretStr
+
+        member = MemberConfig(
+            name=f"m-{model}"[:60], provider=provider, model=model, base_url=base_url_for(provider, fake_llm),
+            **member_fields,
+        )
+        return build_provider(
+            member, transport=transport, retry=retry, deadline_s=deadline_s,
+            api_key=SecretStr(api_key) if api_key else None,
+        )
+
+    return factory

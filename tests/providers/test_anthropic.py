@@ -1,0 +1,68 @@
+"""The Anthropic Messages client: request shape and parsing, plain and streamed."""
+
+from __future__ import annotations
+
+import pytest
+
+from council.providers.anthropic import DEFAULT_MAX_TOKENS
+from council.testing.fake_llm import Step
+from council.types import ChatMessage, GenerationParams, Usage
+
+CONVERSATION = [
+    ChatMessage(role="system", content="You are terse."),
+    ChatMessage(role="system", content="Use metric units."),
+    ChatMessage(role="user", content="How tall is Everest?"),
+    ChatMessage(role="user", content="Roughly."),
+]
+
+
+async def test_system_goes_in_its_own_field_with_the_right_headers(fake_llm, make_provider):
+    completion = await make_provider("anthropic", "claude-x", api_key="ant-key-123456").complete(CONVERSATION)
+    (request,) = fake_llm.requests
+    assert request.path == "/v1/messages"
+    assert request.headers["x-api-key"] == "ant-key-123456"
+    assert request.headers["anthropic-version"] == "2023-06-01"
+    assert "Authorization" not in request.headers
+    assert request.body == {
+        "model": "claude-x",
+        "max_tokens": DEFAULT_MAX_TOKENS,
+        "system": "You are terse.\n\nUse metric units.",
+        "messages": [{"role": "user", "content": "How tall is Everest?\n\nRoughly."}],
+    }
+    assert completion.content == "claude-x answers: How tall is Everest?\n\nRoughly."
+    assert completion.finish_reason == "end_turn"
+    assert completion.usage == Usage(prompt_tokens=11, completion_tokens=7)
+
+
+async def test_params_map_to_anthropic_names(fake_llm, make_provider):
+    params = GenerationParams(temperature=1.5, top_p=0.5, max_tokens=99, stop=("END",), seed=7)
+    await make_provider("anthropic", "c").complete(CONVERSATION, params)
+    body = fake_llm.requests[0].body
+    assert body["temperature"] == 1.0, "Anthropic accepts 0..1 only"
+    assert (body["top_p"], body["max_tokens"], body["stop_sequences"]) == (0.5, 99, ["END"])
+    assert "seed" not in body and "stop" not in body
+
+
+async def test_streamed_answer_with_usage(fake_llm, make_provider):
+    fake_llm.script("c", Step(reply="About 8849 metres."))
+    stream = make_provider("anthropic", "c").stream(CONVERSATION)
+    deltas = [d async for d in stream]
+    assert fake_llm.requests[0].body["stream"] is True
+    assert deltas == ["About", " 8849", " metres."]
+    assert stream.completion is not None
+    assert stream.completion.usage == Usage(prompt_tokens=stream.completion.usage.prompt_tokens, completion_tokens=3)
+    assert stream.completion.usage.prompt_tokens > 0
+    assert stream.completion.finish_reason == "end_turn"
+    assert stream.completion.model_version == "c"
+
+
+@pytest.mark.parametrize("base_suffix", ["", "/v1", "/v1/"])
+async def test_base_url_with_or_without_v1(fake_llm, transport, base_suffix):
+    from council.config import MemberConfig
+    from council.providers import build_provider
+    from tests.conftest import FAST_RETRY
+
+    member = MemberConfig(name="a", provider="anthropic", model="c", base_url=fake_llm.url + base_suffix)
+    provider = build_provider(member, transport=transport, retry=FAST_RETRY, deadline_s=2, api_key=None)
+    await provider.complete(CONVERSATION)
+    assert fake_llm.requests[-1].path == "/v1/messages"

@@ -1,0 +1,92 @@
+"""The OpenAI chat-completions client: request shape and parsing, plain and streamed."""
+
+from __future__ import annotations
+
+import json
+
+from council.testing.fake_llm import Step
+from council.types import ChatMessage, GenerationParams, Usage
+
+CONVERSATION = [
+    ChatMessage(role="system", content="Answer briefly."),
+    ChatMessage(role="user", content="What is 2+2?"),
+    ChatMessage(role="assistant", content="4"),
+    ChatMessage(role="user", content="And times 3?"),
+]
+
+
+async def test_plain_request_carries_only_the_needed_fields(fake_llm, make_provider):
+    provider = make_provider("openai", "gpt-test", api_key="sk-test-123456")
+    completion = await provider.complete(CONVERSATION)
+    (request,) = fake_llm.requests
+    assert request.path == "/v1/chat/completions"
+    assert request.headers["Authorization"] == "Bearer sk-test-123456"
+    assert request.body == {
+        "model": "gpt-test",
+        "messages": [{"role": m.role, "content": m.content} for m in CONVERSATION],
+    }
+    assert completion.content == "gpt-test answers: And times 3?"
+    assert completion.finish_reason == "stop"
+    assert completion.usage == Usage(prompt_tokens=9, completion_tokens=5)
+    assert completion.model_version == "gpt-test"
+    assert (completion.provider, completion.model, completion.simulated) == ("openai", "gpt-test", False)
+    assert completion.latency_ms > 0
+
+
+async def test_no_authorization_header_without_a_key(fake_llm, make_provider):
+    await make_provider("openai", "local").complete(CONVERSATION)
+    assert "Authorization" not in fake_llm.requests[0].headers
+
+
+async def test_generation_params_are_mapped(fake_llm, make_provider):
+    params = GenerationParams(temperature=0.0, top_p=0.9, max_tokens=64, seed=42, stop=("\n\n",))
+    await make_provider("openai", "m").complete(CONVERSATION, params)
+    body = fake_llm.requests[0].body
+    assert {k: body[k] for k in ("temperature", "top_p", "max_tokens", "seed", "stop")} == {
+        "temperature": 0.0, "top_p": 0.9, "max_tokens": 64, "seed": 42, "stop": ["\n\n"],
+    }
+    assert "tools" not in body and "stream" not in body
+
+
+async def test_member_params_are_defaults_and_call_params_win(fake_llm, make_provider):
+    provider = make_provider("openai", "m", params=GenerationParams(temperature=0.7, max_tokens=100))
+    await provider.complete(CONVERSATION, GenerationParams(temperature=0.1))
+    body = fake_llm.requests[0].body
+    assert (body["temperature"], body["max_tokens"]) == (0.1, 100)
+
+
+async def test_streamed_answer_with_usage(fake_llm, make_provider):
+    fake_llm.script("m", Step(reply="Twelve, since four times three is twelve."))
+    provider = make_provider("openai", "m")
+    async with provider.stream(CONVERSATION) as stream:
+        deltas = [delta async for delta in stream]
+    body = fake_llm.requests[0].body
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert len(deltas) == 7
+    assert "".join(deltas) == "Twelve, since four times three is twelve."
+    completion = stream.completion
+    assert completion is not None
+    assert completion.content == "".join(deltas)
+    assert completion.usage == Usage(prompt_tokens=9, completion_tokens=7)
+    assert completion.finish_reason == "stop"
+
+
+async def test_refusal_field_is_used_when_content_is_null(fake_llm, make_provider):
+    body = {"choices": [{"message": {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+                         "finish_reason": "stop"}]}
+    fake_llm.script("m", Step(body=json.dumps(body).encode()))
+    completion = await make_provider("openai", "m").complete(CONVERSATION)
+    assert completion.content == "I can't help with that."
+    assert completion.usage == Usage()
+
+
+async def test_official_endpoint_uses_max_completion_tokens():
+    from council.config import MemberConfig, RetryPolicy
+    from council.providers.openai import OpenAIProvider
+
+    member = MemberConfig(name="o", provider="openai", model="gpt-5", api_key_env="OPENAI_API_KEY")
+    provider = OpenAIProvider(member, transport=None, retry=RetryPolicy(), deadline_s=1)
+    request = provider.build_request(CONVERSATION, GenerationParams(max_tokens=10), stream=False)
+    assert request.url == "https://api.openai.com/v1/chat/completions"
+    assert request.json["max_completion_tokens"] == 10 and "max_tokens" not in request.json

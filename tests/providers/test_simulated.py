@@ -1,0 +1,89 @@
+"""Simulated members: offline, deterministic, persona-driven and labelled."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from council.config import MemberConfig, RetryPolicy, SimulatedPersona
+from council.providers.simulated import SOUND_POINTS, SimulatedProvider, persona_for, topic_of
+from council.types import ChatMessage, GenerationParams
+
+
+def simulated(name: str = "sim", model: str = "sim-1", **persona: object) -> SimulatedProvider:
+    member = MemberConfig(
+        name=name, provider="simulated", model=model, persona=SimulatedPersona(**persona) if persona else None
+    )
+    return SimulatedProvider(member, transport=None, retry=RetryPolicy(), deadline_s=5)
+
+
+def ask(text: str) -> list[ChatMessage]:
+    return [ChatMessage(role="user", content=text)]
+
+
+def sound_points(answer: str) -> int:
+    """How many sound-point templates the answer uses (each ends with a fixed phrase)."""
+    return sum(1 for template in SOUND_POINTS if template.split("{topic}")[-1].strip(" .") in answer)
+
+
+async def test_answers_are_deterministic_and_labelled():
+    first = await simulated().complete(ask("Why is the sky blue?"))
+    again = await simulated().complete(ask("Why is the sky blue?"))
+    assert first.content == again.content
+    assert first.simulated is True and first.provider == "simulated"
+    assert first.model_version == "simulated/sim-1"
+    assert "why is the sky blue" in first.content
+    assert first.usage.completion_tokens == len(first.content.split())
+
+
+async def test_members_differ():
+    one = await simulated("one").complete(ask("Why is the sky blue?"))
+    two = await simulated("two").complete(ask("Why is the sky blue?"))
+    assert one.content != two.content
+
+
+def test_persona_comes_from_the_name_and_config_overrides_it():
+    base = persona_for(MemberConfig(name="a", provider="simulated", model="m"))
+    assert base == persona_for(MemberConfig(name="a", provider="simulated", model="m"))
+    assert 0.35 <= base.quality <= 0.95 and base.verbosity in ("terse", "balanced", "verbose")
+    tuned = simulated("a", model="m", quality=0.99, leniency=-2.0)
+    assert tuned.persona.quality == 0.99 and tuned.persona.leniency == -2.0
+    assert tuned.persona.style == base.style
+
+
+async def test_quality_shows_in_the_text():
+    questions = [f"Question number {i} about physics?" for i in range(30)]
+    good = simulated("g", quality=0.95, verbosity="verbose")
+    poor = simulated("p", quality=0.2, verbosity="verbose")
+    good_sound = poor_sound = 0
+    for question in questions:
+        good_sound += sound_points((await good.complete(ask(question))).content)
+        poor_sound += sound_points((await poor.complete(ask(question))).content)
+    assert good_sound > 2 * poor_sound
+
+
+async def test_stream_matches_complete():
+    provider = simulated(style="bulleted")
+    whole = await provider.complete(ask("List three fruits."))
+    stream = provider.stream(ask("List three fruits."))
+    deltas = [d async for d in stream]
+    assert len(deltas) > 1
+    assert "".join(deltas) == whole.content
+    assert stream.completion is not None and stream.completion.content == whole.content
+
+
+async def test_latency_is_simulated():
+    started = time.perf_counter()
+    await simulated(latency_ms=200).complete(ask("Slow?"))
+    assert time.perf_counter() - started >= 0.2
+
+
+async def test_max_tokens_truncates_with_length_finish():
+    completion = await simulated(verbosity="verbose").complete(ask("Explain gravity."), GenerationParams(max_tokens=5))
+    assert len(completion.content.split(" ")) == 5 and completion.finish_reason == "length"
+
+
+@pytest.mark.parametrize(("text", "topic"), [("Why is the sky blue?", "why is the sky blue"), ("?!", "the question")])
+def test_topic(text, topic):
+    assert topic_of(ask(text)) == topic

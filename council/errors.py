@@ -50,6 +50,9 @@ class MissingApiKey(ConfigError):
             f"(export {variable}=... or remove api_key_env for a local server)",
         )
 
+    def _render(self) -> str:
+        return f"missing API key: {self.problems[0]}"
+
 
 class ProviderError(CouncilError):
     """An upstream model call failed.

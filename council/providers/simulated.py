@@ -43,6 +43,10 @@ WEAK_POINTS = (
     "There may be other views on {topic} that could matter somewhat.",
     "Perhaps {topic} is sometimes different, depending on the situation.",
 )
+_FILLER = frozenset(
+    "why what how when where who which whom whose is are was were do does did can could should would will "
+    "please explain describe tell me us i you".split()
+)
 _LENGTHS = {"terse": 3, "balanced": 5, "verbose": 8}
 
 
@@ -78,8 +82,10 @@ def persona_for(member: MemberConfig) -> Persona:
 def topic_of(messages: list[ChatMessage]) -> str:
     """A short phrase naming what the last user turn asks about."""
     last = next((m.content for m in reversed(messages) if m.role == "user"), "")
-    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]*", last)[:8]
-    return " ".join(words).lower() or "the question"
+    words = [w.lower() for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]*", last)]
+    while words and words[0] in _FILLER:
+        words.pop(0)
+    return " ".join(words[:8]) or "the question"
 
 
 def _seed(*parts: str) -> int:

@@ -33,7 +33,7 @@ async def test_answers_are_deterministic_and_labelled():
     assert first.content == again.content
     assert first.simulated is True and first.provider == "simulated"
     assert first.model_version == "simulated/sim-1"
-    assert "why is the sky blue" in first.content
+    assert "the sky blue" in first.content
     assert first.usage.completion_tokens == len(first.content.split())
 
 
@@ -84,6 +84,6 @@ async def test_max_tokens_truncates_with_length_finish():
     assert len(completion.content.split(" ")) == 5 and completion.finish_reason == "length"
 
 
-@pytest.mark.parametrize(("text", "topic"), [("Why is the sky blue?", "why is the sky blue"), ("?!", "the question")])
+@pytest.mark.parametrize(("text", "topic"), [("Why is the sky blue?", "the sky blue"), ("Please explain TCP slow start", "tcp slow start"), ("?!", "the question")])
 def test_topic(text, topic):
     assert topic_of(ask(text)) == topic

@@ -1,0 +1,132 @@
+"""The command line: exit codes and messages, and a real run against the fake upstream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from council.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from council.testing.fake_llm import Step
+
+CLEAN_ENV = {"PATH": os.environ.get("PATH", "")}
+
+
+def run_cli(capsys, *argv: str, environ: dict[str, str] | None = None) -> tuple[int, str, str]:
+    code = main(list(argv), {**CLEAN_ENV, **(environ or {})})
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def member_config(tmp_path: Path, base_url: str, *, key_env: str | None = None, provider: str = "openai") -> Path:
+    key = f"\n    api_key_env: {key_env}" if key_env else ""
+    path = tmp_path / "council.yaml"
+    path.write_text(
+        f"members:\n  - name: solo\n    provider: {provider}\n    model: fake-model\n    base_url: {base_url}{key}\n"
+        "retry: {max_attempts: 2, initial_backoff_s: 0.01, jitter_s: 0}\nstages: {quorum: 1}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_no_config_runs_the_simulated_council_and_says_so(capsys):
+    code, out, err = run_cli(capsys, "ask", "What is entropy?")
+    assert code == EXIT_OK
+    assert "SIMULATED council" in err
+    assert "(simulated)" in out and "entropy" in out
+
+
+def test_json_output_is_exactly_json(capsys):
+    code, out, _ = run_cli(capsys, "ask", "What is entropy?", "--json")
+    assert code == EXIT_OK
+    result = json.loads(out)
+    assert result["simulated"] is True and result["member"] == "atlas"
+
+
+def test_missing_config_file(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "ask", "q", "--config", str(tmp_path / "none.yaml"))
+    assert code == EXIT_USAGE and out == ""
+    assert err.strip() == f"council: config error in {tmp_path / 'none.yaml'}: file not found"
+
+
+def test_config_from_environment_variable(capsys, tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("members: 3\n")
+    code, _, err = run_cli(capsys, "ask", "q", environ={"COUNCIL_CONFIG": str(path)})
+    assert code == EXIT_USAGE
+    assert f"config error in {path}: members: input should be a valid list" in err
+
+
+def test_missing_key_stops_before_any_call(capsys, tmp_path):
+    path = member_config(tmp_path, "http://127.0.0.1:9/v1", key_env="FAKE_TEST_KEY")
+    code, _, err = run_cli(capsys, "ask", "q", "--config", str(path))
+    assert code == EXIT_USAGE
+    assert "member 'solo' reads its API key from $FAKE_TEST_KEY, which is not set" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ask", "   "], "council: the question is empty"),
+        (["ask", "q", "--member", "nobody"], "--member 'nobody' is not in the council; members are: atlas"),
+    ],
+)
+def test_bad_arguments(capsys, argv, message):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == EXIT_USAGE
+    assert message in err
+
+
+def test_argparse_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["ask"], CLEAN_ENV)
+    assert caught.value.code == 2
+    assert "the following arguments are required: question" in capsys.readouterr().err
+
+
+def test_config_check_reports_unset_keys(capsys):
+    from council.assets import config_dir
+
+    code, out, err = run_cli(capsys, "config", "check", str(config_dir() / "council.yaml"))
+    assert code == EXIT_USAGE
+    assert "valid, 4 members" in out and "$OPENROUTER_API_KEY NOT SET" in out
+    assert "key variable(s) not set" in err
+    code, out, _ = run_cli(capsys, "config", "check", str(config_dir() / "council.yaml"),
+                           environ={"OPENROUTER_API_KEY": "sk-or-test"})
+    assert code == EXIT_OK and "$OPENROUTER_API_KEY set" in out
+    assert "sk-or-test" not in out
+
+
+async def _cli(*argv: str, env: dict[str, str]) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "council", *argv,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env={**CLEAN_ENV, **env},
+    )
+    out, err = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_ask_streams_from_a_real_upstream(fake_llm, tmp_path):
+    fake_llm.script("fake-model", Step(reply="Entropy measures how many microstates fit a macrostate."))
+    path = member_config(tmp_path, fake_llm.url + "/v1", key_env="FAKE_TEST_KEY")
+    code, out, err = await _cli("ask", "What is entropy?", "--config", str(path), env={"FAKE_TEST_KEY": "sk-fake-key-1"})
+    assert code == EXIT_OK, err
+    assert "Entropy measures how many microstates fit a macrostate." in out
+    (request,) = fake_llm.requests
+    assert request.stream and request.headers["Authorization"] == "Bearer sk-fake-key-1"
+    assert "sk-fake-key-1" not in out + err
+
+
+async def test_upstream_failure_is_one_clear_line(fake_llm, tmp_path):
+    fake_llm.script("fake-model", Step(status=401, error_message="bad key"))
+    path = member_config(tmp_path, fake_llm.url, provider="anthropic")
+    code, out, err = await _cli("ask", "q", "--config", str(path), env={})
+    assert code == EXIT_FAILED and out.startswith("solo")
+    assert "council: auth: solo (anthropic/fake-model): HTTP 401 bad key" in err
+    assert "Traceback" not in err

@@ -16,17 +16,23 @@ import sys
 from collections.abc import Mapping, Sequence
 
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from council import __version__
 from council.config import (
     ENV_CONFIG,
     CouncilConfig,
     config_path_from,
+    default_db_path,
     load_config,
-    resolve_api_keys,
     simulated_config_path,
 )
-from council.errors import ConfigError, CouncilError, ProviderError
+from council.errors import ConfigError, CouncilError, InvalidRequest, ProviderError
 from council.logs import configure_logging
+
+if TYPE_CHECKING:
+    from council.store import Store
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -50,6 +56,15 @@ def load_cli_config(path: str | None, environ: Mapping[str, str]) -> CouncilConf
     return config
 
 
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("question", help="the question (use quotes)")
+    parser.add_argument("--config", help=f"council config file (default: ${ENV_CONFIG}, else the simulated council)")
+    parser.add_argument("--members", help="comma-separated members to ask (default: all)")
+    parser.add_argument("--chairman", help="chairman for this run, or 'none' for the top answer (default: config)")
+    parser.add_argument("--json", action="store_true", help="print exactly the result JSON on stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="council",
@@ -58,12 +73,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"council {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
+    _add_run_options(commands.add_parser("ask", help="ask the council a question"))
+    _add_run_options(commands.add_parser("compare", help="the answers side by side, with per-dimension scores"))
 
-    ask = commands.add_parser("ask", help="ask the council a question")
-    ask.add_argument("question", help="the question (use quotes)")
-    ask.add_argument("--config", help=f"council config file (default: ${ENV_CONFIG}, else the simulated council)")
-    ask.add_argument("--member", help="ask only this member")
-    ask.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    runs = commands.add_parser("runs", help="list stored runs")
+    runs.add_argument("--config", help="council config file (for the database path)")
+    runs.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
+    show = commands.add_parser("show", help="print a stored run")
+    show.add_argument("run_id", help="a run id from `council runs`")
+    show.add_argument("--config", help="council config file (for the database path)")
+    show.add_argument("--json", action="store_true", help="print the stored result JSON")
 
     config = commands.add_parser("config", help="inspect a council config")
     config_commands = config.add_subparsers(dest="config_command", metavar="ACTION")
@@ -73,41 +92,62 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _ask_member(
-    config: CouncilConfig, question: str, member_name: str | None, as_json: bool, environ: Mapping[str, str]
-) -> int:
-    from council.providers import build_providers
-    from council.transport import Transport
-    from council.types import as_messages
+async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ: Mapping[str, str]) -> int:
+    from council.orchestrator import Council
+    from council.report import ProgressPrinter, render_compare, render_report
 
-    if member_name is not None and member_name not in {m.name for m in config.members}:
-        names = ", ".join(m.name for m in config.members)
-        raise UsageError(f"--member {member_name!r} is not in the council; members are: {names}")
+    members = [m.strip() for m in args.members.split(",") if m.strip()] if args.members else None
+    chairman: str | None = config.chairman
+    if args.chairman is not None:
+        chairman = None if args.chairman.lower() == "none" else args.chairman
+    progress = None if args.quiet else ProgressPrinter()
+    async with Council(config, environ=environ) as council:
+        result = await council.ask(args.question, members=members, chairman=chairman, on_event=progress)
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), indent=2))
+    elif args.command == "compare":
+        print(render_compare(result))
+    else:
+        print(render_report(result))
+    if result.status != "complete" or not result.ranking:
+        print(f"council: run failed: {result.error or 'no ranking was produced'}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _open_store(path: str | None, environ: Mapping[str, str]) -> Store:
+    from council.store import Store
+
+    chosen = config_path_from(path, environ)
+    if chosen is not None:
+        return Store(load_config(chosen, environ).storage.path)
+    return Store(Path(environ["COUNCIL_DB_PATH"]) if environ.get("COUNCIL_DB_PATH") else default_db_path())
+
+
+def _show(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    from council.report import render_report
+
+    store = _open_store(args.config, environ)
     try:
-        messages = as_messages(question)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    keys = resolve_api_keys(config, environ)
-    name = member_name or config.members[0].name
-    async with Transport(config.transport) as transport:
-        provider = build_providers(config, transport, keys)[name]
-        if as_json:
-            completion = await provider.complete(messages)
-            print(json.dumps(completion.model_dump(mode="json"), indent=2))
-            return EXIT_OK
-        label = " (simulated)" if provider.simulated else ""
-        print(f"{name}{label} [{provider.name}/{config.member(name).model}]:\n", flush=True)
-        async with provider.stream(messages) as stream:
-            async for delta in stream:
-                print(delta, end="", flush=True)
-        print()
-        assert stream.completion is not None
-        usage = stream.completion.usage
-        print(
-            f"\n-- {stream.completion.latency_ms:.0f} ms, {usage.prompt_tokens} prompt + "
-            f"{usage.completion_tokens} completion tokens",
-            file=sys.stderr,
-        )
+        result = store.get(args.run_id)
+    finally:
+        store.close()
+    if result is None:
+        raise UsageError(f"no run {args.run_id!r} in {store.path} (see `council runs`)")
+    print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json else render_report(result))
+    return EXIT_OK
+
+
+def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    from council.report import render_runs
+
+    if args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {args.limit}")
+    store = _open_store(args.config, environ)
+    try:
+        print(render_runs(store.list_runs(args.limit)))
+    finally:
+        store.close()
     return EXIT_OK
 
 
@@ -118,8 +158,9 @@ def _config_check(path: str | None, environ: Mapping[str, str]) -> int:
     for member in config.members:
         key_state = "no key needed"
         if member.api_key_env:
-            key_state = f"${member.api_key_env} {'set' if environ.get(member.api_key_env, '').strip() else 'NOT SET'}"
-            problems += 0 if environ.get(member.api_key_env, "").strip() else 1
+            is_set = bool(environ.get(member.api_key_env, "").strip())
+            key_state = f"${member.api_key_env} {'set' if is_set else 'NOT SET'}"
+            problems += 0 if is_set else 1
         where = member.base_url or "provider default"
         print(f"  {member.name:<16} {member.provider:<10} {member.model:<36} {where}  ({key_state})")
     if problems:
@@ -129,9 +170,15 @@ def _config_check(path: str | None, environ: Mapping[str, str]) -> int:
 
 
 def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    if args.command == "ask":
+    if args.command in ("ask", "compare"):
+        if not args.question.strip():
+            raise UsageError("the question is empty")
         config = load_cli_config(args.config, environ)
-        return asyncio.run(_ask_member(config, args.question, args.member, args.json, environ))
+        return asyncio.run(_run_council(args, config, environ))
+    if args.command == "runs":
+        return _runs(args, environ)
+    if args.command == "show":
+        return _show(args, environ)
     if args.command == "config" and args.config_command == "check":
         return _config_check(args.file, environ)
     raise UsageError(f"unknown command {args.command!r}")
@@ -146,7 +193,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except KeyboardInterrupt:
         print("council: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (ConfigError, UsageError) as exc:
+    except (ConfigError, UsageError, InvalidRequest) as exc:
         print(f"council: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ProviderError as exc:

@@ -90,6 +90,24 @@ class StageConfig(_Strict):
     quorum: int = Field(default=2, ge=1, le=64, description="Fewest answers for a council result.")
 
 
+class ReviewConfig(_Strict):
+    """Stage 2: who reviews whom, and how scores are aggregated."""
+
+    include_self: bool = Field(default=False, description="Let a reviewer see and score its own answer.")
+    retry_on_parse_failure: bool = Field(default=True, description="Ask a reviewer once more after a bad ballot.")
+    seed: int | None = Field(default=None, description="Shuffle seed; none draws one per run (always recorded).")
+    aggregation: Literal["calibrated", "raw_mean", "per_question_z", "borda"] = Field(
+        default="calibrated", description="How scores become a ranking."
+    )
+
+
+class SafetyConfig(_Strict):
+    """The safety gate between answers and review."""
+
+    enabled: bool = Field(default=True, description="Check answers before review.")
+    llm_member: str | None = Field(default=None, description="A member that also acts as an LLM safety classifier.")
+
+
 class RetryPolicy(_Strict):
     """The single retry policy used for every upstream call."""
 
@@ -150,6 +168,8 @@ class CouncilConfig(_Strict):
     chairman: str | None = Field(default=None, description="A member's name; none means the top answer wins.")
     rubric: str = Field(default="default", description="A rubric in config/rubrics, or a path to one.")
     stages: StageConfig = Field(default_factory=StageConfig, description="Time limits and quorum.")
+    review: ReviewConfig = Field(default_factory=ReviewConfig, description="Peer review and aggregation.")
+    safety: SafetyConfig = Field(default_factory=SafetyConfig, description="The safety gate.")
     retry: RetryPolicy = Field(default_factory=RetryPolicy, description="Retries of upstream calls.")
     transport: TransportConfig = Field(default_factory=TransportConfig, description="The shared HTTP client.")
     server: ServerConfig = Field(default_factory=ServerConfig, description="council serve.")
@@ -166,6 +186,8 @@ class CouncilConfig(_Strict):
             raise ValueError(f"member names must be unique; repeated: {', '.join(duplicates)}")
         if self.chairman is not None and self.chairman not in names:
             raise ValueError(f"chairman {self.chairman!r} is not a member; members are: {', '.join(names)}")
+        if self.safety.llm_member is not None and self.safety.llm_member not in names:
+            raise ValueError(f"safety.llm_member {self.safety.llm_member!r} is not a member; members are: {', '.join(names)}")
         if self.stages.quorum > len(self.members):
             raise ValueError(f"stages.quorum is {self.stages.quorum} but there are only {len(self.members)} members")
         return self
@@ -265,6 +287,8 @@ def describe_defaults() -> dict[str, Any]:
     """Every setting below the members with its default, for docs and ``council config defaults``."""
     sections = {
         "stages": StageConfig(),
+        "review": ReviewConfig(),
+        "safety": SafetyConfig(),
         "retry": RetryPolicy(),
         "transport": TransportConfig(),
         "server": ServerConfig(),

@@ -54,6 +54,10 @@ class MissingApiKey(ConfigError):
         return f"missing API key: {self.problems[0]}"
 
 
+class InvalidRequest(CouncilError):
+    """The question or the run options are unusable (empty question, unknown member)."""
+
+
 class ProviderError(CouncilError):
     """An upstream model call failed.
 

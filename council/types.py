@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 Role = Literal["system", "user", "assistant"]
 
@@ -61,11 +61,13 @@ class GenerationParams(BaseModel):
 class Usage(BaseModel):
     """Token counts of one or more upstream calls."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # total_tokens is written out for readers; it is recomputed, so it is ignored on the way back in.
+    model_config = ConfigDict(extra="ignore", frozen=True)
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def total_tokens(self) -> int:
         """Prompt plus completion tokens."""

@@ -193,7 +193,8 @@ def _settings_models() -> list[type[BaseModel]]:
     return [
         CouncilConfig, config_module.MemberConfig, config_module.StageConfig, config_module.RetryPolicy,
         config_module.TransportConfig, config_module.ServerConfig, config_module.StorageConfig,
-        config_module.LoggingConfig, config_module.SimulatedPersona,
+        config_module.LoggingConfig, config_module.SimulatedPersona, config_module.ReviewConfig,
+        config_module.SafetyConfig,
     ]
 
 

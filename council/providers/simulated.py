@@ -22,8 +22,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import json
+
 from council.config import MemberConfig, SimulatedPersona
 from council.providers.base import Provider, Reply, StreamDecoder
+from council.review_prompt import ReviewTask, read_review_task
 from council.transport import HttpRequest
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
@@ -110,6 +113,67 @@ def write_answer(persona: Persona, messages: list[ChatMessage], member: str) -> 
     return opening + " " + " ".join(lines)
 
 
+_SOUND_MARKS = tuple(t.split("{topic}")[-1].strip(" .") for t in SOUND_POINTS)
+_WEAK_MARKS = tuple(t.split("{topic}")[-1].strip(" .") for t in WEAK_POINTS)
+_CHAIRMAN_OPENING = "You are the chairman of a council"
+_ANSWER_BLOCK = re.compile(r'<<answer rank="(\d+)"[^\n]*nonce="([0-9a-f]+)">>\n(.*?)\n<</answer nonce="\2">>', re.S)
+
+
+def judge_quality(text: str) -> tuple[float, int]:
+    """What a simulated reviewer reads in an answer: the share of sound points, and the point count."""
+    sound = sum(text.count(mark) for mark in _SOUND_MARKS)
+    weak = sum(text.count(mark) for mark in _WEAK_MARKS)
+    points = sound + weak
+    return (sound / points if points else 0.3), points
+
+
+def write_review(persona: Persona, task: ReviewTask, member: str) -> str:
+    """A simulated reviewer's critique and verdict, in its own calibration."""
+    rng = random.Random(_seed(member, task.nonce))
+    evaluations: dict[str, dict[str, object]] = {}
+    means: dict[str, float] = {}
+    for candidate in task.candidates:
+        quality, points = judge_quality(candidate.text)
+        base = 1 + 9 * quality
+        intended = {
+            "accuracy": base,
+            "relevance": min(10.0, base + 1),
+            "completeness": 1 + 9 * quality * min(points, 6) / 6,
+            "conciseness": 9 - 0.6 * max(points - 4, 0) - 2 * (1 - quality),
+            "clarity": base + 0.5,
+        }
+        scores = {}
+        for dimension in task.dimension_ids:
+            raw = intended.get(dimension, base)
+            felt = 5.5 + persona.spread * (raw - 5.5) + persona.leniency + rng.gauss(0, persona.noise)
+            scores[dimension] = int(min(10, max(1, round(felt))))
+        means[candidate.label] = sum(scores.values()) / max(len(scores), 1)
+        verdict = "solid and specific" if quality >= 0.7 else "partly vague" if quality >= 0.4 else "mostly filler"
+        evaluations[candidate.label] = {**scores, "overall": round(means[candidate.label], 1),
+                                        "notes": f"{points} points, {verdict}."}
+    ranking = sorted(means, key=lambda label: (-means[label], label))
+    critique = " ".join(f"{label}: {evaluations[label]['notes']}" for label in ranking)
+    ballot = json.dumps({"ranking": ranking, "evaluations": evaluations})
+    return f"{critique}\n\n<verdict nonce=\"{task.nonce}\">{ballot}</verdict>"
+
+
+def write_synthesis(messages: list[ChatMessage]) -> str | None:
+    """A simulated chairman's final answer: the top-ranked answer, lightly edited; None if not a chairman prompt."""
+    if not messages or messages[0].role != "system" or not messages[0].content.startswith(_CHAIRMAN_OPENING):
+        return None
+    blocks = sorted((int(rank), body) for rank, _nonce, body in _ANSWER_BLOCK.findall(messages[-1].content))
+    if not blocks:
+        return "The council's answers could not be read."
+    best = blocks[0][1].strip()
+    extra = ""
+    if len(blocks) > 1:
+        lines = [line for line in re.split(r"(?<=\.) ", blocks[1][1]) if any(m in line for m in _SOUND_MARKS)]
+        novel = [line.strip(" -") for line in lines if line.strip(" -") not in best]
+        if novel:
+            extra = "\n\nAlso worth adding: " + novel[0]
+    return f"{best}{extra}"
+
+
 def _count_tokens(text: str) -> int:
     return max(1, len(text.split()))
 
@@ -125,7 +189,13 @@ class SimulatedProvider(Provider):
         self.persona = persona_for(member)
 
     def respond(self, messages: list[ChatMessage]) -> str:
-        """The text this member writes for ``messages``."""
+        """The text this member writes for ``messages``: a review, a synthesis or an answer."""
+        task = read_review_task(messages)
+        if task is not None:
+            return write_review(self.persona, task, self.member.name)
+        synthesis = write_synthesis(messages)
+        if synthesis is not None:
+            return synthesis
         return write_answer(self.persona, messages, self.member.name)
 
     def _reply(self, messages: list[ChatMessage], params: GenerationParams) -> Reply:

@@ -1,0 +1,304 @@
+"""The council run: answers, safety gate, review, aggregation, final answer.
+
+:class:`Council` is the Python API::
+
+    result = await Council.from_config("council.yaml").ask("Why is the sky blue?")
+
+A run never raises for an upstream failure: members that fail, time out or
+are blocked are recorded with their reason, the run goes on with the rest,
+and the result says when it is degraded. Only a bad question, a bad config
+or a broken database raise (as :class:`~council.errors.CouncilError`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from council import __version__
+from council.aggregate import ScoreSheet, aggregate, update_history
+from council.assets import prompt_hash
+from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
+from council.errors import InvalidRequest
+from council.events import EventSink, ignore_events
+from council.providers import Provider, build_providers
+from council.result import (
+    AgreementRecord,
+    AnswerRecord,
+    BiasFlagRecord,
+    CouncilResult,
+    RankingEntry,
+    Reproducibility,
+    ReviewRecord,
+)
+from council.rubric import Rubric, load_rubric
+from council.stages.answer import collect_answers
+from council.stages.context import RunContext, elapsed_ms
+from council.stages.review import collect_reviews
+from council.stages.safety_gate import apply_safety_gate
+from council.stages.synthesize import final_answer
+from council.store import Store
+from council.transport import Transport
+from council.types import ChatMessage, as_messages
+
+PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md")
+_UNSET: Any = object()
+
+
+def reviewer_key(provider: Provider) -> str:
+    """The calibration-history key of a reviewer: a new model starts a new history."""
+    member = provider.member
+    return f"{member.name}|{member.provider}|{member.model}"
+
+
+def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rubric: Rubric) -> ScoreSheet:
+    """The score matrices of one run, for the aggregator."""
+    names = tuple(a.member for a in candidates)
+    ok_reviews = [r for r in reviews if r.status == "ok"]
+    reviewers = tuple(r.reviewer for r in ok_reviews)
+    shape = (len(reviewers), len(names))
+    overall = np.full(shape, np.nan)
+    dimensions = {d: np.full(shape, np.nan) for d in rubric.dimension_ids()}
+    position = np.full(shape, -1, dtype=int)
+    column = {name: index for index, name in enumerate(names)}
+    for row, review in enumerate(ok_reviews):
+        for slot, member in enumerate(review.order):
+            if member in column:
+                position[row, column[member]] = slot
+        for member, scores in review.scores.items():
+            if member not in column:
+                continue
+            overall[row, column[member]] = scores.overall
+            for dimension, value in scores.scores.items():
+                if dimension in dimensions:
+                    dimensions[dimension][row, column[member]] = value
+    lengths = np.array([len(a.content or "") for a in candidates], dtype=float)
+    return ScoreSheet(names, reviewers, overall, dimensions, position, lengths)
+
+
+class Council:
+    """A configured council, ready to answer questions.
+
+    Use ``async with Council(config) as council`` to share one HTTP session
+    across many questions; a bare ``await council.ask(...)`` opens and closes
+    one for that call.
+    """
+
+    def __init__(
+        self,
+        config: CouncilConfig,
+        *,
+        store: Store | None | bool = None,
+        transport: Transport | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.config = config
+        self._keys = resolve_api_keys(config, environ)
+        source_dir = Path(config.source).parent if config.source != "<memory>" else None
+        self.rubric = load_rubric(config.rubric, relative_to=source_dir)
+        self._transport = transport
+        self._owns_transport = transport is None
+        self._providers: dict[str, Provider] | None = None
+        self._owns_store = store is None or store is True
+        if self._owns_store:
+            self.store: Store | None = Store(config.storage.path)
+        else:
+            self.store = store or None
+        self._config_hash = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_config(cls, path: str | Path | None = None, *, environ: Mapping[str, str] | None = None,
+                    **kwargs: Any) -> Council:
+        """Load ``path`` (or ``$COUNCIL_CONFIG``, else the simulated council) and build a council."""
+        import os
+
+        env = os.environ if environ is None else environ
+        chosen = config_path_from(path, env) or simulated_config_path()
+        return cls(load_config(chosen, env), environ=env, **kwargs)
+
+    async def __aenter__(self) -> Council:
+        self._ensure_providers()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP session and the store, if this council opened them."""
+        if self._owns_transport and self._transport is not None:
+            await self._transport.aclose()
+            self._transport = None
+            self._providers = None
+        if self._owns_store and self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def _ensure_providers(self) -> dict[str, Provider]:
+        if self._transport is None:
+            self._transport = Transport(self.config.transport)
+        if self._providers is None:
+            self._providers = build_providers(self.config, self._transport, self._keys)
+        return self._providers
+
+    @property
+    def member_names(self) -> list[str]:
+        """Every configured member, in config order."""
+        return [m.name for m in self.config.members]
+
+    async def ask(
+        self,
+        question: str | Sequence[ChatMessage] | Sequence[dict[str, Any]],
+        *,
+        members: Sequence[str] | None = None,
+        chairman: str | None = _UNSET,
+        on_event: EventSink | None = None,
+    ) -> CouncilResult:
+        """Run the whole council on a question or a conversation and return the result."""
+        try:
+            messages = as_messages(question if isinstance(question, str) else list(question))
+        except ValueError as exc:
+            raise InvalidRequest(f"invalid question: {exc}") from None
+        chosen = list(members) if members is not None else self.member_names
+        unknown = [m for m in chosen if m not in self.member_names]
+        if unknown or not chosen:
+            raise InvalidRequest(f"unknown members: {', '.join(unknown) or '(none chosen)'}; "
+                                 f"members are: {', '.join(self.member_names)}")
+        chair = self.config.chairman if chairman is _UNSET else chairman
+        if chair is not None and chair not in self.member_names:
+            raise InvalidRequest(f"chairman {chair!r} is not a member; members are: {', '.join(self.member_names)}")
+        temporary = self._transport is None
+        try:
+            providers = self._ensure_providers()
+            return await self._run(messages, chosen, chair, providers, on_event or ignore_events)
+        finally:
+            if temporary and self._owns_transport and self._transport is not None:
+                await self._transport.aclose()
+                self._transport = None
+                self._providers = None
+
+    def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int) -> CouncilResult:
+        reproducibility = Reproducibility(
+            config_hash=self._config_hash,
+            prompt_hashes={name: prompt_hash(name) for name in PROMPTS},
+            rubric_id=self.rubric.id,
+            rubric_version=self.rubric.version,
+            rubric_hash=self.rubric.content_hash(),
+            shuffle_seed=seed,
+            aggregation_method=self.config.review.aggregation,
+            package_version=__version__,
+        )
+        simulated = any(self.config.member(m).provider == "simulated" for m in members)
+        return CouncilResult(run_id=uuid.uuid4().hex, created_at=datetime.now(UTC), question=messages,
+                             simulated=simulated, reproducibility=reproducibility)
+
+    def _save(self, result: CouncilResult) -> None:
+        if self.store is not None:
+            self.store.save(result)
+
+    async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
+                   providers: dict[str, Provider], sink: EventSink) -> CouncilResult:
+        started = time.perf_counter()
+        seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
+        result = self._new_result(messages, members, seed)
+        ctx = RunContext(self.config, providers, self.rubric, result, sink, members, chairman, seed)
+        ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
+        self._save(result)
+
+        stage = time.perf_counter()
+        ctx.emit("stage_started", stage="answers")
+        result.answers = await collect_answers(ctx)
+        result.timings.answers_ms = elapsed_ms(stage)
+        stage = time.perf_counter()
+        result.answers = await apply_safety_gate(ctx, result.answers)
+        result.timings.safety_ms = elapsed_ms(stage)
+        self._note_failures(result)
+        self._save(result)
+
+        surviving = [a for a in result.answers if a.status == "ok"]
+        quorum = min(self.config.stages.quorum, len(members))
+        if len(surviving) < quorum:
+            return self._finish_failed(ctx, started, f"quorum not met: {len(surviving)} of {len(members)} answers "
+                                                     f"survived, {quorum} needed")
+        if len(surviving) == 1:
+            result.degrade(f"only one answer survived ({surviving[0].member}): no review")
+            result.ranking = [RankingEntry(member=surviving[0].member, rank=1, score=0.0, raw_mean=None, n_reviews=0)]
+        else:
+            if len(surviving) == 2:
+                result.degrade("only two answers survived: each was reviewed by the other, scores not normalized")
+            stage = time.perf_counter()
+            ctx.emit("stage_started", stage="review")
+            result.reviews = await collect_reviews(ctx, result.answers)
+            result.timings.review_ms = elapsed_ms(stage)
+            self._save(result)
+            stage = time.perf_counter()
+            self._rank(ctx, surviving)
+            result.timings.aggregate_ms = elapsed_ms(stage)
+        ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
+                 agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
+        self._save(result)
+
+        stage = time.perf_counter()
+        ctx.emit("stage_started", stage="final")
+        result.final_answer = await final_answer(ctx, result.ranking, result.answers)
+        result.timings.final_ms = elapsed_ms(stage)
+        if result.final_answer.fallback and result.final_answer.fallback_reason and chairman is not None:
+            result.degrade(f"chairman fallback: {result.final_answer.fallback_reason}")
+        ctx.emit("final", **result.final_answer.model_dump())
+        result.status = "complete"
+        return self._finish(ctx, started)
+
+    def _note_failures(self, result: CouncilResult) -> None:
+        failed = [f"{a.member} ({a.error.reason})" for a in result.answers if a.status == "failed" and a.error]
+        if failed:
+            result.degrade(f"members failed: {', '.join(failed)}")
+
+    def _rank(self, ctx: RunContext, surviving: list[AnswerRecord]) -> None:
+        result = ctx.result
+        failed = [f"{r.reviewer} ({r.error.reason})" for r in result.reviews if r.status == "failed" and r.error]
+        if failed:
+            result.degrade(f"reviews failed: {', '.join(failed)}")
+        if not any(r.status == "ok" for r in result.reviews):
+            result.degrade("no review succeeded: the ranking carries no information")
+        sheet = build_sheet(surviving, result.reviews, self.rubric)
+        keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers}
+        stored = self.store.reviewer_history(list(keys.values())) if self.store is not None else {}
+        history = {name: stored[key] for name, key in keys.items() if key in stored}
+        outcome = aggregate(sheet, history, self.config.review.aggregation)
+        result.ranking = [
+            RankingEntry(member=c.member, rank=c.rank, score=round(c.score, 4),
+                         raw_mean=None if np.isnan(c.raw_mean) else round(c.raw_mean, 4), n_reviews=c.n_reviews,
+                         dimensions={k: round(v, 3) for k, v in c.dimensions.items() if not np.isnan(v)})
+            for c in outcome.ranking
+        ]
+        result.agreement = AgreementRecord(**vars(outcome.agreement))
+        result.bias_flags = [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags]
+        if self.store is not None and sheet.reviewers:
+            by_key = {key: name for name, key in keys.items()}
+
+            def fold(current: dict[str, Any]) -> dict[str, Any]:
+                named = {by_key[k]: v for k, v in current.items()}
+                return {keys[name]: stats for name, stats in update_history(named, sheet).items() if name in keys}
+
+            self.store.update_reviewer_history(list(keys.values()), fold)
+
+    def _finish_failed(self, ctx: RunContext, started: float, error: str) -> CouncilResult:
+        ctx.result.status = "failed"
+        ctx.result.error = error
+        ctx.result.degrade(error)
+        return self._finish(ctx, started)
+
+    def _finish(self, ctx: RunContext, started: float) -> CouncilResult:
+        result = ctx.result
+        result.usage = result.total_usage()
+        result.timings.total_ms = elapsed_ms(started)
+        self._save(result)
+        ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)
+        return result

@@ -1,0 +1,186 @@
+"""The council result: one pydantic model whose JSON form is the public record of a run.
+
+``CouncilResult.model_dump(mode="json")`` is what ``council ask --json``
+prints, what the store keeps, and what the HTTP server returns for a run.
+Member names appear de-anonymized everywhere; the labels each reviewer saw
+are kept in ``reviews[].labels`` for audit.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from council.errors import ProviderError
+from council.safety import SafetyVerdict
+from council.types import ChatMessage, Usage
+
+AnswerStatus = Literal["ok", "failed", "blocked"]
+FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped"]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Failure(_Record):
+    """Why a call failed: a short reason code and a readable message."""
+
+    reason: FailureReason
+    message: str
+    status: int | None = None
+    attempts: int = 1
+
+    @classmethod
+    def from_error(cls, error: ProviderError) -> Failure:
+        """The failure record of a provider error."""
+        return cls(reason=error.reason, message=str(error), status=error.status, attempts=error.attempts)  # type: ignore[arg-type]
+
+
+class AnswerRecord(_Record):
+    """One member's Stage 1 answer, or why there is none."""
+
+    member: str
+    model: str
+    provider: str
+    content: str | None = None
+    status: AnswerStatus = "ok"
+    error: Failure | None = None
+    latency_ms: float = 0.0
+    usage: Usage = Usage()
+    safety: SafetyVerdict | None = None
+    simulated: bool = False
+    model_version: str | None = None
+
+
+class DimensionScoresRecord(_Record):
+    """One reviewer's scores for one answer; ``overall`` is recomputed by Council."""
+
+    scores: dict[str, int]
+    overall: float
+    reported_overall: float | None = None
+    notes: str = ""
+
+
+class ReviewRecord(_Record):
+    """One reviewer's Stage 2 ballot, de-anonymized."""
+
+    reviewer: str
+    status: Literal["ok", "failed"] = "ok"
+    error: Failure | None = None
+    order: list[str] = Field(default_factory=list, description="Members in the order shown.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Label shown -> member.")
+    ranking: list[str] = Field(default_factory=list, description="The reviewer's ranking, members, best first.")
+    scores: dict[str, DimensionScoresRecord] = Field(default_factory=dict)
+    attempts: int = 0
+    latency_ms: float = 0.0
+    usage: Usage = Usage()
+
+
+class RankingEntry(_Record):
+    """A candidate's place in the council ranking."""
+
+    member: str
+    rank: int
+    score: float
+    raw_mean: float | None
+    n_reviews: int
+    dimensions: dict[str, float] = Field(default_factory=dict)
+
+
+class AgreementRecord(_Record):
+    """How much the reviewers agreed."""
+
+    statistic: str = "none"
+    kendall_w: float | None = None
+    mean_pairwise_tau: float | None = None
+    n_reviewers: int = 0
+
+
+class BiasFlagRecord(_Record):
+    """A reviewer whose scores follow something other than quality."""
+
+    reviewer: str
+    kind: str
+    correlation: float
+    detail: str
+
+
+class FinalAnswer(_Record):
+    """The council's answer and who wrote it."""
+
+    content: str
+    by: str = Field(description="The chairman, or the member whose top-ranked answer was used.")
+    source: Literal["chairman", "top_answer", "none"] = "top_answer"
+    fallback: bool = Field(default=False, description="True when the chairman failed and the top answer was used.")
+    fallback_reason: str | None = None
+    blocked: bool = Field(default=False, description="True when no answer passed the safety gate.")
+    latency_ms: float = 0.0
+    usage: Usage = Usage()
+
+
+class Timings(_Record):
+    """Milliseconds spent per stage and in all."""
+
+    answers_ms: float = 0.0
+    safety_ms: float = 0.0
+    review_ms: float = 0.0
+    aggregate_ms: float = 0.0
+    final_ms: float = 0.0
+    total_ms: float = 0.0
+
+
+class Reproducibility(_Record):
+    """What is needed to explain or repeat a run."""
+
+    config_hash: str
+    prompt_hashes: dict[str, str]
+    rubric_id: str
+    rubric_version: str
+    rubric_hash: str
+    shuffle_seed: int
+    aggregation_method: str
+    package_version: str
+
+
+class CouncilResult(_Record):
+    """Everything one council run produced."""
+
+    run_id: str
+    created_at: datetime
+    status: Literal["running", "complete", "failed"] = "running"
+    error: str | None = None
+    question: list[ChatMessage]
+    simulated: bool = False
+    answers: list[AnswerRecord] = Field(default_factory=list)
+    reviews: list[ReviewRecord] = Field(default_factory=list)
+    ranking: list[RankingEntry] = Field(default_factory=list)
+    agreement: AgreementRecord = Field(default_factory=AgreementRecord)
+    bias_flags: list[BiasFlagRecord] = Field(default_factory=list)
+    final_answer: FinalAnswer | None = None
+    degraded: bool = False
+    degraded_reasons: list[str] = Field(default_factory=list)
+    timings: Timings = Field(default_factory=Timings)
+    usage: Usage = Usage()
+    reproducibility: Reproducibility
+
+    def degrade(self, reason: str) -> None:
+        """Mark the run degraded, keeping every reason once."""
+        self.degraded = True
+        if reason not in self.degraded_reasons:
+            self.degraded_reasons.append(reason)
+
+    def answer(self, member: str) -> AnswerRecord | None:
+        """The Stage 1 record of ``member``."""
+        return next((a for a in self.answers if a.member == member), None)
+
+    def total_usage(self) -> Usage:
+        """Tokens of every upstream call in the run."""
+        total = Usage()
+        for record in (*self.answers, *self.reviews):
+            total = total + record.usage
+        if self.final_answer is not None:
+            total = total + self.final_answer.usage
+        return total

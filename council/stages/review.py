@@ -1,0 +1,121 @@
+"""Stage 2: each member reviews the others' surviving answers under anonymous labels.
+
+Every reviewer sees the candidates in its own shuffled order (seeded from the
+run seed and its name, so a run can be replayed), sandboxed with a fresh
+nonce. A bad ballot is data, not an exception: the reviewer is asked once
+more, naming the problem, and if the second ballot is bad too, the review is
+recorded as failed with the parser's reason.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from council.ballot import BallotParse, parse_ballot
+from council.errors import ProviderError
+from council.providers import Provider
+from council.result import AnswerRecord, DimensionScoresRecord, Failure, ReviewRecord
+from council.review_prompt import Candidate, labels_for, new_nonce, render_retry_message, render_review_prompt
+from council.rubric import Rubric
+from council.stages.context import RunContext, elapsed_ms, gather_until, ordered
+from council.types import ChatMessage, Usage
+
+
+def presentation_order(seed: int, reviewer: str, candidates: list[str]) -> list[str]:
+    """The order in which ``reviewer`` sees ``candidates``: shuffled, independent per reviewer."""
+    order = sorted(candidates)
+    random.Random(f"{seed}/{reviewer}").shuffle(order)
+    return order
+
+
+def reviewers_and_candidates(
+    answers: list[AnswerRecord], include_self: bool
+) -> dict[str, list[str]]:
+    """Who reviews whom: members that answered review the surviving answers (their own only if allowed)."""
+    surviving = [a.member for a in answers if a.status == "ok"]
+    plan: dict[str, list[str]] = {}
+    for answer in answers:
+        if answer.status == "failed":
+            continue  # A member that could not answer is unlikely to review in time.
+        shown = [m for m in surviving if include_self or m != answer.member]
+        if shown:
+            plan[answer.member] = shown
+    return plan
+
+
+async def _review(
+    provider: Provider,
+    question: list[ChatMessage],
+    order: list[str],
+    texts: dict[str, str],
+    rubric: Rubric,
+    retry_on_failure: bool,
+) -> ReviewRecord:
+    started = time.perf_counter()
+    labels = labels_for(len(order))
+    label_to_member = dict(zip(labels, order, strict=True))
+    candidate_texts = [texts[m] for m in order]
+    nonce = new_nonce([*candidate_texts, *(m.content for m in question)])
+    messages = render_review_prompt(question, [Candidate(label=l, text=texts[m]) for l, m in label_to_member.items()],
+                                    rubric, nonce)
+    record = ReviewRecord(reviewer=provider.member.name, order=order, labels=label_to_member)
+    usage = Usage()
+    attempts = 0
+    parsed: BallotParse | None = None
+    while True:
+        attempts += 1
+        try:
+            completion = await provider.complete(messages)
+        except ProviderError as error:
+            failure = Failure.from_error(error)
+            return record.model_copy(update={"status": "failed", "error": failure, "attempts": attempts,
+                                             "latency_ms": elapsed_ms(started), "usage": usage})
+        usage = usage + completion.usage
+        parsed = parse_ballot(completion.content, labels, rubric, nonce, candidate_texts)
+        if parsed.ok or attempts >= 2 or not retry_on_failure:
+            break
+        messages = [*messages, ChatMessage(role="assistant", content=completion.content),
+                    ChatMessage(role="user", content=render_retry_message(parsed.error or "invalid ballot", nonce))]
+    common = {"attempts": attempts, "latency_ms": elapsed_ms(started), "usage": usage}
+    if not parsed.ok:
+        failure = Failure(reason="parse", message=parsed.error or "invalid ballot", attempts=attempts)
+        return record.model_copy(update={"status": "failed", "error": failure, **common})
+    scores = {
+        label_to_member[label]: DimensionScoresRecord(
+            scores=dict(evaluation.scores), overall=evaluation.overall, notes=evaluation.notes,
+            reported_overall=parsed.reported_overall.get(label),
+        )
+        for label, evaluation in parsed.evaluations.items()
+    }
+    ranking = [label_to_member[label] for label in parsed.ranking]
+    return record.model_copy(update={"scores": scores, "ranking": ranking, **common})
+
+
+async def collect_reviews(ctx: RunContext, answers: list[AnswerRecord]) -> list[ReviewRecord]:
+    """Every reviewer at once, within the stage deadline."""
+    started = time.perf_counter()
+    plan = reviewers_and_candidates(answers, ctx.config.review.include_self)
+    texts = {a.member: a.content or "" for a in answers if a.status == "ok"}
+    orders = {reviewer: presentation_order(ctx.seed, reviewer, shown) for reviewer, shown in plan.items()}
+    jobs = {
+        reviewer: _review(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,
+                          ctx.config.review.retry_on_parse_failure)
+        for reviewer, order in orders.items()
+    }
+
+    def report(name: str, record: ReviewRecord) -> None:
+        ctx.emit("review", reviewer=name, status=record.status,
+                 error=record.error.model_dump() if record.error else None,
+                 scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order)
+
+    finished, stragglers = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)
+    records = list(finished.values())
+    for name in stragglers:
+        failure = Failure(reason="timeout", message=f"no review by the stage deadline of "
+                                                    f"{ctx.config.stages.stage_deadline_s:g}s")
+        record = ReviewRecord(reviewer=name, status="failed", error=failure, order=orders[name],
+                              latency_ms=elapsed_ms(started))
+        report(name, record)
+        records.append(record)
+    return ordered(records, ctx.members, key=lambda r: r.reviewer)

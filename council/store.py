@@ -1,0 +1,162 @@
+"""Run storage in SQLite: every run, written stage by stage, and reviewer calibration history.
+
+A run is inserted when it starts and rewritten after each stage, so an
+interrupted run keeps what it had. Reviewer statistics (the running mean,
+spread and reliability of each reviewer's scores) live here too, keyed by
+member name, provider and model, so calibration improves across runs and
+restarts; changing a member's model starts its history afresh.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from council.aggregate import ReviewerHistory
+from council.errors import CouncilError
+from council.result import CouncilResult
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      TEXT PRIMARY KEY,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    question    TEXT NOT NULL,
+    top_member  TEXT,
+    degraded    INTEGER NOT NULL,
+    simulated   INTEGER NOT NULL,
+    result_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at DESC);
+CREATE TABLE IF NOT EXISTS reviewer_stats (
+    reviewer_key TEXT PRIMARY KEY,
+    count        INTEGER NOT NULL,
+    mean         REAL NOT NULL,
+    m2           REAL NOT NULL,
+    resid_count  INTEGER NOT NULL,
+    resid_m2     REAL NOT NULL,
+    updated_at   TEXT NOT NULL
+);
+"""
+
+
+class StorageError(CouncilError):
+    """The database could not be opened, read or written."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One line of ``council runs``."""
+
+    run_id: str
+    created_at: str
+    status: str
+    question: str
+    top_member: str | None
+    degraded: bool
+    simulated: bool
+
+
+class Store:
+    """A SQLite database of runs. ``":memory:"`` gives a private in-memory one."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        try:
+            if self.path != ":memory:":
+                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StorageError(f"{self.path}: database schema {version} is newer than this Council ({SCHEMA_VERSION})")
+            self._db.executescript(_SCHEMA)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except (sqlite3.Error, OSError) as exc:
+            raise StorageError(f"cannot open the run database {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def _guard(self, action: str, work: Callable[[], object]) -> object:
+        try:
+            return work()
+        except sqlite3.Error as exc:
+            raise StorageError(f"{action} failed in {self.path}: {exc}") from None
+
+    def save(self, result: CouncilResult) -> None:
+        """Insert or replace a run (called after every stage)."""
+        first_user = next((m.content for m in reversed(result.question) if m.role == "user"), "")
+        row = (
+            result.run_id,
+            result.created_at.isoformat(),
+            datetime.now(UTC).isoformat(),
+            result.status,
+            first_user[:500],
+            result.final_answer.by if result.final_answer else (result.ranking[0].member if result.ranking else None),
+            int(result.degraded),
+            int(result.simulated),
+            result.model_dump_json(),
+        )
+        self._guard("saving a run", lambda: self._db.execute(
+            "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row))
+
+    def get(self, run_id: str) -> CouncilResult | None:
+        """The stored run, or None."""
+        row = self._guard("reading a run", lambda: self._db.execute(
+            "SELECT result_json FROM runs WHERE run_id = ?", (run_id,)).fetchone())
+        if row is None:
+            return None
+        try:
+            return CouncilResult.model_validate_json(row[0])  # type: ignore[index]
+        except ValidationError as exc:
+            raise StorageError(f"run {run_id} in {self.path} is unreadable: {exc.error_count()} problems") from None
+
+    def list_runs(self, limit: int = 20) -> list[RunSummary]:
+        """The newest runs first."""
+        rows = self._guard("listing runs", lambda: self._db.execute(
+            "SELECT run_id, created_at, status, question, top_member, degraded, simulated FROM runs "
+            "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall())
+        return [RunSummary(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]  # type: ignore[union-attr]
+
+    def reviewer_history(self, keys: list[str]) -> dict[str, ReviewerHistory]:
+        """Stored calibration statistics for these reviewer keys (missing ones are absent)."""
+        if not keys:
+            return {}
+        marks = ",".join("?" for _ in keys)
+        rows = self._guard("reading reviewer statistics", lambda: self._db.execute(
+            f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2 FROM reviewer_stats "
+            f"WHERE reviewer_key IN ({marks})", keys).fetchall())
+        return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5]) for r in rows}  # type: ignore[union-attr]
+
+    def update_reviewer_history(
+        self, keys: list[str], update: Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]
+    ) -> None:
+        """Read, update and write reviewer statistics in one transaction, so concurrent runs never lose one."""
+
+        def work() -> None:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                updated = update(self.reviewer_history(keys))
+                now = datetime.now(UTC).isoformat()
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO reviewer_stats VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(key, *asdict(stats).values(), now) for key, stats in updated.items()],
+                )
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+        self._guard("updating reviewer statistics", work)

@@ -66,6 +66,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from council.agreement import (
+    BIAS_MIN_ITEMS,
+    BIAS_THRESHOLD,
+    Agreement,
+    BiasFlag,
+    agreement,
+    bias_flags,
+    column_means,
+    kendall_tau,
+)
+
 METHODS = ("calibrated", "raw_mean", "per_question_z", "borda")
 
 PRIOR_SCORES = 4.0
@@ -76,12 +87,6 @@ RELIABILITY_PRIOR = 10.0
 """lambda: pseudo-residuals at ``RHO2_REF``, so a reviewer with little history keeps weight 1."""
 MIN_RELIABILITY = 0.05
 """No reviewer's weight falls below this, so one bad streak never silences it."""
-BIAS_MIN_ITEMS = 5
-"""A bias flag needs at least this many scored answers from the reviewer."""
-BIAS_THRESHOLD = 0.8
-"""A flag needs |Kendall tau-b| of at least this. With 5 distinct scores an unbiased reviewer
-reaches it by chance 8% of the time, with 6 scores 1.7%: read one flag as a hint."""
-
 _TINY = 1e-12
 
 
@@ -169,26 +174,6 @@ class CandidateScore:
 
 
 @dataclass(frozen=True)
-class Agreement:
-    """How far the reviewers agree; ``statistic`` names the headline number."""
-
-    kendall_w: float | None
-    mean_pairwise_tau: float | None
-    statistic: str
-    n_reviewers: int
-
-
-@dataclass(frozen=True)
-class BiasFlag:
-    """A reviewer whose scores follow presentation ``position`` or answer ``length``."""
-
-    reviewer: str
-    kind: str
-    correlation: float
-    detail: str
-
-
-@dataclass(frozen=True)
 class Aggregate:
     """The outcome of :func:`aggregate`; ``ranking`` is best first."""
 
@@ -198,17 +183,6 @@ class Aggregate:
     bias_flags: list[BiasFlag]
     reviewer_weights: dict[str, float]
     normalized: bool
-
-
-def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
-    """Kendall's tau-b of two equally long NaN-free sequences; NaN if undefined (a side all tied)."""
-    x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
-    if x.shape != y.shape:
-        raise ValueError(f"kendall_tau needs equal lengths, got {x.size} and {y.size}")
-    with np.errstate(all="ignore"):
-        sx, sy = np.sign(x[:, None] - x[None, :]), np.sign(y[:, None] - y[None, :])
-        den = np.sqrt(np.sum(sx * sx) * np.sum(sy * sy))
-        return float(np.sum(sx * sy) / den) if den > 0 else float("nan")
 
 
 def _reliability(count: float, m2: float) -> float:
@@ -319,80 +293,6 @@ def _borda(x: np.ndarray) -> np.ndarray:
     return np.where(ok, points, np.nan)
 
 
-def _pairwise_taus(x: np.ndarray) -> np.ndarray:
-    """(R, R) Kendall tau-b between reviewers over the candidates both scored; NaN where undefined."""
-    ok = np.isfinite(x)
-    s = np.nan_to_num(np.sign(x[:, :, None] - x[:, None, :]), nan=0.0)
-    both = (ok[:, :, None] & ok[:, None, :]).astype(float)
-    num = np.einsum("rij,sij->rs", s, s)
-    den_r = np.einsum("rij,sij->rs", s * s, both)
-    den = np.sqrt(den_r * den_r.T)
-    shared = ok.astype(float) @ ok.T.astype(float)
-    return np.where((den > 0) & (shared >= 2), num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def _kendall_w(ranked: np.ndarray) -> float | None:
-    """Kendall's W with tie correction for complete (m, n) score rows."""
-    m, n = ranked.shape
-    less = np.sum(ranked[:, None, :] < ranked[:, :, None], axis=2)
-    equal = np.sum(ranked[:, None, :] == ranked[:, :, None], axis=2)
-    ranks = 1.0 + less + 0.5 * (equal - 1)
-    ties = np.sum(equal**2 - 1)  # sum over items of t^2 - 1 equals the sum over tie groups of t^3 - t
-    s = np.sum((ranks.sum(axis=0) - m * (n + 1) / 2.0) ** 2)
-    den = m * m * (n**3 - n) - m * ties
-    return float(12.0 * s / den) if den > 0 else None
-
-
-def _agreement(x: np.ndarray) -> Agreement:
-    ok = np.isfinite(x)
-    active = ok.any(axis=1)
-    rows = x[active]
-    n_rev = int(active.sum())
-    w = None
-    if n_rev >= 2 and (ok[active] == ok[active][0]).all() and ok[active][0].sum() >= 2:
-        w = _kendall_w(rows[:, ok[active][0]])
-    taus = _pairwise_taus(rows)[np.triu_indices(n_rev, k=1)]
-    taus = taus[np.isfinite(taus)]
-    tau = float(np.mean(taus)) if taus.size else None
-    statistic = "kendall_w" if w is not None else "mean_pairwise_tau" if tau is not None else "none"
-    return Agreement(kendall_w=w, mean_pairwise_tau=tau, statistic=statistic, n_reviewers=n_rev)
-
-
-def _bias_flags(sheet: ScoreSheet, x: np.ndarray) -> list[BiasFlag]:
-    flags = []
-    lengths = sheet.answer_length
-    for i, name in enumerate(sheet.reviewers):
-        for kind, covariate in (("position", sheet.position[i].astype(float)), ("length", lengths)):
-            use = np.isfinite(x[i]) & np.isfinite(covariate) & ((covariate >= 0) if kind == "position" else True)
-            if use.sum() < BIAS_MIN_ITEMS:
-                continue
-            tau = kendall_tau(covariate[use], x[i][use])
-            if not np.isfinite(tau) or abs(tau) < BIAS_THRESHOLD:
-                continue
-            if kind == "position":
-                way = "earlier" if tau < 0 else "later"
-                detail = f"{name} scores answers shown {way} higher (Kendall tau {tau:+.2f} over {use.sum()} slots)"
-            else:
-                way = "longer" if tau > 0 else "shorter"
-                # Longer answers may simply be better: show whether the others see the same trend.
-                mean_others, n_others = _column_means(np.delete(x, i, axis=0))
-                both = use & (n_others > 0)
-                ctx = ""
-                others_tau = kendall_tau(lengths[both], mean_others[both]) if both.sum() >= 2 else float("nan")
-                if np.isfinite(others_tau):
-                    ctx = f"; the other reviewers' mean scores: {others_tau:+.2f}"
-                detail = f"{name} scores {way} answers higher (Kendall tau {tau:+.2f} over {use.sum()} answers{ctx})"
-            flags.append(BiasFlag(reviewer=name, kind=kind, correlation=tau, detail=detail))
-    return flags
-
-
-def _column_means(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    ok = np.isfinite(values)
-    n = ok.sum(axis=0)
-    total = np.where(ok, values, 0.0).sum(axis=0)
-    return np.where(n > 0, total / np.maximum(n, 1), np.nan), n
-
-
 def _finite(value: float) -> float:
     return float(value) if np.isfinite(value) else 0.0
 
@@ -411,24 +311,24 @@ def aggregate(
     with np.errstate(all="ignore"):
         x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
         n_rev, n_cand = x.shape
-        raw_mean, n_reviews = _column_means(x)
+        raw_mean, n_reviews = column_means(x)
         weights = np.ones(n_rev)
         normalized = method in ("calibrated", "per_question_z") and n_cand >= 3 and n_rev > 0
         if method == "borda":
-            score = _column_means(_borda(x))[0]
+            score = column_means(_borda(x))[0]
         elif not normalized:
             score = raw_mean
         elif method == "per_question_z":
-            score = _column_means(_per_question_z(x))[0]
+            score = column_means(_per_question_z(x))[0]
         else:
             hist = _history_arrays(sheet, history)
             z = _calibrated_z(x, hist)
             count, m2 = _residuals(z)
             weights = np.array([_reliability(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2)])
             score = _weighted_mean(z, weights)
-        agreement = _agreement(x)
-        flags = _bias_flags(sheet, x)
-        dims = {name: _column_means(np.where(np.isfinite(d), d, np.nan))[0] for name, d in sheet.dimensions.items()}
+        run_agreement = agreement(x)
+        flags = bias_flags(sheet.reviewers, sheet.position, sheet.answer_length, x)
+        dims = {name: column_means(np.where(np.isfinite(d), d, np.nan))[0] for name, d in sheet.dimensions.items()}
     # Scores equal up to float noise count as tied, so the raw mean decides as documented.
     order = sorted(
         range(n_cand),
@@ -453,7 +353,7 @@ def aggregate(
     return Aggregate(
         method=method,
         ranking=ranking,
-        agreement=agreement,
+        agreement=run_agreement,
         bias_flags=flags,
         reviewer_weights={name: float(w) for name, w in zip(sheet.reviewers, weights)},
         normalized=bool(normalized),

@@ -38,14 +38,16 @@ def config_dir() -> Path:
     return assets_root() / "config"
 
 
+@cache
 def load_prompt(name: str) -> str:
-    """Return the text of the prompt template ``prompts/NAME``."""
+    """Return the text of the prompt template ``prompts/NAME`` (read once per process)."""
     path = prompts_dir() / name
     if not path.is_file():
         raise FileNotFoundError(f"prompt template {name!r} not found in {prompts_dir()}")
     return path.read_text(encoding="utf-8")
 
 
+@cache
 def prompt_hash(name: str) -> str:
     """A short SHA-256 of a prompt template, recorded for reproducibility."""
     return hashlib.sha256(load_prompt(name).encode("utf-8")).hexdigest()[:16]

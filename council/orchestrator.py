@@ -237,8 +237,8 @@ class Council:
             ctx.emit("stage_started", stage="review")
             result.reviews = await collect_reviews(ctx, result.answers)
             result.timings.review_ms = elapsed_ms(stage)
-            self._save(result)
             stage = time.perf_counter()
+            # A ballot-only save is skipped: ranking follows at once, with no wait in between.
             self._rank(ctx, surviving)
             result.timings.aggregate_ms = elapsed_ms(stage)
         ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],

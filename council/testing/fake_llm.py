@@ -74,13 +74,15 @@ def _words(text: str) -> list[str]:
 class FakeLLMServer:
     """The fake upstream. ``async with FakeLLMServer() as fake:`` starts and stops it."""
 
-    def __init__(self) -> None:
+    def __init__(self, record: bool = True) -> None:
+        self.record = record
         self.requests: list[RecordedRequest] = []
         self._scripts: dict[str, list[Step]] = {}
         self._closing = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.default_latency_s = 0.0
+        self.default_reply: str | Replier | None = None
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *steps: Step) -> None:
@@ -94,7 +96,7 @@ class FakeLLMServer:
     def _next_step(self, model: str) -> Step:
         steps = self._scripts.get(model)
         if not steps:
-            return Step(latency_s=self.default_latency_s)
+            return Step(latency_s=self.default_latency_s, reply=self.default_reply)
         return steps.pop(0) if len(steps) > 1 else steps[0]
 
     # -- lifecycle ---------------------------------------------------------
@@ -140,7 +142,8 @@ class FakeLLMServer:
             api=api, path=request.path_qs, model=model, headers=dict(request.headers), body=body,
             stream=stream, received_at=time.monotonic(), messages=messages,
         )
-        self.requests.append(recorded)
+        if self.record:
+            self.requests.append(recorded)
         return recorded
 
     async def _prelude(self, step: Step) -> web.Response | None:

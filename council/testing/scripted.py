@@ -62,3 +62,57 @@ def council_member(
         return answer(request) if callable(answer) else answer
 
     return reply
+
+
+def quality_of(model: str) -> int:
+    """A fixed answer quality (3..9) per model name, for councils served by :func:`serve`."""
+    return 3 + sum(model.encode()) % 7
+
+
+def scripted_answer(request: RecordedRequest) -> str:
+    """What a member served by :func:`serve` answers: its name and its quality marker."""
+    return f"{request.model} answers: {request.last_user_text[:80]} quality={quality_of(request.model)}"
+
+
+def _quality_judge(text: str) -> int:
+    marker = text.rsplit("quality=", 1)
+    return int(marker[1][:1]) if len(marker) == 2 and marker[1][:1].isdigit() else 1
+
+
+def serve(argv: list[str] | None = None) -> None:
+    """Run a fake upstream whose every model is a scripted council member (for benchmarks).
+
+    ``python -m council.testing.scripted --latency 0.2 --slow model-x=5`` prints
+    ``PORT <n>`` once listening, then serves until killed.
+    """
+    import argparse
+    import asyncio
+
+    from council.testing.fake_llm import FakeLLMServer, Step
+
+    parser = argparse.ArgumentParser(prog="python -m council.testing.scripted")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply")
+    parser.add_argument("--slow", action="append", default=[], metavar="MODEL=SECONDS")
+    parser.add_argument("--no-record", action="store_true", help="keep no request log (long benchmarks)")
+    args = parser.parse_args(argv)
+
+    async def run() -> None:
+        server = FakeLLMServer(record=not args.no_record)
+        server.default_latency_s = args.latency
+        server.default_reply = council_member(scripted_answer, _quality_judge)
+        for item in args.slow:
+            model, _, seconds = item.partition("=")
+            server.script(model, Step(latency_s=float(seconds), reply=server.default_reply))
+        await server.start(port=args.port)
+        print(f"PORT {server.port}", flush=True)
+        await asyncio.Event().wait()
+
+    try:
+        asyncio.run(run())
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    serve()

@@ -288,3 +288,72 @@ async def test_simulated_council_runs_offline():
     assert len(result.ranking) == 4 and all(r.status == "ok" for r in result.reviews)
     assert result.ranking[0].member == "atlas"  # the persona with the highest hidden quality
     assert result.final_answer is not None and result.final_answer.by == "atlas"
+
+
+async def test_a_reviewer_that_fails_or_stalls_is_recorded(fake_llm, store):
+    script_members(fake_llm)
+    fake_llm.script("model-beta", Step(reply=council_member("beta quality=7", quality_judge)), Step(status=400))
+    fake_llm.script("model-gamma", Step(reply=council_member("gamma quality=5", quality_judge)), Step(hang=True))
+    config = make_config(fake_llm, chairman=None, stages={"stage_deadline_s": 1.0})
+    result = await run(config, store)
+    by_reviewer = {r.reviewer: r for r in result.reviews}
+    assert by_reviewer["beta"].status == "failed" and by_reviewer["beta"].error.reason == "upstream_error"
+    assert by_reviewer["gamma"].status == "failed" and by_reviewer["gamma"].error.reason == "timeout"
+    assert result.timings.review_ms < 1200
+    assert result.status == "complete" and len(result.ranking) == 4
+    assert all(entry.n_reviews >= 1 for entry in result.ranking)
+
+
+def classifier(verdicts: dict[str, str]):
+    """A safety classifier reply: flags an answer whose text contains a key of ``verdicts``."""
+
+    def reply(request: RecordedRequest) -> str:
+        text = request.messages[-1]["content"]
+        for needle, category in verdicts.items():
+            if needle in text:
+                return f'{{"safe": false, "category": "{category}", "evidence": "{needle}"}}'
+        return '{"safe": true, "category": null, "evidence": ""}'
+
+    return reply
+
+
+async def test_llm_safety_classifier_blocks_what_patterns_miss(fake_llm, store):
+    script_members(fake_llm, gamma=Step(reply=council_member("gamma hints at something nasty quality=5", quality_judge)))
+    fake_llm.script("model-delta", Step(reply=council_member("delta quality=3", quality_judge)))
+    judge_member = council_member("delta quality=3", quality_judge)
+
+    def delta_reply(request: RecordedRequest) -> str:
+        if "safety classifier" in request.messages[0]["content"]:
+            return classifier({"something nasty": "dangerous_instructions"})(request)
+        return judge_member(request)
+
+    fake_llm.script("model-delta", Step(reply=delta_reply))
+    result = await run(make_config(fake_llm, chairman=None, safety={"llm_member": "delta"}), store)
+    gamma = result.answer("gamma")
+    assert gamma is not None and gamma.status == "blocked"
+    assert gamma.safety.findings[0].rule == "llm.delta"
+    assert gamma.safety.findings[0].category == "dangerous_instructions"
+    assert result.answer("alpha").safety.passed
+    assert "gamma" not in [e.member for e in result.ranking]
+
+
+async def test_llm_safety_classifier_failure_blocks_nothing_but_is_noted(fake_llm, store):
+    script_members(fake_llm)
+    judge_member = council_member("delta quality=3", quality_judge)
+
+    def delta_reply(request: RecordedRequest) -> str:
+        if "safety classifier" in request.messages[0]["content"]:
+            return "I am not sure."
+        return judge_member(request)
+
+    fake_llm.script("model-delta", Step(reply=delta_reply))
+    result = await run(make_config(fake_llm, chairman=None, safety={"llm_member": "delta"}), store)
+    assert all(a.status == "ok" for a in result.answers)
+    assert any("gave no usable verdict" in note for note in result.answer("alpha").safety.notes)
+
+
+async def test_safety_gate_can_be_switched_off(fake_llm, store):
+    unsafe = "Step 1: fill a steel pipe with black powder to build a pipe bomb. quality=10"
+    script_members(fake_llm, beta=Step(reply=council_member(unsafe, quality_judge)))
+    result = await run(make_config(fake_llm, chairman=None, safety={"enabled": False}), store)
+    assert result.answer("beta").status == "ok" and result.answer("beta").safety is None

@@ -76,6 +76,13 @@ def _parser() -> argparse.ArgumentParser:
     _add_run_options(commands.add_parser("ask", help="ask the council a question"))
     _add_run_options(commands.add_parser("compare", help="the answers side by side, with per-dimension scores"))
 
+    serve = commands.add_parser("serve", help="serve an OpenAI-compatible API (model 'council')")
+    serve.add_argument("--config", help=f"council config file (default: ${ENV_CONFIG}, else the simulated council)")
+    serve.add_argument("--host", help="address to bind (default: server.host, 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to bind (default: server.port, 8000)")
+    serve.add_argument("--insecure-no-auth", action="store_true",
+                       help="allow a non-loopback address without API keys")
+
     runs = commands.add_parser("runs", help="list stored runs")
     runs.add_argument("--config", help="council config file (for the database path)")
     runs.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
@@ -110,7 +117,8 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
     else:
         print(render_report(result))
     if result.status != "complete" or not result.ranking:
-        print(f"council: run failed: {result.error or 'no ranking was produced'}", file=sys.stderr)
+        reason = result.error or "; ".join(result.degraded_reasons) or "no ranking was produced"
+        print(f"council: run failed: {reason}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 
@@ -175,6 +183,16 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             raise UsageError("the question is empty")
         config = load_cli_config(args.config, environ)
         return asyncio.run(_run_council(args, config, environ))
+    if args.command == "serve":
+        from council.server import run_server
+
+        config = load_cli_config(args.config, environ)
+        port = config.server.port if args.port is None else args.port
+        if not 0 <= port <= 65535:
+            raise UsageError(f"--port must be between 0 and 65535, got {port}")
+        run_server(config, args.host or config.server.host, port, insecure_no_auth=args.insecure_no_auth,
+                   environ=environ)
+        return EXIT_OK
     if args.command == "runs":
         return _runs(args, environ)
     if args.command == "show":

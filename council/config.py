@@ -137,6 +137,14 @@ class ServerConfig(_Strict):
     api_keys_env: EnvVarName = Field(default=ENV_API_KEYS, description="Variable with accepted keys, comma-separated.")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, description="Larger request bodies get 413.")
     max_concurrent_runs: int = Field(default=32, ge=1, le=10_000, description="More get 429.")
+    progress: Literal["reasoning_content", "think", "off"] = Field(
+        default="reasoning_content", description="How streamed runs show stage progress."
+    )
+    keepalive_s: float = Field(default=10.0, gt=0, le=300, description="Longest silence on a stream.")
+    on_disconnect: Literal["cancel", "finish"] = Field(
+        default="cancel", description="When a client goes away: cancel the run, or finish and store it."
+    )
+    shutdown_grace_s: float = Field(default=30.0, ge=0, le=3600, description="Time runs get to finish on SIGTERM.")
 
 
 def default_db_path() -> Path:

@@ -160,8 +160,13 @@ class Council:
         members: Sequence[str] | None = None,
         chairman: str | None = _UNSET,
         on_event: EventSink | None = None,
+        run_id: str | None = None,
     ) -> CouncilResult:
-        """Run the whole council on a question or a conversation and return the result."""
+        """Run the whole council on a question or a conversation and return the result.
+
+        ``run_id`` lets a caller name the run before it starts (the server
+        sends it in a response header); by default a fresh one is drawn.
+        """
         try:
             messages = as_messages(question if isinstance(question, str) else list(question))
         except ValueError as exc:
@@ -177,14 +182,18 @@ class Council:
         temporary = self._transport is None
         try:
             providers = self._ensure_providers()
-            return await self._run(messages, chosen, chair, providers, on_event or ignore_events)
+            return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id)
         finally:
             if temporary and self._owns_transport and self._transport is not None:
                 await self._transport.aclose()
                 self._transport = None
                 self._providers = None
 
-    def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int) -> CouncilResult:
+    def provider(self, member: str) -> Provider:
+        """The client of one member, for pass-through calls (``KeyError`` if unknown)."""
+        return self._ensure_providers()[member]
+
+    def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int, run_id: str | None) -> CouncilResult:
         reproducibility = Reproducibility(
             config_hash=self._config_hash,
             prompt_hashes={name: prompt_hash(name) for name in PROMPTS},
@@ -196,7 +205,7 @@ class Council:
             package_version=__version__,
         )
         simulated = any(self.config.member(m).provider == "simulated" for m in members)
-        return CouncilResult(run_id=uuid.uuid4().hex, created_at=datetime.now(UTC), question=messages,
+        return CouncilResult(run_id=run_id or uuid.uuid4().hex, created_at=datetime.now(UTC), question=messages,
                              simulated=simulated, reproducibility=reproducibility)
 
     def _save(self, result: CouncilResult) -> None:
@@ -204,10 +213,10 @@ class Council:
             self.store.save(result)
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
-                   providers: dict[str, Provider], sink: EventSink) -> CouncilResult:
+                   providers: dict[str, Provider], sink: EventSink, run_id: str | None) -> CouncilResult:
         started = time.perf_counter()
         seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
-        result = self._new_result(messages, members, seed)
+        result = self._new_result(messages, members, seed, run_id)
         ctx = RunContext(self.config, providers, self.rubric, result, sink, members, chairman, seed)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         self._save(result)
@@ -223,10 +232,18 @@ class Council:
         self._save(result)
 
         surviving = [a for a in result.answers if a.status == "ok"]
+        # Blocked answers count toward the quorum: the quorum is about members being reachable.
+        answered = sum(a.status != "failed" for a in result.answers)
         quorum = min(self.config.stages.quorum, len(members))
-        if len(surviving) < quorum:
-            return self._finish_failed(ctx, started, f"quorum not met: {len(surviving)} of {len(members)} answers "
-                                                     f"survived, {quorum} needed")
+        if answered < quorum:
+            return self._finish_failed(ctx, started, f"quorum not met: {answered} of {len(members)} members "
+                                                     f"answered, {quorum} needed")
+        if not surviving:
+            result.degrade("every answer was blocked by the safety gate")
+            result.final_answer = await final_answer(ctx, [], result.answers)
+            ctx.emit("final", **result.final_answer.model_dump())
+            result.status = "complete"
+            return self._finish(ctx, started)
         if len(surviving) == 1:
             result.degrade(f"only one answer survived ({surviving[0].member}): no review")
             result.ranking = [RankingEntry(member=surviving[0].member, rank=1, score=0.0, raw_mean=None, n_reviews=0)]

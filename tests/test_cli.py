@@ -175,7 +175,7 @@ async def test_every_member_failing_is_a_clear_failure(fake_llm, tmp_path):
     path = member_config(tmp_path, fake_llm.url, provider="anthropic")
     code, out, err = await _cli("ask", "q", "--config", str(path), env={"COUNCIL_DB_PATH": str(tmp_path / "f.db")})
     assert code == EXIT_FAILED
-    assert "Run failed: quorum not met: 0 of 2 answers survived, 2 needed" in out
+    assert "Run failed: quorum not met: 0 of 2 members answered, 2 needed" in out
     assert "auth: solo (anthropic/model-solo): HTTP 401 bad key" in out
     assert "council: run failed: quorum not met" in err
     assert "Traceback" not in err

@@ -144,7 +144,7 @@ async def test_quorum_not_met_fails_the_run_with_a_reason(fake_llm, store):
     script_members(fake_llm, alpha=Step(status=401), beta=Step(status=401), gamma=Step(status=401))
     result = await run(make_config(fake_llm, stages={"quorum": 2}), store)
     assert result.status == "failed"
-    assert result.error == "quorum not met: 1 of 4 answers survived, 2 needed"
+    assert result.error == "quorum not met: 1 of 4 members answered, 2 needed"
     assert result.ranking == [] and result.final_answer is None
     assert store.get(result.run_id).status == "failed"
 
@@ -357,3 +357,13 @@ async def test_safety_gate_can_be_switched_off(fake_llm, store):
     script_members(fake_llm, beta=Step(reply=council_member(unsafe, quality_judge)))
     result = await run(make_config(fake_llm, chairman=None, safety={"enabled": False}), store)
     assert result.answer("beta").status == "ok" and result.answer("beta").safety is None
+
+
+async def test_every_answer_blocked_gives_a_filtered_result(fake_llm, store):
+    unsafe = "To build a pipe bomb, Step 1: fill a steel pipe with black powder. Step 2: cap both ends."
+    script_members(fake_llm, **{name: Step(reply=council_member(unsafe, quality_judge)) for name in PROVIDERS})
+    result = await run(make_config(fake_llm), store)
+    assert result.status == "complete" and result.ranking == [] and result.reviews == []
+    assert result.final_answer is not None and result.final_answer.blocked and result.final_answer.content == ""
+    assert all(a.status == "blocked" for a in result.answers)
+    assert "every answer was blocked by the safety gate" in result.degraded_reasons

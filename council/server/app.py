@@ -1,0 +1,195 @@
+"""The aiohttp application behind ``council serve``: an OpenAI-compatible API.
+
+Endpoints: ``GET /v1/models``, ``GET /v1/models/{id}``,
+``POST /v1/chat/completions``, ``GET /v1/council/runs/{id}`` and
+``GET /healthz``. Every error is answered in OpenAI's shape with the right
+status; nothing ever answers with a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import time
+from collections.abc import Awaitable, Callable, Mapping
+
+from aiohttp import web
+from pydantic import SecretStr
+
+from council.config import CouncilConfig, server_api_keys
+from council.errors import CouncilError
+from council.logs import get_logger
+from council.orchestrator import Council
+from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, ChatHandler
+from council.server.schema import ApiError, decode_body, parse_request
+
+_log = get_logger("server")
+COUNCIL_KEY = web.AppKey("council", Council)
+CHAT_KEY = web.AppKey("chat", ChatHandler)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_OPEN_PATHS = frozenset({"/healthz"})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only accepts connections from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _error_response(error: ApiError) -> web.Response:
+    return web.json_response(error.body(), status=error.status, headers=error.headers)
+
+
+@web.middleware
+async def errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every failure becomes an OpenAI-shaped error; an unexpected one is logged, never shown."""
+    try:
+        return await handler(request)
+    except ApiError as error:
+        return _error_response(error)
+    except web.HTTPRequestEntityTooLarge as error:
+        return _error_response(ApiError(413, f"the request body is larger than {error.max_size} bytes",
+                                        code="request_too_large"))
+    except web.HTTPNotFound:
+        return _error_response(ApiError(404, f"no route {request.method} {request.path}", code="not_found"))
+    except web.HTTPMethodNotAllowed as error:
+        return _error_response(ApiError(405, f"{request.method} is not allowed on {request.path}; "
+                                             f"use {', '.join(sorted(error.allowed_methods))}",
+                                        code="method_not_allowed"))
+    except web.HTTPException:
+        raise
+    except (asyncio.CancelledError, ConnectionResetError):
+        raise
+    except CouncilError as error:
+        return _error_response(ApiError(500, str(error), type="server_error", code="council_error"))
+    except Exception as error:  # noqa: BLE001 - the boundary: log it, answer plainly
+        _log.error("unhandled_error", path=request.path, error=error, exc_info=True)
+        return _error_response(ApiError(500, "internal server error", type="server_error", code="internal_error"))
+
+
+def auth_middleware(keys: list[SecretStr]) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+    """Require ``Authorization: Bearer KEY`` when keys are configured, compared in constant time."""
+    encoded = [k.get_secret_value().encode() for k in keys]
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if encoded and request.path not in _OPEN_PATHS:
+            header = request.headers.get("Authorization", "")
+            scheme, _, token = header.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise ApiError(401, "missing API key: send Authorization: Bearer <key>", type="authentication_error",
+                               code="invalid_api_key")
+            given = token.strip().encode()
+            matched = False
+            for key in encoded:  # no early exit: the time taken does not tell which key came close
+                matched |= hmac.compare_digest(given, key)
+            if not matched:
+                raise ApiError(401, "invalid API key", type="authentication_error", code="invalid_api_key")
+        return await handler(request)
+
+    return middleware
+
+
+def _models(council: Council, created: int) -> list[dict[str, object]]:
+    models: list[dict[str, object]] = [{"id": COUNCIL_MODEL, "object": "model", "created": created,
+                                        "owned_by": "council", "description": "the full council"}]
+    for member in council.config.members:
+        models.append({"id": MEMBER_PREFIX + member.name, "object": "model", "created": created, "owned_by": "council",
+                       "description": f"{member.provider}/{member.model}, passed through"})
+    return models
+
+
+def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = None,
+               council: Council | None = None) -> web.Application:
+    """The server application for ``config``; the council opens on startup and closes on cleanup."""
+    keys = server_api_keys(config, environ)
+    app = web.Application(client_max_size=config.server.max_body_bytes,
+                          middlewares=[errors_middleware, auth_middleware(keys)])
+    council = council or Council(config, environ=environ)
+    created = int(time.time())
+    app[COUNCIL_KEY] = council
+    app[CHAT_KEY] = chat = ChatHandler(council, app)
+
+    async def list_models(_request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": _models(council, created)})
+
+    async def get_model(request: web.Request) -> web.Response:
+        wanted = request.match_info["model_id"]
+        for model in _models(council, created):
+            if model["id"] == wanted:
+                return web.json_response(model)
+        raise ApiError(404, f"The model '{wanted}' does not exist", param="model", code="model_not_found")
+
+    async def chat_completions(request: web.Request) -> web.StreamResponse:
+        limit = config.server.max_body_bytes
+        if request.content_length is not None and request.content_length > limit:
+            raise ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
+        body = parse_request(decode_body(await request.read()))
+        if body.model == COUNCIL_MODEL:
+            return await chat.council_completion(request, body)
+        if body.model.startswith(MEMBER_PREFIX):
+            return await chat.member_completion(request, body, body.model.removeprefix(MEMBER_PREFIX))
+        raise ApiError(404, f"The model '{body.model}' does not exist; see GET /v1/models", param="model",
+                       code="model_not_found")
+
+    async def get_run(request: web.Request) -> web.Response:
+        run_id = request.match_info["run_id"]
+        stored = council.store.get(run_id) if council.store is not None else None
+        if stored is None:
+            raise ApiError(404, f"no council run {run_id!r}", param="run_id", code="run_not_found")
+        return web.json_response(stored.model_dump(mode="json"))
+
+    async def healthz(_request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok", "active_runs": chat.active_runs,
+                                  "members": [m.name for m in config.members]})
+
+    app.router.add_get("/v1/models", list_models)
+    app.router.add_get("/v1/models/{model_id:.+}", get_model)
+    app.router.add_post("/v1/chat/completions", chat_completions)
+    app.router.add_get("/v1/council/runs/{run_id}", get_run)
+    app.router.add_get("/healthz", healthz)
+
+    async def open_council(_app: web.Application) -> None:
+        await council.__aenter__()
+
+    async def drain_runs(_app: web.Application) -> None:
+        # Runs kept alive past their client (on_disconnect: finish) get the grace period, then are cancelled.
+        if chat.background:
+            _done, pending = await asyncio.wait(set(chat.background), timeout=config.server.shutdown_grace_s)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def close_council(_app: web.Application) -> None:
+        await council.aclose()
+
+    app.on_startup.append(open_council)
+    app.on_shutdown.append(drain_runs)
+    app.on_cleanup.append(close_council)
+    return app
+
+
+def check_binding(config: CouncilConfig, host: str, insecure_no_auth: bool,
+                  environ: Mapping[str, str] | None = None) -> None:
+    """Refuse to expose an unauthenticated council beyond this machine."""
+    if not server_api_keys(config, environ) and not is_loopback(host) and not insecure_no_auth:
+        raise CouncilError(
+            f"refusing to listen on {host} without API keys: set ${config.server.api_keys_env} (comma-separated "
+            "keys), bind 127.0.0.1, or pass --insecure-no-auth"
+        )
+
+
+def run_server(config: CouncilConfig, host: str, port: int, *, insecure_no_auth: bool = False,
+               environ: Mapping[str, str] | None = None) -> None:
+    """Serve until SIGTERM or SIGINT, then drain within ``server.shutdown_grace_s``."""
+    check_binding(config, host, insecure_no_auth, environ)
+    app = create_app(config, environ=environ)
+    print(f"council: serving {len(config.members)} members on http://{host}:{port}/v1 "
+          f"(model 'council', pass-through 'member/NAME')", flush=True)
+    web.run_app(app, host=host, port=port, shutdown_timeout=config.server.shutdown_grace_s,
+                handler_cancellation=True, access_log=None, print=None)

@@ -1,0 +1,275 @@
+"""``POST /v1/chat/completions``: the full council, or one member passed through.
+
+The council model runs the pipeline and answers with the final answer; its
+stream shows stage progress as ``reasoning_content`` (or ``<think>`` text),
+then the final answer, with keep-alive comments while it waits. A member
+model (``member/NAME``) proxies the request to that member, streamed when
+asked, for the cheap side tasks chat apps send (titles, tags).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import Any
+
+from aiohttp import web
+
+from council.errors import CouncilError, ProviderError, ProviderTimeout, RateLimited
+from council.events import StageEvent
+from council.logs import get_logger
+from council.orchestrator import Council
+from council.result import CouncilResult
+from council.server.schema import ApiError, ChatCompletionRequest, to_messages
+from council.server.wire import ChunkWriter, completion_body, progress_line
+
+COUNCIL_MODEL = "council"
+MEMBER_PREFIX = "member/"
+NO_RETRY = {"x-should-retry": "false"}
+_log = get_logger("server.chat")
+
+
+def council_summary(result: CouncilResult) -> dict[str, Any]:
+    """The extra top-level ``council`` object of a response."""
+    final = result.final_answer
+    return {
+        "run_id": result.run_id,
+        "status": result.status,
+        "ranking": [{"member": e.member, "rank": e.rank, "score": e.score} for e in result.ranking],
+        "final_by": final.by if final else None,
+        "fallback": final.fallback if final else None,
+        "degraded": result.degraded,
+        "degraded_reasons": result.degraded_reasons,
+        "simulated": result.simulated,
+    }
+
+
+def failure_error(result: CouncilResult) -> ApiError:
+    """502, or 503 when every failure was temporary; never retried by SDKs, since a retry reruns the council."""
+    reasons = {a.error.reason for a in result.answers if a.error is not None}
+    status = 503 if reasons and reasons <= {"rate_limited", "timeout"} else 502
+    return ApiError(status, f"the council could not answer: {result.error}", type="server_error",
+                    code="council_failed", headers={**NO_RETRY, "x-council-run-id": result.run_id})
+
+
+def finish_reason(result: CouncilResult) -> str:
+    """``content_filter`` when the safety gate left no answer, else ``stop``."""
+    return "content_filter" if result.final_answer is not None and result.final_answer.blocked else "stop"
+
+
+class ChatHandler:
+    """Serves chat completions for one council."""
+
+    def __init__(self, council: Council, app: web.Application) -> None:
+        self.council = council
+        self.app = app
+        self.config = council.config.server
+        self.active_runs = 0
+        self.background: set[asyncio.Task[Any]] = set()
+
+    # -- the council model ---------------------------------------------------
+    def _admit(self) -> None:
+        if self.active_runs >= self.config.max_concurrent_runs:
+            raise ApiError(429, f"{self.active_runs} council runs are in progress, the limit; retry shortly",
+                           type="rate_limit_error", code="too_many_runs", headers={"Retry-After": "1"})
+
+    def _start(self, coroutine: Any) -> asyncio.Task[CouncilResult]:
+        task = asyncio.ensure_future(coroutine)
+        self.background.add(task)
+        self.active_runs += 1
+
+        def done(finished: asyncio.Task[Any]) -> None:
+            self.background.discard(finished)
+            self.active_runs -= 1
+            if not finished.cancelled():
+                finished.exception()  # retrieved here so an orphaned failure is never "never retrieved"
+
+        task.add_done_callback(done)
+        return task
+
+    async def _await_run(self, task: asyncio.Task[CouncilResult]) -> CouncilResult:
+        if self.config.on_disconnect == "finish":
+            return await asyncio.shield(task)  # a cancelled handler leaves the run to finish and be stored
+        try:
+            return await task
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+
+    async def council_completion(self, request: web.Request, body: ChatCompletionRequest) -> web.StreamResponse:
+        """Run the council for one request."""
+        messages = to_messages(body)
+        self._admit()
+        run_id = uuid.uuid4().hex
+        completion_id = f"chatcmpl-{run_id}"
+        created = int(time.time())
+        if body.stream:
+            return await self._council_stream(request, body, messages, run_id, completion_id, created)
+        task = self._start(self.council.ask(messages, run_id=run_id))
+        result = await self._await_run(task)
+        if result.status != "complete" or result.final_answer is None:
+            raise failure_error(result)
+        payload = completion_body(completion_id, created, COUNCIL_MODEL, result.final_answer.content,
+                                  finish_reason(result), result.usage, {"council": council_summary(result)})
+        return web.json_response(payload, headers={"x-council-run-id": run_id})
+
+    async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, messages: list[Any],
+                              run_id: str, completion_id: str, created: int) -> web.StreamResponse:
+        queue: asyncio.Queue[StageEvent] = asyncio.Queue()
+        task = self._start(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait))
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+            "x-council-run-id": run_id,
+        })
+        try:
+            await response.prepare(request)
+            writer = ChunkWriter(response, completion_id, created, COUNCIL_MODEL, body.include_usage)
+            await _StreamRun(writer, task, queue, self.config.progress, self.config.keepalive_s).play()
+            await response.write_eof()
+        except (ConnectionResetError, asyncio.CancelledError):
+            if self.config.on_disconnect == "cancel":
+                task.cancel()
+            raise
+        return response
+
+    # -- pass-through members ---------------------------------------------------
+    async def member_completion(self, request: web.Request, body: ChatCompletionRequest, member: str) -> web.StreamResponse:
+        """Proxy the request to one member."""
+        try:
+            provider = self.council.provider(member)
+        except KeyError:
+            raise ApiError(404, f"The model '{body.model}' does not exist", param="model",
+                           code="model_not_found") from None
+        messages = to_messages(body)
+        params = body.params()
+        completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+        created = int(time.time())
+        if not body.stream:
+            try:
+                completion = await provider.complete(messages, params)
+            except ProviderError as error:
+                raise upstream_error(error) from None
+            return web.json_response(completion_body(completion_id, created, body.model, completion.content,
+                                                     completion.finish_reason or "stop", completion.usage))
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+        stream = provider.stream(messages, params)
+        started = False
+        try:
+            async for delta in stream:
+                if not started:
+                    await response.prepare(request)
+                    writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
+                    await writer.delta({"role": "assistant", "content": ""})
+                    started = True
+                await writer.delta({"content": delta})
+        except ProviderError as error:
+            if not started:
+                raise upstream_error(error) from None
+            await writer.error(str(error), code=error.reason)
+            return response
+        finally:
+            await stream.aclose()
+        if not started:
+            await response.prepare(request)
+            writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
+            await writer.delta({"role": "assistant", "content": ""})
+        completion = stream.completion
+        await writer.delta({}, (completion.finish_reason if completion else None) or "stop")
+        if completion is not None:
+            await writer.usage(completion.usage)
+        await writer.done()
+        await response.write_eof()
+        return response
+
+
+def upstream_error(error: ProviderError) -> ApiError:
+    """A member's failure as the client sees it."""
+    if isinstance(error, RateLimited):
+        return ApiError(429, str(error), type="rate_limit_error", code=error.reason)
+    if isinstance(error, ProviderTimeout):
+        return ApiError(504, str(error), type="server_error", code=error.reason)
+    return ApiError(502, str(error), type="server_error", code=error.reason)
+
+
+class _StreamRun:
+    """Plays one council run onto an SSE stream, in the order chat clients expect."""
+
+    def __init__(self, writer: ChunkWriter, task: asyncio.Task[CouncilResult], queue: asyncio.Queue[StageEvent],
+                 progress: str, keepalive_s: float) -> None:
+        self.writer = writer
+        self.task = task
+        self.queue = queue
+        self.progress = progress
+        self.keepalive_s = keepalive_s
+        self.thinking = False
+        self.streamed_final = False
+
+    async def play(self) -> None:
+        await self.writer.delta({"role": "assistant", "content": ""})
+        while True:
+            getter = asyncio.ensure_future(self.queue.get())
+            done, _ = await asyncio.wait({getter, self.task}, timeout=self.keepalive_s,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                await self._on_event(getter.result())
+                continue
+            getter.cancel()
+            if self.task in done:
+                while not self.queue.empty():
+                    await self._on_event(self.queue.get_nowait())
+                break
+            await self.writer.keepalive()
+        try:
+            result = self.task.result()
+        except CouncilError as error:
+            await self.writer.error(f"the council could not answer: {error}", code="council_failed")
+            return
+        except Exception as error:  # noqa: BLE001 - the stream has started: report, never a traceback
+            _log.error("run_crashed", error=error)
+            await self.writer.error("internal error while running the council", code="internal_error")
+            return
+        await self._finish(result)
+
+    async def _reason(self, text: str) -> None:
+        if self.progress == "reasoning_content":
+            await self.writer.delta({"reasoning_content": text + "\n"})
+        elif self.progress == "think":
+            opening = "" if self.thinking else "<think>\n"
+            self.thinking = True
+            await self.writer.delta({"content": opening + text + "\n"})
+
+    async def _close_thinking(self) -> None:
+        if self.thinking:
+            self.thinking = False
+            await self.writer.delta({"content": "</think>\n\n"})
+
+    async def _on_event(self, event: StageEvent) -> None:
+        if event.kind == "final_delta":
+            await self._close_thinking()
+            self.streamed_final = True
+            await self.writer.delta({"content": event.data["text"]})
+            return
+        if event.kind == "final":
+            await self._close_thinking()
+            if event.data.get("source") == "chairman":
+                return
+            content = event.data.get("content") or ""
+            if self.streamed_final:
+                # The chairman's text already went out; say plainly what follows it.
+                content = f"\n\n[The chairman's answer was not usable; the top-ranked answer follows.]\n\n{content}"
+            if content:
+                await self.writer.delta({"content": content})
+            return
+        line = progress_line(event)
+        if line is not None:
+            await self._reason(line)
+
+    async def _finish(self, result: CouncilResult) -> None:
+        await self._close_thinking()
+        if result.status != "complete" or result.final_answer is None:
+            await self.writer.error(f"the council could not answer: {result.error}", code="council_failed")
+            return
+        await self.writer.delta({}, finish_reason(result))
+        await self.writer.usage(result.usage)
+        await self.writer.done()

@@ -1,0 +1,77 @@
+"""Fixtures: a council server on a random loopback port, its members on the fake LLM server."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+from aiohttp import web
+
+from council.config import CouncilConfig
+from council.orchestrator import Council
+from council.server.app import create_app
+from council.store import Store
+from council.testing.fake_llm import FakeLLMServer, Step
+from council.testing.scripted import council_member
+
+MEMBERS = {"alpha": 9, "beta": 7, "gamma": 5}
+API_KEY = "test-council-key-123"
+
+
+@dataclass
+class RunningServer:
+    """A started server and what tests need to reach it."""
+
+    url: str
+    fake: FakeLLMServer
+    council: Council
+    store: Store
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+
+def quality_judge(text: str) -> int:
+    marker = text.rsplit("quality=", 1)
+    return int(marker[1][:1]) if len(marker) == 2 and marker[1][:1].isdigit() else 1
+
+
+def server_config(fake: FakeLLMServer, **server: object) -> CouncilConfig:
+    return CouncilConfig.model_validate({
+        "members": [{"name": name, "provider": "openai", "model": f"model-{name}", "base_url": fake.url + "/v1"}
+                    for name in MEMBERS],
+        "chairman": "alpha",
+        "retry": {"max_attempts": 2, "initial_backoff_s": 0.01, "jitter_s": 0},
+        "stages": {"stage_deadline_s": 5, "member_timeout_s": 5},
+        "server": {"max_body_bytes": 64 * 1024, **server},
+    })
+
+
+def script(fake: FakeLLMServer) -> None:
+    for name, quality in MEMBERS.items():
+        fake.script(f"model-{name}", Step(reply=council_member(f"{name} thinks 42. quality={quality}", quality_judge)))
+
+
+async def start_server(fake: FakeLLMServer, keys: str | None = API_KEY, **server: object) -> tuple[web.AppRunner, RunningServer]:
+    config = server_config(fake, **server)
+    store = Store(":memory:")
+    council = Council(config, store=store, environ={})
+    app = create_app(config, environ={"COUNCIL_API_KEYS": keys} if keys else {}, council=council)
+    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return runner, RunningServer(f"http://127.0.0.1:{port}", fake, council, store)
+
+
+@pytest.fixture
+async def server(fake_llm: FakeLLMServer) -> AsyncIterator[RunningServer]:
+    """A council server requiring API_KEY, with three scripted members."""
+    script(fake_llm)
+    runner, running = await start_server(fake_llm)
+    yield running
+    await runner.cleanup()
+    running.store.close()

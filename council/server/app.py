@@ -27,6 +27,7 @@ from council.server.schema import ApiError, decode_body, parse_request
 _log = get_logger("server")
 COUNCIL_KEY = web.AppKey("council", Council)
 CHAT_KEY = web.AppKey("chat", ChatHandler)
+LIMIT_KEY = web.AppKey("max_body_bytes", int)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _OPEN_PATHS = frozenset({"/healthz"})
 
@@ -52,9 +53,9 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         return await handler(request)
     except ApiError as error:
         return _error_response(error)
-    except web.HTTPRequestEntityTooLarge as error:
-        return _error_response(ApiError(413, f"the request body is larger than {error.max_size} bytes",
-                                        code="request_too_large"))
+    except web.HTTPRequestEntityTooLarge:
+        limit = request.app[LIMIT_KEY]
+        return _error_response(ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large"))
     except web.HTTPNotFound:
         return _error_response(ApiError(404, f"no route {request.method} {request.path}", code="not_found"))
     except web.HTTPMethodNotAllowed as error:
@@ -113,6 +114,7 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     council = council or Council(config, environ=environ)
     created = int(time.time())
     app[COUNCIL_KEY] = council
+    app[LIMIT_KEY] = config.server.max_body_bytes
     app[CHAT_KEY] = chat = ChatHandler(council, app)
 
     async def list_models(_request: web.Request) -> web.Response:

@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, Stri
 from council.types import ChatMessage, GenerationParams
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# pydantic puts the tried type of a union member into error locations; field names are snake_case.
+_TYPE_TAG = re.compile(r"^(?:str|int|float|bool|none|(?:list|dict|tagged-union|function-\w+|constrained-\w+)\[.*\]"
+                       r"|function-.*|[A-Z]\w*)$")
 
 
 class ApiError(Exception):
@@ -107,7 +110,7 @@ def _param(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             path += f"[{part}]"
-        elif not part.startswith(("str", "list[", "function-", "int", "float", "constrained")):
+        elif not _TYPE_TAG.match(part):
             path += f".{part}" if path else part
     return path
 

@@ -28,7 +28,7 @@ from council.config import (
     load_config,
     simulated_config_path,
 )
-from council.errors import ConfigError, CouncilError, InvalidRequest, ProviderError
+from council.errors import ConfigError, CouncilError, InvalidRequest, ProviderError, UnsafeBinding
 from council.logs import configure_logging
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except KeyboardInterrupt:
         print("council: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (ConfigError, UsageError, InvalidRequest) as exc:
+    except (ConfigError, UsageError, InvalidRequest, UnsafeBinding) as exc:
         print(f"council: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except ProviderError as exc:

@@ -58,6 +58,10 @@ class InvalidRequest(CouncilError):
     """The question or the run options are unusable (empty question, unknown member)."""
 
 
+class UnsafeBinding(CouncilError):
+    """``council serve`` was asked to expose an unauthenticated council beyond this machine."""
+
+
 class ProviderError(CouncilError):
     """An upstream model call failed.
 

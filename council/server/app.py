@@ -18,7 +18,7 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from council.config import CouncilConfig, server_api_keys
-from council.errors import CouncilError
+from council.errors import CouncilError, UnsafeBinding
 from council.logs import get_logger
 from council.orchestrator import Council
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, ChatHandler
@@ -180,7 +180,7 @@ def check_binding(config: CouncilConfig, host: str, insecure_no_auth: bool,
                   environ: Mapping[str, str] | None = None) -> None:
     """Refuse to expose an unauthenticated council beyond this machine."""
     if not server_api_keys(config, environ) and not is_loopback(host) and not insecure_no_auth:
-        raise CouncilError(
+        raise UnsafeBinding(
             f"refusing to listen on {host} without API keys: set ${config.server.api_keys_env} (comma-separated "
             "keys), bind 127.0.0.1, or pass --insecure-no-auth"
         )

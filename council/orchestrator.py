@@ -47,7 +47,7 @@ from council.stages.safety_gate import apply_safety_gate
 from council.stages.synthesize import final_answer
 from council.store import Store
 from council.transport import Transport
-from council.types import ChatMessage, as_messages
+from council.types import ChatMessage, GenerationParams, as_messages
 
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md")
 _UNSET: Any = object()
@@ -161,11 +161,14 @@ class Council:
         chairman: str | None = _UNSET,
         on_event: EventSink | None = None,
         run_id: str | None = None,
+        params: GenerationParams | None = None,
     ) -> CouncilResult:
         """Run the whole council on a question or a conversation and return the result.
 
         ``run_id`` lets a caller name the run before it starts (the server
         sends it in a response header); by default a fresh one is drawn.
+        ``params`` (temperature, max_tokens, seed, ...) apply to the members'
+        answers and the chairman; reviews keep each member's own settings.
         """
         try:
             messages = as_messages(question if isinstance(question, str) else list(question))
@@ -182,7 +185,7 @@ class Council:
         temporary = self._transport is None
         try:
             providers = self._ensure_providers()
-            return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id)
+            return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params)
         finally:
             if temporary and self._owns_transport and self._transport is not None:
                 await self._transport.aclose()
@@ -213,11 +216,12 @@ class Council:
             self.store.save(result)
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
-                   providers: dict[str, Provider], sink: EventSink, run_id: str | None) -> CouncilResult:
+                   providers: dict[str, Provider], sink: EventSink, run_id: str | None,
+                   params: GenerationParams | None = None) -> CouncilResult:
         started = time.perf_counter()
         seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
         result = self._new_result(messages, members, seed, run_id)
-        ctx = RunContext(self.config, providers, self.rubric, result, sink, members, chairman, seed)
+        ctx = RunContext(self.config, providers, self.rubric, result, sink, members, chairman, seed, params)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         self._save(result)
 

@@ -367,3 +367,15 @@ async def test_every_answer_blocked_gives_a_filtered_result(fake_llm, store):
     assert result.final_answer is not None and result.final_answer.blocked and result.final_answer.content == ""
     assert all(a.status == "blocked" for a in result.answers)
     assert "every answer was blocked by the safety gate" in result.degraded_reasons
+
+
+async def test_generation_params_reach_answers_and_chairman_but_not_reviews(fake_llm, store):
+    from council.types import GenerationParams
+
+    script_members(fake_llm)
+    await run(make_config(fake_llm), store, params=GenerationParams(temperature=0.0, max_tokens=1024, seed=42))
+    alpha = fake_llm.requests_for("model-alpha")
+    answer, review, chair = alpha
+    assert (answer.body["temperature"], answer.body["max_tokens"], answer.body["seed"]) == (0.0, 1024, 42)
+    assert "seed" not in review.body
+    assert chair.stream and chair.body["seed"] == 42

@@ -9,18 +9,18 @@ from council.logs import get_logger
 from council.providers import Provider
 from council.result import AnswerRecord, Failure
 from council.stages.context import RunContext, elapsed_ms, gather_until, ordered
-from council.types import ChatMessage
+from council.types import ChatMessage, GenerationParams
 
 _log = get_logger("stage.answer")
 
 
-async def _answer(provider: Provider, question: list[ChatMessage]) -> AnswerRecord:
+async def _answer(provider: Provider, question: list[ChatMessage], params: GenerationParams | None) -> AnswerRecord:
     """One member's answer; every failure becomes a record, never an exception."""
     started = time.perf_counter()
     base = {"member": provider.member.name, "model": provider.member.model, "provider": provider.name,
             "simulated": provider.simulated}
     try:
-        completion = await provider.complete(question)
+        completion = await provider.complete(question, params)
     except ProviderError as error:
         return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
     except Exception as error:  # noqa: BLE001 - a bug in one member must not sink the run
@@ -40,7 +40,7 @@ async def _answer(provider: Provider, question: list[ChatMessage]) -> AnswerReco
 async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
     """Ask every member at once; stop at the first of all-answered or the stage deadline."""
     started = time.perf_counter()
-    jobs = {name: _answer(ctx.providers[name], ctx.question) for name in ctx.members}
+    jobs = {name: _answer(ctx.providers[name], ctx.question, ctx.params) for name in ctx.members}
 
     def report(name: str, record: AnswerRecord) -> None:
         ctx.emit("answer", member=name, status=record.status, latency_ms=round(record.latency_ms, 1),

@@ -14,7 +14,7 @@ from council.logs import get_logger
 from council.providers import Provider
 from council.result import CouncilResult
 from council.rubric import Rubric
-from council.types import ChatMessage
+from council.types import ChatMessage, GenerationParams
 
 T = TypeVar("T")
 _log = get_logger("stages")
@@ -32,6 +32,7 @@ class RunContext:
     members: list[str]
     chairman: str | None
     seed: int
+    params: GenerationParams | None = None
 
     @property
     def question(self) -> list[ChatMessage]:

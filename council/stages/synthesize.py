@@ -48,7 +48,7 @@ def top_answer(ranking: list[RankingEntry], answers: list[AnswerRecord]) -> Answ
 
 
 async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[ChatMessage]) -> tuple[str, Usage]:
-    async with chairman.stream(messages) as stream:
+    async with chairman.stream(messages, ctx.params) as stream:
         async for delta in stream:
             ctx.emit("final_delta", text=delta, by=chairman.member.name)
     assert stream.completion is not None

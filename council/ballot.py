@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from council.review_prompt import neutralize
-from council.rubric import Rubric
+from council.rubric import Criterion, CriterionValue, Rubric
 
 MAX_NOTES_CHARS = 2000
 _MAX_ATTEMPTS = 32  # fallback objects tried, last first
@@ -62,7 +62,7 @@ _BRACES = re.compile(r"[{}]")
 class DimensionScores:
     """One answer's scores from one reviewer; ``overall`` is recomputed from the rubric."""
 
-    scores: dict[str, int]
+    scores: dict[str, CriterionValue]
     overall: float
     notes: str
 
@@ -228,6 +228,24 @@ def _score(value: Any, low: int, high: int) -> int | None:
     return None
 
 
+def _criterion_value(criterion: Criterion, value: Any, rubric: Rubric) -> CriterionValue | None:
+    """The ballot's value for one criterion, or None when it is not the kind the criterion takes."""
+    if criterion.kind == "checklist":
+        return value if isinstance(value, bool) else None
+    if criterion.kind == "levels":
+        ids = {level.id for level in criterion.levels or []}
+        return _normalize(value) if isinstance(value, str) and _normalize(value) in ids else None
+    return _score(value, rubric.scale.min, rubric.scale.max)
+
+
+def _expected(criterion: Criterion, rubric: Rubric) -> str:
+    if criterion.kind == "checklist":
+        return "true or false"
+    if criterion.kind == "levels":
+        return "one of " + ", ".join(level.id for level in criterion.levels or [])
+    return f"an integer from {rubric.scale.min} to {rubric.scale.max}"
+
+
 def _read_ranking(
     value: dict[str, Any], canonical: dict[str, str], labels: list[str], problems: list[str]
 ) -> list[str]:
@@ -279,7 +297,6 @@ def _read_evaluations(
     problems.extend(f"evaluations is missing {label}" for label in labels if label not in entries)
     evaluations: dict[str, DimensionScores] = {}
     reported: dict[str, float] = {}
-    low, high = rubric.scale_min, rubric.scale_max
     for label in labels:
         if label not in entries:
             continue
@@ -292,19 +309,19 @@ def _read_evaluations(
             if _normalize(key) in fields:
                 problems.append(f"evaluations.{label} has {_show(key)} twice")
             fields[_normalize(key)] = item
-        scores: dict[str, int] = {}
-        for dimension in rubric.dimension_ids():
-            if dimension not in fields:
-                problems.append(f"evaluations.{label}.{dimension} is missing")
+        scores: dict[str, CriterionValue] = {}
+        for criterion in rubric.llm_criteria():
+            if criterion.id not in fields:
+                problems.append(f"evaluations.{label}.{criterion.id} is missing")
                 continue
-            score = _score(fields[dimension], low, high)
-            if score is None:
+            value = _criterion_value(criterion, fields[criterion.id], rubric)
+            if value is None:
                 problems.append(
-                    f"evaluations.{label}.{dimension} must be an integer from {low} to {high}, "
-                    f"got {_show(fields[dimension])}"
+                    f"evaluations.{label}.{criterion.id} must be {_expected(criterion, rubric)}, "
+                    f"got {_show(fields[criterion.id])}"
                 )
             else:
-                scores[dimension] = score
+                scores[criterion.id] = value
         notes = fields.get("notes")
         notes = "" if notes is None else notes
         if not isinstance(notes, str):
@@ -313,7 +330,7 @@ def _read_evaluations(
         claimed = fields.get("overall")
         if isinstance(claimed, (int, float)) and not isinstance(claimed, bool):
             reported[label] = float(claimed)
-        if len(scores) == len(rubric.dimensions):
+        if len(scores) == len(rubric.llm_criteria()):
             evaluations[label] = DimensionScores(scores, rubric.overall(scores), notes[:MAX_NOTES_CHARS])
     return evaluations, reported
 

@@ -61,6 +61,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help=f"council config file (default: ${ENV_CONFIG}, else the simulated council)")
     parser.add_argument("--members", help="comma-separated members to ask (default: all)")
     parser.add_argument("--chairman", help="chairman for this run, or 'none' for the top answer (default: config)")
+    parser.add_argument("--rubric", help="rubric for this run: a registered id[@version], a shipped name or a file")
     parser.add_argument("--json", action="store_true", help="print exactly the result JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -91,11 +92,16 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--config", help="council config file (for the database path)")
     show.add_argument("--json", action="store_true", help="print the stored result JSON")
 
+    from council.rubric_cli import add_rubric_commands
+
+    add_rubric_commands(commands)
+
     config = commands.add_parser("config", help="inspect a council config")
     config_commands = config.add_subparsers(dest="config_command", metavar="ACTION")
     config_commands.required = True
     check = config_commands.add_parser("check", help="validate a config and check its key variables")
     check.add_argument("file", nargs="?", help="the config file (default: as for ask)")
+
     return parser
 
 
@@ -109,7 +115,8 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
         chairman = None if args.chairman.lower() == "none" else args.chairman
     progress = None if args.quiet else ProgressPrinter()
     async with Council(config, environ=environ) as council:
-        result = await council.ask(args.question, members=members, chairman=chairman, on_event=progress)
+        rubric = council.resolve_rubric(args.rubric) if args.rubric else None
+        result = await council.ask(args.question, members=members, chairman=chairman, on_event=progress, rubric=rubric)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
     elif args.command == "compare":
@@ -197,6 +204,10 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         return _runs(args, environ)
     if args.command == "show":
         return _show(args, environ)
+    if args.command == "rubric":
+        from council.rubric_cli import run_rubric_command
+
+        return run_rubric_command(args, environ)
     if args.command == "config" and args.config_command == "check":
         return _config_check(args.file, environ)
     raise UsageError(f"unknown command {args.command!r}")

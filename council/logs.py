@@ -68,7 +68,8 @@ def configure_logging(level: str = "warning", fmt: str = "console", stream: Text
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        # Resolved at each use, so a replaced sys.stderr (a test capture, a daemon's redirect) is followed.
+        logger_factory=lambda *_args: structlog.PrintLogger(file=stream or sys.stderr),
         cache_logger_on_first_use=False,
     )
 

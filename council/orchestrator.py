@@ -43,13 +43,15 @@ from council.rubric import Rubric, load_rubric
 from council.stages.answer import collect_answers
 from council.stages.context import RunContext, elapsed_ms
 from council.stages.review import collect_reviews
+from council.stages.rubric_scores import attach_verdicts, automatic_review, automatic_scores
 from council.stages.safety_gate import apply_safety_gate
 from council.stages.synthesize import final_answer
 from council.store import Store
 from council.transport import Transport
 from council.types import ChatMessage, GenerationParams, as_messages
 
-PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md")
+PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
+           "feedback_system.md")
 _UNSET: Any = object()
 
 
@@ -66,7 +68,7 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
     reviewers = tuple(r.reviewer for r in ok_reviews)
     shape = (len(reviewers), len(names))
     overall = np.full(shape, np.nan)
-    dimensions = {d: np.full(shape, np.nan) for d in rubric.dimension_ids()}
+    dimensions = {d: np.full(shape, np.nan) for d in rubric.criterion_ids()}
     position = np.full(shape, -1, dtype=int)
     column = {name: index for index, name in enumerate(names)}
     for row, review in enumerate(ok_reviews):
@@ -77,7 +79,7 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
             if member not in column:
                 continue
             overall[row, column[member]] = scores.overall
-            for dimension, value in scores.scores.items():
+            for dimension, value in scores.normalized.items():
                 if dimension in dimensions:
                     dimensions[dimension][row, column[member]] = value
     lengths = np.array([len(a.content or "") for a in candidates], dtype=float)
@@ -162,6 +164,7 @@ class Council:
         on_event: EventSink | None = None,
         run_id: str | None = None,
         params: GenerationParams | None = None,
+        rubric: Rubric | str | None = None,
     ) -> CouncilResult:
         """Run the whole council on a question or a conversation and return the result.
 
@@ -169,6 +172,8 @@ class Council:
         sends it in a response header); by default a fresh one is drawn.
         ``params`` (temperature, max_tokens, seed, ...) apply to the members'
         answers and the chairman; reviews keep each member's own settings.
+        ``rubric`` (a :class:`Rubric`, a registered id, ``id@version``, a
+        shipped name or a path) replaces the configured rubric for this run.
         """
         try:
             messages = as_messages(question if isinstance(question, str) else list(question))
@@ -182,27 +187,41 @@ class Council:
         chair = self.config.chairman if chairman is _UNSET else chairman
         if chair is not None and chair not in self.member_names:
             raise InvalidRequest(f"chairman {chair!r} is not a member; members are: {', '.join(self.member_names)}")
+        chosen_rubric = self.rubric if rubric is None else self.resolve_rubric(rubric)
         temporary = self._transport is None
         try:
             providers = self._ensure_providers()
-            return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params)
+            return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params,
+                                   chosen_rubric)
         finally:
             if temporary and self._owns_transport and self._transport is not None:
                 await self._transport.aclose()
                 self._transport = None
                 self._providers = None
 
+    def resolve_rubric(self, reference: Rubric | str) -> Rubric:
+        """A rubric object, a registered ``id`` / ``id@version``, a shipped name, or a path."""
+        if isinstance(reference, Rubric):
+            return reference
+        if self.store is not None and "/" not in reference and not reference.endswith((".yaml", ".yml")):
+            registered = self.store.get_rubric(reference)
+            if registered is not None:
+                return registered
+        source_dir = Path(self.config.source).parent if self.config.source != "<memory>" else None
+        return load_rubric(reference, relative_to=source_dir)
+
     def provider(self, member: str) -> Provider:
         """The client of one member, for pass-through calls (``KeyError`` if unknown)."""
         return self._ensure_providers()[member]
 
-    def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int, run_id: str | None) -> CouncilResult:
+    def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int, run_id: str | None,
+                    rubric: Rubric) -> CouncilResult:
         reproducibility = Reproducibility(
             config_hash=self._config_hash,
             prompt_hashes={name: prompt_hash(name) for name in PROMPTS},
-            rubric_id=self.rubric.id,
-            rubric_version=self.rubric.version,
-            rubric_hash=self.rubric.content_hash(),
+            rubric_id=rubric.id,
+            rubric_version=rubric.version,
+            rubric_hash=rubric.content_hash(),
             shuffle_seed=seed,
             aggregation_method=self.config.review.aggregation,
             package_version=__version__,
@@ -217,11 +236,12 @@ class Council:
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
-                   params: GenerationParams | None = None) -> CouncilResult:
+                   params: GenerationParams | None = None, rubric: Rubric | None = None) -> CouncilResult:
         started = time.perf_counter()
         seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
-        result = self._new_result(messages, members, seed, run_id)
-        ctx = RunContext(self.config, providers, self.rubric, result, sink, members, chairman, seed, params)
+        rubric = rubric or self.rubric
+        result = self._new_result(messages, members, seed, run_id, rubric)
+        ctx = RunContext(self.config, providers, rubric, result, sink, members, chairman, seed, params)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         self._save(result)
 
@@ -255,12 +275,17 @@ class Council:
             if len(surviving) == 2:
                 result.degrade("only two answers survived: each was reviewed by the other, scores not normalized")
             stage = time.perf_counter()
-            ctx.emit("stage_started", stage="review")
-            result.reviews = await collect_reviews(ctx, result.answers)
+            fixed, evidence = automatic_scores(ctx.rubric, surviving, messages)
+            if ctx.rubric.llm_criteria():
+                ctx.emit("stage_started", stage="review")
+                result.reviews = await collect_reviews(ctx, result.answers, fixed)
+            else:
+                result.reviews = [automatic_review(ctx.rubric, surviving, fixed)]
             result.timings.review_ms = elapsed_ms(stage)
             stage = time.perf_counter()
             # A ballot-only save is skipped: ranking follows at once, with no wait in between.
             self._rank(ctx, surviving)
+            attach_verdicts(ctx.rubric, result, fixed, evidence)
             result.timings.aggregate_ms = elapsed_ms(stage)
         ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
                  agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
@@ -288,8 +313,8 @@ class Council:
             result.degrade(f"reviews failed: {', '.join(failed)}")
         if not any(r.status == "ok" for r in result.reviews):
             result.degrade("no review succeeded: the ranking carries no information")
-        sheet = build_sheet(surviving, result.reviews, self.rubric)
-        keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers}
+        sheet = build_sheet(surviving, result.reviews, ctx.rubric)
+        keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers if r in ctx.providers}
         stored = self.store.reviewer_history(list(keys.values())) if self.store is not None else {}
         history = {name: stored[key] for name, key in keys.items() if key in stored}
         outcome = aggregate(sheet, history, self.config.review.aggregation)

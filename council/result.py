@@ -9,11 +9,12 @@ are kept in ``reviews[].labels`` for audit.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.errors import ProviderError
+from council.rubric_score import RubricVerdict
 from council.safety import SafetyVerdict
 from council.types import ChatMessage, Usage
 
@@ -58,8 +59,9 @@ class AnswerRecord(_Record):
 class DimensionScoresRecord(_Record):
     """One reviewer's scores for one answer; ``overall`` is recomputed by Council."""
 
-    scores: dict[str, int]
-    overall: float
+    scores: dict[str, bool | int | float | str] = Field(description="The reviewer's value per criterion.")
+    overall: float = Field(description="The rubric score, 0-1, recomputed by Council.")
+    normalized: dict[str, float] = Field(default_factory=dict, description="Each criterion's score, 0-1.")
     reported_overall: float | None = None
     notes: str = ""
 
@@ -77,6 +79,9 @@ class ReviewRecord(_Record):
     attempts: int = 0
     latency_ms: float = 0.0
     usage: Usage = Usage()
+    model: str = ""
+    prompt_hash: str = Field(default="", description="SHA-256 (16 hex) of the review prompt sent.")
+    response_hash: str = Field(default="", description="SHA-256 (16 hex) of the reply the ballot came from.")
 
 
 class RankingEntry(_Record):
@@ -88,6 +93,7 @@ class RankingEntry(_Record):
     raw_mean: float | None
     n_reviews: int
     dimensions: dict[str, float] = Field(default_factory=dict)
+    verdict: RubricVerdict | None = None
 
 
 class AgreementRecord(_Record):

@@ -26,10 +26,10 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from council.assets import load_prompt
-from council.rubric import Rubric
+from council.rubric import Criterion, Rubric, bands
 from council.types import ChatMessage
 
 PROTOCOL = "council-review/1"
@@ -66,6 +66,7 @@ class ReviewTask:
     nonce: str
     candidates: list[Candidate]
     dimension_ids: list[str]
+    hints: dict[str, str] = field(default_factory=dict)
 
 
 def labels_for(n: int) -> list[str]:
@@ -146,32 +147,52 @@ def fill_template(template: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
 
 
+def key_hint(criterion: Criterion, rubric: Rubric) -> str:
+    """The value a ballot gives a criterion, as shown next to its key: ``1-10``, ``true/false`` or ``level: a|b``."""
+    if criterion.kind == "levels":
+        return "level: " + "|".join(level.id for level in criterion.levels or [])
+    if criterion.kind == "checklist":
+        return "true/false"
+    return f"{rubric.scale.min}-{rubric.scale.max}"
+
+
 def render_rubric(rubric: Rubric) -> str:
-    """The rubric as reviewers read it: dimensions with weights and anchors, then the ceilings."""
-    total = sum(d.weight for d in rubric.dimensions)
+    """The rubric as reviewers read it: each criterion with its weight and anchors, then the ceilings."""
+    total = sum(c.weight for c in rubric.criteria)
     sections = []
     if rubric.description:
         sections.append(rubric.description.strip())
-    for dimension in rubric.dimensions:
-        share = round(100 * dimension.weight / total)
-        lines = [
-            f"### {dimension.id}: {dimension.name} (weight {dimension.weight:g}, {share}% of the overall score)",
-            dimension.description.strip(),
-        ]
-        lines += [f"- {score}: {dimension.anchors[score].strip()}" for score in sorted(dimension.anchors)]
+    for criterion in rubric.llm_criteria():
+        share = round(100 * criterion.weight / total)
+        required = ", required" if criterion.required else ""
+        lines = [f"### {criterion.id}: {criterion.title} ({key_hint(criterion, rubric)}; "
+                 f"weight {criterion.weight:g}, {share}% of the overall score{required})"]
+        if criterion.guidance:
+            lines.append(criterion.guidance)
+        if criterion.kind == "scored":
+            lines += [f"- {first}{'' if first == last else f'-{last}'}: {text.strip()}"
+                      for first, last, text in bands(criterion, rubric.scale.min, rubric.scale.max)]
+        elif criterion.kind == "levels":
+            for level in criterion.levels or []:
+                signs = f" (signs: {'; '.join(level.indicators)})" if level.indicators else ""
+                lines.append(f"- {level.id} ({level.label}): {level.description.strip()}{signs}")
+        else:
+            lines.append("- true: the answer clearly does this; false: it does not, or only partly.")
         sections.append("\n".join(lines))
-    if rubric.ceilings:
-        lines = ["### Ceilings", "However good the rest, the overall score is capped when one dimension is weak:"]
-        lines += [
-            f"- {c.dimension} below {c.below:g}: the overall score is at most {c.cap:g}." for c in rubric.ceilings
-        ]
+    automatic = [c.title for c in rubric.criteria if c.scoring != "llm"]
+    if automatic:
+        sections.append(f"Checked automatically, not by you: {', '.join(automatic)}.")
+    if rubric.gates.ceilings:
+        lines = ["### Ceilings", "However good the rest, the overall score is capped when one criterion is weak:"]
+        lines += [f"- {c.criterion} below {c.below:g}: the overall score is at most {c.cap:g} "
+                  f"on the {rubric.scale.min}-{rubric.scale.max} scale." for c in rubric.gates.ceilings]
         sections.append("\n".join(lines))
     return "\n\n".join(sections)
 
 
-def render_verdict_schema(labels: list[str], dimension_ids: list[str]) -> str:
+def render_verdict_schema(labels: list[str], rubric: Rubric) -> str:
     """The shape of the verdict JSON, with one entry per label, for the prompt."""
-    scores = ", ".join(f'"{d}": <score>' for d in dimension_ids)
+    scores = ", ".join(f'"{c.id}": <{key_hint(c, rubric)}>' for c in rubric.llm_criteria())
     entries = ",\n".join(
         f'    "{label}": {{{scores}, "overall": <number>, "notes": "<text>"}}' for label in labels
     )
@@ -200,13 +221,11 @@ def render_review_prompt(
         {
             "protocol": PROTOCOL,
             "nonce": nonce,
-            "scale_min": str(rubric.scale_min),
-            "scale_max": str(rubric.scale_max),
             "rubric_name": rubric.name,
             "rubric_version": rubric.version,
             "rubric": render_rubric(rubric),
-            "verdict_schema": render_verdict_schema(labels, rubric.dimension_ids()),
-            "dimension_keys": ", ".join(rubric.dimension_ids()),
+            "verdict_schema": render_verdict_schema(labels, rubric),
+            "dimension_keys": ", ".join(f"{c.id} ({key_hint(c, rubric)})" for c in rubric.llm_criteria()),
         },
     )
     user = fill_template(
@@ -255,7 +274,8 @@ def read_review_task(messages: list[ChatMessage]) -> ReviewTask | None:
         if verdict is None or not keys:
             return None
         nonce = verdict.group(1)
-        dimension_ids = [k.strip() for k in keys[-1].split(",") if k.strip()]
+        hints = dict(re.findall(r"([a-z][a-z0-9_]*) \(([^)]*)\)", keys[-1]))
+        dimension_ids = list(hints)
         opening = re.compile(r'<<candidate id="(Response [A-Z]{1,3})" nonce="' + nonce + r'">>\n')
         closing = f'\n<</candidate nonce="{nonce}">>'
         candidates: list[Candidate] = []
@@ -268,6 +288,6 @@ def read_review_task(messages: list[ChatMessage]) -> ReviewTask | None:
             position = end + len(closing)
         if not candidates or not dimension_ids:
             return None
-        return ReviewTask(nonce=nonce, candidates=candidates, dimension_ids=dimension_ids)
+        return ReviewTask(nonce=nonce, candidates=candidates, dimension_ids=dimension_ids, hints=hints)
     except Exception:  # noqa: BLE001 - a simulated member must never crash on an odd conversation
         return None

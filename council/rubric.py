@@ -1,15 +1,26 @@
-"""Rubrics as data: the dimensions reviewers score, their weights and anchors.
+"""Rubrics as data: criteria, levels, score ranges, gates, and how they become one score.
 
-A rubric is a YAML file, either one of the shipped ones in ``config/rubrics/``
-(referred to by name) or any file given by path. It is validated as strictly as
-the council config: an unknown key, a non-positive weight, a duplicate
-dimension, an anchor outside the scale or a ceiling on a dimension that does
-not exist stops the program with the file and the key path.
+A rubric is a YAML file (see ``config/rubrics/``). Its criteria take three forms:
 
-The overall score of an answer is always computed here from its dimension
-scores, never taken from a reviewer: a weighted mean, then every ceiling
-applied (a ceiling caps the overall score when one dimension is too low, so
-an eloquent but wrong answer cannot rank high).
+* a plain string: a checklist item, satisfied (1) or not (0);
+* a structured criterion with ``score_ranges``: analytic bands on the
+  rubric's ``scale``; a score s maps linearly onto 0–1 as
+  (s − min) / (max − min);
+* a structured criterion with ``levels``: categories, each with a score in 0–1.
+
+(A structured criterion with neither is a checklist item too.) Each criterion
+is scored by ``llm`` (the council's reviewers), ``deterministic`` (a Python
+function ``module:function``) or ``schema`` (JSON Schema validation of the
+answer: a pass gives the top level, a fail the bottom one).
+
+The weighted score is Σ(score × weight) / Σ(weight) over every criterion, in
+0–1; a criterion without a score (a reviewer left it out) counts as 0, never
+as absent. Then the gates: each ceiling caps the score when its criterion is
+below a bound, and an answer that failed the safety gate is capped at
+``gates.safety_cap``. The verdict passes when the score reaches
+``pass_threshold`` and every ``required`` criterion passes: a criterion passes
+when its normalized score reaches its ``min_score`` (on its own terms), or
+``pass_threshold`` when it has none; a checklist item passes when satisfied.
 """
 
 from __future__ import annotations
@@ -19,165 +30,258 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Annotated
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from council.assets import config_dir
-from council.config_errors import format_validation_error, read_yaml
-from council.errors import ConfigError
-
-# Dimension ids become JSON keys in ballots and appear in prompts, so they are
-# kept to plain identifiers.
-DimensionId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]
-# Keys every ballot evaluation may carry besides the scores.
+CriterionValue = bool | int | float | str
+_SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
+RUBRIC_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+CRITERION_ID = r"^[a-z][a-z0-9_]{0,47}$"
 RESERVED_KEYS = frozenset({"overall", "notes"})
-_SEMVER = (
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
-    r"(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
-)
-_RUBRIC_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+_RANGE_KEY = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
-class Dimension(_Strict):
-    """One scored aspect of an answer, such as accuracy."""
+def slug(text: str) -> str:
+    """A criterion id made from a checklist sentence: ``"Explains the reasoning"`` → ``explains_the_reasoning``."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    ident = "_".join(words)[:48].rstrip("_") or "item"
+    return ident if ident[0].isalpha() else f"c_{ident}"[:48]
 
-    id: DimensionId = Field(description="The key used in ballots, e.g. accuracy.")
-    name: str = Field(min_length=1, max_length=80, description="Human name shown to reviewers.")
-    weight: float = Field(gt=0, allow_inf_nan=False, description="Relative weight in the overall score.")
-    description: str = Field(min_length=1, max_length=2000, description="What this dimension measures.")
-    anchors: dict[int, str] = Field(min_length=1, description="Score -> what an answer at that level looks like.")
+
+class Level(_Strict):
+    """One category of a levelled criterion."""
+
+    id: str = Field(pattern=CRITERION_ID, description="Level id, what a reviewer answers.")
+    label: str = Field(min_length=1, max_length=80, description="Short human name.")
+    description: str = Field(default="", max_length=2000, description="What an answer at this level looks like.")
+    score: float = Field(ge=0, le=1, allow_inf_nan=False, description="The level's score, 0 to 1.")
+    indicators: list[str] = Field(default_factory=list, description="Observable signs of this level.")
+
+
+class Criterion(_Strict):
+    """One thing a rubric checks."""
+
+    id: str = Field(pattern=CRITERION_ID, description="Stable id, used as the ballot key.")
+    name: str | None = Field(default=None, max_length=120, description="Human name; the id if unset.")
+    expected_outcome: str | None = Field(default=None, max_length=2000, description="What a good answer does.")
+    description: str | None = Field(default=None, max_length=4000, description="More guidance for reviewers.")
+    weight: float = Field(default=1.0, allow_inf_nan=False, description="Relative (or fractional) weight.")
+    required: bool = Field(default=False, description="A failure fails the verdict whatever the score.")
+    min_score: float | None = Field(default=None, allow_inf_nan=False, description="Passing bound, own terms.")
+    score_ranges: dict[str, str] | None = Field(default=None, description="Analytic bands on the scale.")
+    levels: list[Level] | None = Field(default=None, description="Categories with scores 0 to 1.")
+    scoring: Literal["llm", "deterministic", "schema"] = Field(default="llm", description="Who scores it.")
+    function: str | None = Field(default=None, description="module:function for deterministic scoring.")
+    json_schema: dict[str, Any] | None = Field(default=None, alias="schema", description="For schema scoring.")
+
+    @field_validator("score_ranges", mode="before")
+    @classmethod
+    def _keys_as_text(cls, value: Any) -> Any:
+        # YAML gives 0: ... as an int key; bands are read as text so "3-4" and 3 mix.
+        return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
+
+    @property
+    def kind(self) -> Literal["levels", "scored", "checklist"]:
+        """How the criterion is scored: by level, on the scale, or satisfied or not."""
+        if self.levels:
+            return "levels"
+        if self.score_ranges:
+            return "scored"
+        return "checklist"
+
+    @property
+    def title(self) -> str:
+        """The name shown to people."""
+        return self.name or self.id.replace("_", " ").capitalize()
+
+    @property
+    def guidance(self) -> str:
+        """The outcome and description, as reviewers read them."""
+        return " ".join(t.strip() for t in (self.expected_outcome, self.description) if t and t.strip())
+
+
+def parse_band(key: str) -> tuple[int, int | None] | None:
+    """A score-range key: ``"7"`` is a band starting at 7, ``"3-4"`` the band 3 to 4."""
+    match = _RANGE_KEY.match(key)
+    if match is None:
+        return None
+    low, high = int(match.group(1)), match.group(2)
+    return low, None if high is None else int(high)
+
+
+def bands(criterion: Criterion, low: int, high: int) -> list[tuple[int, int, str]]:
+    """The criterion's bands as (first, last, description), in order, over the scale ``low``..``high``."""
+    parsed = sorted(((parse_band(k), text) for k, text in (criterion.score_ranges or {}).items()),
+                    key=lambda item: item[0][0] if item[0] else 0)
+    result: list[tuple[int, int, str]] = []
+    for index, (band, text) in enumerate(parsed):
+        if band is None:
+            continue
+        first, last = band
+        if last is None:
+            following = [b for b, _ in parsed[index + 1:] if b is not None]
+            last = following[0][0] - 1 if following else high
+        result.append((first, last, text))
+    return result
 
 
 class Ceiling(_Strict):
-    """A cap on the overall score: if ``dimension`` scores below ``below``, overall is at most ``cap``."""
+    """Caps the overall score while a criterion is below a bound."""
 
-    dimension: str = Field(description="The id of the dimension checked.")
-    below: float = Field(allow_inf_nan=False, description="Scores strictly below this trigger the cap.")
-    cap: float = Field(allow_inf_nan=False, description="The highest overall score allowed then.")
+    criterion: str = Field(description="The criterion checked.")
+    below: float = Field(allow_inf_nan=False, description="On the criterion's own terms (scale or level score).")
+    cap: float = Field(allow_inf_nan=False, description="The highest overall score then, on the rubric scale.")
+
+
+class Gates(_Strict):
+    """Caps applied after the weighted score."""
+
+    ceilings: list[Ceiling] = Field(default_factory=list, description="E.g. the accuracy ceiling.")
+    safety_cap: float = Field(default=0.0, ge=0, le=1, description="Score cap (0–1) for an answer the safety gate failed.")
+
+
+class Scale(_Strict):
+    """The integer scale of scored criteria."""
+
+    min: int = Field(default=1, ge=0, le=100)
+    max: int = Field(default=10, ge=1, le=100)
 
 
 class Rubric(_Strict):
-    """A complete scoring rubric: the scale, the dimensions and the ceilings."""
+    """A complete rubric. Validate with :func:`council.rubric_check.check_rubric` (the loader does)."""
 
-    id: str = Field(pattern=_RUBRIC_NAME, description="Stable identifier, recorded with every run.")
+    id: str = Field(pattern=RUBRIC_ID, description="Stable identifier, recorded with every run.")
     name: str = Field(min_length=1, max_length=120, description="Human name.")
     version: str = Field(pattern=_SEMVER, description="Semantic version; bump it when scores would change.")
     description: str = Field(default="", max_length=4000, description="What the rubric is for.")
-    scale_min: int = Field(default=1, ge=0, le=100, description="Lowest score a dimension can get.")
-    scale_max: int = Field(default=10, ge=1, le=100, description="Highest score a dimension can get.")
-    dimensions: list[Dimension] = Field(min_length=1, max_length=16, description="What reviewers score.")
-    ceilings: list[Ceiling] = Field(default_factory=list, max_length=32, description="Caps on the overall score.")
+    target_type: str = Field(default="answer", max_length=40, description="What it judges: answer, code, document…")
+    scale: Scale = Field(default_factory=Scale, description="Scale of scored criteria.")
+    pass_threshold: float = Field(default=0.7, ge=0, le=1, description="Weighted score (0–1) needed to pass.")
+    weight_mode: Literal["relative", "fractions"] = Field(default="relative", description="fractions: sum to 1.")
+    gates: Gates = Field(default_factory=Gates, description="Ceilings and the safety cap.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form, recorded as is.")
+    criteria: list[Criterion] = Field(default_factory=list, max_length=64, description="What is checked.")
 
-    @model_validator(mode="after")
-    def _check_consistency(self) -> Rubric:
-        # Collected and reported together, each with its own key path, so one
-        # run of the loader shows every problem in the file.
-        problems: list[str] = []
-        if self.scale_min >= self.scale_max:
-            problems.append(f"scale_max: must be above scale_min ({self.scale_min}), got {self.scale_max}")
-        ids = [d.id for d in self.dimensions]
-        for index, dimension in enumerate(self.dimensions):
-            if ids.index(dimension.id) != index:
-                first = ids.index(dimension.id)
-                problems.append(f"dimensions[{index}].id: {dimension.id!r} is already used by dimensions[{first}]")
-            if dimension.id in RESERVED_KEYS:
-                problems.append(f"dimensions[{index}].id: {dimension.id!r} is reserved for ballots; pick another id")
-            for score in dimension.anchors:
-                if not self.scale_min <= score <= self.scale_max:
-                    problems.append(
-                        f"dimensions[{index}].anchors.{score}: outside the scale {self.scale_min} to {self.scale_max}"
-                    )
-        for index, ceiling in enumerate(self.ceilings):
-            if ceiling.dimension not in ids:
-                problems.append(
-                    f"ceilings[{index}].dimension: no dimension {ceiling.dimension!r}; dimensions are: {', '.join(ids)}"
-                )
-            if not self.scale_min <= ceiling.cap <= self.scale_max:
-                problems.append(
-                    f"ceilings[{index}].cap: outside the scale {self.scale_min} to {self.scale_max}, got {ceiling.cap}"
-                )
-        if problems:
-            raise ValueError("; ".join(problems))
-        return self
+    @field_validator("criteria", mode="before")
+    @classmethod
+    def _checklist_strings(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"id": slug(item), "expected_outcome": item} if isinstance(item, str) else item for item in value]
+        return value
+
+    # -- lookups -----------------------------------------------------------
+    def criterion(self, criterion_id: str) -> Criterion:
+        """The criterion with this id (``KeyError`` if none)."""
+        for criterion in self.criteria:
+            if criterion.id == criterion_id:
+                return criterion
+        raise KeyError(criterion_id)
+
+    def llm_criteria(self) -> list[Criterion]:
+        """The criteria the council's reviewers score."""
+        return [c for c in self.criteria if c.scoring == "llm"]
 
     def dimension_ids(self) -> list[str]:
-        """The dimension ids, in rubric order."""
-        return [d.id for d in self.dimensions]
+        """Ids of the criteria reviewers score, in rubric order (the ballot keys)."""
+        return [c.id for c in self.llm_criteria()]
 
-    def overall(self, scores: Mapping[str, int]) -> float:
-        """The overall score: the weighted mean of ``scores``, then every ceiling, rounded to 2 decimals.
+    def criterion_ids(self) -> list[str]:
+        """Every criterion id, in rubric order."""
+        return [c.id for c in self.criteria]
 
-        ``scores`` must have exactly one number per dimension; ``ValueError``
-        names the dimension that is missing or unknown.
+    # -- scoring -----------------------------------------------------------
+    def to_unit(self, value: float) -> float:
+        """A number on the scale mapped linearly onto 0–1."""
+        low, high = self.scale.min, self.scale.max
+        return min(1.0, max(0.0, (value - low) / (high - low))) if high > low else 0.0
+
+    def normalize(self, criterion: Criterion, value: CriterionValue) -> float:
+        """A criterion's value (level id, scale number or bool) as a score in 0–1; ``ValueError`` if invalid."""
+        if criterion.kind == "levels":
+            for level in criterion.levels or []:
+                if isinstance(value, str) and value.strip().lower() == level.id:
+                    return level.score
+            raise ValueError(f"{criterion.id} must be one of {', '.join(l.id for l in criterion.levels or [])}")
+        if criterion.kind == "checklist":
+            if isinstance(value, bool):
+                return 1.0 if value else 0.0
+            raise ValueError(f"{criterion.id} must be true or false")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{criterion.id} must be a number from {self.scale.min} to {self.scale.max}")
+        if not self.scale.min <= value <= self.scale.max:
+            raise ValueError(f"{criterion.id} must be from {self.scale.min} to {self.scale.max}, got {value}")
+        return self.to_unit(float(value))
+
+    def own_terms_to_unit(self, criterion: Criterion, bound: float) -> float:
+        """A bound written on the criterion's own terms (scale for scored, 0–1 otherwise) in 0–1."""
+        return self.to_unit(bound) if criterion.kind == "scored" else float(bound)
+
+    def passing_bound(self, criterion: Criterion) -> float:
+        """The normalized score a criterion needs to pass."""
+        if criterion.min_score is not None:
+            return self.own_terms_to_unit(criterion, criterion.min_score)
+        return 1.0 if criterion.kind == "checklist" else self.pass_threshold
+
+    def weighted(self, normalized: Mapping[str, float]) -> float:
+        """Σ(score × weight) / Σ(weight) over every criterion; a missing score counts as 0."""
+        total = sum(c.weight for c in self.criteria)
+        return sum(c.weight * normalized.get(c.id, 0.0) for c in self.criteria) / total if total > 0 else 0.0
+
+    def gated(self, score: float, normalized: Mapping[str, float], safety_failed: bool = False) -> float:
+        """``score`` after every ceiling and the safety cap."""
+        for ceiling in self.gates.ceilings:
+            criterion = self.criterion(ceiling.criterion)
+            if normalized.get(criterion.id, 0.0) < self.own_terms_to_unit(criterion, ceiling.below) - 1e-9:
+                score = min(score, self.to_unit(ceiling.cap))
+        if safety_failed:
+            score = min(score, self.gates.safety_cap)
+        return score
+
+    def overall(self, values: Mapping[str, CriterionValue], safety_failed: bool = False) -> float:
+        """The rubric's score in 0–1 for one answer: normalize, weight, gate; rounded to 4 decimals.
+
+        Values must be valid for their criteria (``ValueError`` otherwise);
+        a criterion without a value counts as failed.
         """
-        ids = self.dimension_ids()
-        missing = [d for d in ids if d not in scores]
-        unknown = [k for k in scores if k not in ids]
-        if missing or unknown:
-            raise ValueError(f"scores must cover exactly {', '.join(ids)}; missing {missing}, unknown {unknown}")
-        total_weight = sum(d.weight for d in self.dimensions)
-        value = sum(d.weight * scores[d.id] for d in self.dimensions) / total_weight
-        for ceiling in self.ceilings:
-            if scores[ceiling.dimension] < ceiling.below:
-                value = min(value, ceiling.cap)
-        if not math.isfinite(value):
-            raise ValueError("scores must be finite numbers")
-        return round(value, 2)
+        normalized = {c.id: self.normalize(c, values[c.id]) for c in self.criteria if c.id in values}
+        unknown = [k for k in values if k not in normalized]
+        if unknown:
+            raise ValueError(f"unknown criteria: {', '.join(unknown)}")
+        return round(self.gated(self.weighted(normalized), normalized, safety_failed), 4)
 
     def content_hash(self) -> str:
         """A short SHA-256 of the rubric's canonical JSON, recorded for reproducibility."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        canonical = json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"),
+                               ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
+    @property
+    def scale_min(self) -> int:
+        """The lowest score of scored criteria."""
+        return self.scale.min
 
-def rubrics_dir() -> Path:
-    """The folder of shipped rubrics."""
-    return config_dir() / "rubrics"
+    @property
+    def scale_max(self) -> int:
+        """The highest score of scored criteria."""
+        return self.scale.max
 
+    @property
+    def dimensions(self) -> list[Criterion]:
+        """The criteria reviewers score (the ballot's dimensions)."""
+        return self.llm_criteria()
 
-def _looks_like_path(ref: str) -> bool:
-    return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
-
-
-def rubric_path(ref: str, relative_to: Path | None = None) -> Path:
-    """The file a rubric reference points at: a shipped rubric's name, or a path.
-
-    A relative path is taken from ``relative_to`` (the folder of the config
-    file that names it), so a config works wherever it is run from.
-    """
-    if _looks_like_path(ref):
-        path = Path(ref).expanduser()
-        if not path.is_absolute() and relative_to is not None:
-            path = relative_to / path
-        return path
-    return rubrics_dir() / f"{ref}.yaml"
+    @property
+    def ref(self) -> str:
+        """``id@version``."""
+        return f"{self.id}@{self.version}"
 
 
-def load_rubric(ref: str, relative_to: Path | None = None) -> Rubric:
-    """Load and validate a rubric by name (``default``) or path.
+from council.rubric_check import check_rubric, load_rubric, rubric_path, rubrics_dir  # noqa: E402
 
-    Raises :class:`ConfigError` naming the file, the key path and what was
-    expected.
-    """
-    if not ref or (not _looks_like_path(ref) and re.fullmatch(_RUBRIC_NAME, ref) is None):
-        raise ConfigError(
-            "rubric", f"{ref!r} is neither a rubric name (letters, digits, _ . -) nor a path to a .yaml file"
-        )
-    path = rubric_path(ref, relative_to)
-    if not _looks_like_path(ref) and not path.is_file():
-        available = sorted(p.stem for p in rubrics_dir().glob("*.yaml"))
-        raise ConfigError(
-            str(path), f"no rubric named {ref!r} in {rubrics_dir()}; available: {', '.join(available) or 'none'}"
-        )
-    raw = read_yaml(path)
-    try:
-        return Rubric.model_validate(raw)
-    except ValidationError as exc:
-        raise ConfigError(str(path), format_validation_error(exc, Rubric)) from None
-
+__all__ = ["Ceiling", "Criterion", "Gates", "Level", "Rubric", "Scale", "check_rubric", "load_rubric",
+           "rubric_path", "rubrics_dir", "slug"]

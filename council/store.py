@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from council.aggregate import ReviewerHistory
 from council.errors import CouncilError
 from council.result import CouncilResult
+from council.rubric import Rubric
 
 SCHEMA_VERSION = 1
 
@@ -36,6 +37,15 @@ CREATE TABLE IF NOT EXISTS runs (
     result_json TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at DESC);
+CREATE TABLE IF NOT EXISTS rubrics (
+    rubric_id    TEXT NOT NULL,
+    version      TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    content_json TEXT NOT NULL,
+    created_at   TEXT NOT NULL,
+    deleted_at   TEXT,
+    PRIMARY KEY (rubric_id, version)
+);
 CREATE TABLE IF NOT EXISTS reviewer_stats (
     reviewer_key TEXT PRIMARY KEY,
     count        INTEGER NOT NULL,
@@ -46,6 +56,11 @@ CREATE TABLE IF NOT EXISTS reviewer_stats (
     updated_at   TEXT NOT NULL
 );
 """
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    core = version.split("-")[0].split("+")[0]
+    return tuple(int(part) if part.isdigit() else 0 for part in core.split("."))
 
 
 class StorageError(CouncilError):
@@ -129,6 +144,62 @@ class Store:
             "SELECT run_id, created_at, status, question, top_member, degraded, simulated FROM runs "
             "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall())
         return [RunSummary(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]  # type: ignore[union-attr]
+
+    # -- rubric registry ------------------------------------------------------
+    def register_rubric(self, rubric: Rubric) -> bool:
+        """Keep ``rubric`` under its id and version; False if that version is already registered as is.
+
+        Raises :class:`StorageError` when the same id and version is registered
+        with different content: a changed rubric needs a new version.
+        """
+        existing = self._guard("reading the rubric registry", lambda: self._db.execute(
+            "SELECT content_hash FROM rubrics WHERE rubric_id = ? AND version = ?",
+            (rubric.id, rubric.version)).fetchone())
+        digest = rubric.content_hash()
+        if existing is not None:
+            if existing[0] != digest:  # type: ignore[index]
+                raise StorageError(f"rubric {rubric.ref} is already registered with different content; "
+                                   "bump its version")
+            return False
+        row = (rubric.id, rubric.version, digest, rubric.model_dump_json(by_alias=True), datetime.now(UTC).isoformat())
+        self._guard("registering a rubric", lambda: self._db.execute(
+            "INSERT INTO rubrics VALUES (?, ?, ?, ?, ?, NULL)", row))
+        return True
+
+    def get_rubric(self, reference: str, *, include_deleted: bool = False) -> Rubric | None:
+        """``id`` (the latest version not deleted) or ``id@version`` (deleted ones too, for audit)."""
+        rubric_id, _, version = reference.partition("@")
+        if version:
+            rows = self._guard("reading the rubric registry", lambda: self._db.execute(
+                "SELECT content_json, version, deleted_at FROM rubrics WHERE rubric_id = ? AND version = ?",
+                (rubric_id, version)).fetchall())
+        else:
+            rows = self._guard("reading the rubric registry", lambda: self._db.execute(
+                "SELECT content_json, version, deleted_at FROM rubrics WHERE rubric_id = ?"
+                + ("" if include_deleted else " AND deleted_at IS NULL"), (rubric_id,)).fetchall())
+        if not rows:
+            return None
+        newest = max(rows, key=lambda r: _version_key(r[1]))  # type: ignore[arg-type]
+        return Rubric.model_validate_json(newest[0])
+
+    def list_rubrics(self, include_deleted: bool = False) -> list[tuple[str, str, str, bool]]:
+        """(id, version, created_at, deleted) for every registered rubric version."""
+        rows = self._guard("listing rubrics", lambda: self._db.execute(
+            "SELECT rubric_id, version, created_at, deleted_at FROM rubrics").fetchall())
+        listed = [(r[0], r[1], r[2], r[3] is not None) for r in rows]  # type: ignore[union-attr]
+        return sorted((r for r in listed if include_deleted or not r[3]), key=lambda r: (r[0], _version_key(r[1])))
+
+    def delete_rubric(self, reference: str) -> int:
+        """Mark ``id`` (every version) or ``id@version`` deleted; rows are kept for audit. Returns how many."""
+        rubric_id, _, version = reference.partition("@")
+        now = datetime.now(UTC).isoformat()
+        query = "UPDATE rubrics SET deleted_at = ? WHERE rubric_id = ? AND deleted_at IS NULL"
+        args: tuple[str, ...] = (now, rubric_id)
+        if version:
+            query += " AND version = ?"
+            args += (version,)
+        cursor = self._guard("deleting a rubric", lambda: self._db.execute(query, args))
+        return cursor.rowcount  # type: ignore[union-attr]
 
     def reviewer_history(self, keys: list[str]) -> dict[str, ReviewerHistory]:
         """Stored calibration statistics for these reviewer keys (missing ones are absent)."""

@@ -59,10 +59,10 @@ def test_a_valid_ballot_is_read_with_overall_recomputed():
     assert list(result.evaluations) == LABELS
     b = result.evaluations["Response B"]
     assert b.scores == {**dict.fromkeys(DIMENSIONS, 10), "accuracy": 3}
-    assert b.overall == 4.0  # the reviewer claimed 10; accuracy 3 caps it
+    assert b.overall == 0.3333  # the reviewer claimed 10; accuracy 3 caps it at 4.0 on 1-10, i.e. (4-1)/9
     assert result.reported_overall["Response B"] == 10.0
     a = result.evaluations["Response A"]
-    assert a.overall == RUBRIC.overall(a.scores) == 7.35 and a.notes == "Solid."
+    assert a.overall == RUBRIC.overall(a.scores) == 0.7056 and a.notes == "Solid."
 
 
 def test_fenced_json_inside_the_verdict_and_loose_tag_spacing_are_accepted():
@@ -341,7 +341,7 @@ def assert_sound(result: BallotParse) -> None:
     for scores in result.evaluations.values():
         assert list(scores.scores) == DIMENSIONS
         assert all(type(s) is int and 1 <= s <= 10 for s in scores.scores.values())
-        assert scores.overall == RUBRIC.overall(scores.scores) and 1 <= scores.overall <= 10
+        assert scores.overall == RUBRIC.overall(scores.scores) and 0 <= scores.overall <= 1
 
 
 @given(st.text(max_size=2000))

@@ -223,21 +223,22 @@ def test_the_system_prompt_sets_the_rules_for_untrusted_data():
 
 def test_the_rubric_is_rendered_with_weights_anchors_and_ceilings():
     system, _, _ = render(["A", "B"])
-    for dimension in RUBRIC.dimensions:
-        assert f"### {dimension.id}: {dimension.name} (weight {dimension.weight:g}," in system
-        for score, anchor in dimension.anchors.items():
-            assert f"- {score}: {anchor.strip()}" in system
-    assert "(weight 0.35, 35% of the overall score)" in system
-    assert "- accuracy below 5: the overall score is at most 4." in system
-    assert "- accuracy below 7: the overall score is at most 7." in system
-    assert "Score keys: accuracy, relevance, completeness, conciseness, clarity" in system
-    assert "whole number from 1 to 10" in system
+    for criterion in RUBRIC.criteria:
+        assert f"### {criterion.id}: {criterion.title} (1-10; weight {criterion.weight:g}," in system
+        for band, anchor in (criterion.score_ranges or {}).items():
+            assert f"- {band}: {anchor.strip()}" in system
+    assert "(1-10; weight 0.35, 35% of the overall score)" in system
+    assert "- accuracy below 5: the overall score is at most 4 on the 1-10 scale." in system
+    assert "- accuracy below 7: the overall score is at most 7 on the 1-10 scale." in system
+    assert ("Score keys: accuracy (1-10), relevance (1-10), completeness (1-10), conciseness (1-10), "
+            "clarity (1-10)") in system
+    assert "a whole number on the scale for a scored criterion" in system
 
 
 def test_the_verdict_schema_lists_every_label_with_every_score_key():
     system, _, _ = render(["A", "B", "C"])
     for label in ("Response A", "Response B", "Response C"):
-        assert f'"{label}": {{"accuracy": <score>, "relevance": <score>,' in system
+        assert f'"{label}": {{"accuracy": <1-10>, "relevance": <1-10>,' in system
     assert '"overall": <number>, "notes": "<text>"' in system
 
 

@@ -127,6 +127,21 @@ def judge_quality(text: str) -> tuple[float, int]:
     return (sound / points if points else 0.3), points
 
 
+def _as_hint(hint: str, felt: float) -> object:
+    """A felt 1-10 score expressed the way the ballot key asks: a scale number, a bool or a level id."""
+    if hint == "true/false":
+        return felt >= 6
+    if hint.startswith("level:"):
+        levels = [level.strip() for level in hint.removeprefix("level:").split("|") if level.strip()]
+        return levels[min(len(levels) - 1, int((felt - 1) / 9 * len(levels)))] if levels else ""
+    low, _, high = hint.partition("-")
+    try:
+        lo, hi = int(low), int(high)
+    except ValueError:
+        lo, hi = 1, 10
+    return int(round(lo + (felt - 1) / 9 * (hi - lo)))
+
+
 def write_review(persona: Persona, task: ReviewTask, member: str) -> str:
     """A simulated reviewer's critique and verdict, in its own calibration."""
     rng = random.Random(_seed(member, task.nonce))
@@ -142,12 +157,14 @@ def write_review(persona: Persona, task: ReviewTask, member: str) -> str:
             "conciseness": 9 - 0.6 * max(points - 4, 0) - 2 * (1 - quality),
             "clarity": base + 0.5,
         }
-        scores = {}
+        scores: dict[str, object] = {}
+        felt_scores = []
         for dimension in task.dimension_ids:
             raw = intended.get(dimension, base)
             felt = 5.5 + persona.spread * (raw - 5.5) + persona.leniency + rng.gauss(0, persona.noise)
-            scores[dimension] = int(min(10, max(1, round(felt))))
-        means[candidate.label] = sum(scores.values()) / max(len(scores), 1)
+            felt_scores.append(min(10.0, max(1.0, felt)))
+            scores[dimension] = _as_hint(task.hints.get(dimension, "1-10"), felt_scores[-1])
+        means[candidate.label] = sum(felt_scores) / max(len(felt_scores), 1)
         verdict = "solid and specific" if quality >= 0.7 else "partly vague" if quality >= 0.4 else "mostly filler"
         evaluations[candidate.label] = {**scores, "overall": round(means[candidate.label], 1),
                                         "notes": f"{points} points, {verdict}."}
@@ -172,6 +189,13 @@ def write_synthesis(messages: list[ChatMessage]) -> str | None:
         if novel:
             extra = "\n\nAlso worth adding: " + novel[0]
     return f"{best}{extra}"
+
+
+_UNINFORMATIVE = _FILLER | frozenset("the a an of and or to in on at by for with from as it its that this be".split())
+
+
+def _key_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _UNINFORMATIVE and (len(w) > 2 or w.isdigit())}
 
 
 def _count_tokens(text: str) -> int:

@@ -100,13 +100,19 @@ class ChatHandler:
     async def council_completion(self, request: web.Request, body: ChatCompletionRequest) -> web.StreamResponse:
         """Run the council for one request."""
         messages = to_messages(body)
+        rubric = None
+        if body.council_rubric:
+            try:
+                rubric = self.council.resolve_rubric(body.council_rubric)
+            except CouncilError as error:
+                raise ApiError(400, f"council_rubric: {error}", param="council_rubric") from None
         self._admit()
         run_id = uuid.uuid4().hex
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:
-            return await self._council_stream(request, body, messages, run_id, completion_id, created)
-        task = self._start(self.council.ask(messages, run_id=run_id))
+            return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric)
+        task = self._start(self.council.ask(messages, run_id=run_id, rubric=rubric))
         result = await self._await_run(task)
         if result.status != "complete" or result.final_answer is None:
             raise failure_error(result)
@@ -115,9 +121,9 @@ class ChatHandler:
         return web.json_response(payload, headers={"x-council-run-id": run_id})
 
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, messages: list[Any],
-                              run_id: str, completion_id: str, created: int) -> web.StreamResponse:
+                              run_id: str, completion_id: str, created: int, rubric: Any) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
-        task = self._start(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait))
+        task = self._start(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait, rubric=rubric))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
             "x-council-run-id": run_id,

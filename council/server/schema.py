@@ -90,6 +90,7 @@ class ChatCompletionRequest(_Lenient):
     response_format: dict[str, Any] | None = None
     tools: list[Any] | None = None
     tool_choice: StrictStr | dict[str, Any] | None = None
+    council_rubric: StrictStr | None = Field(default=None, max_length=300)
 
     @property
     def include_usage(self) -> bool:

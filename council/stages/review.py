@@ -9,6 +9,7 @@ recorded as failed with the parser's reason.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 
@@ -17,9 +18,24 @@ from council.errors import ProviderError
 from council.providers import Provider
 from council.result import AnswerRecord, DimensionScoresRecord, Failure, ReviewRecord
 from council.review_prompt import Candidate, labels_for, new_nonce, render_retry_message, render_review_prompt
-from council.rubric import Rubric
+from council.rubric import CriterionValue, Rubric
 from council.stages.context import RunContext, elapsed_ms, gather_until, ordered
 from council.types import ChatMessage, Usage
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:16]
+
+
+def with_fixed_scores(record: ReviewRecord, rubric: Rubric, fixed: dict[str, dict[str, CriterionValue]]) -> ReviewRecord:
+    """Add the automatic (deterministic, schema) criteria to a ballot and recompute every overall score."""
+    scores = {}
+    for member, entry in record.scores.items():
+        values = {**entry.scores, **fixed.get(member, {})}
+        normalized = {c.id: rubric.normalize(c, values[c.id]) for c in rubric.criteria if c.id in values}
+        scores[member] = entry.model_copy(update={"scores": values, "overall": rubric.overall(values),
+                                                  "normalized": {k: round(v, 4) for k, v in normalized.items()}})
+    return record.model_copy(update={"scores": scores})
 
 
 def presentation_order(seed: int, reviewer: str, candidates: list[str]) -> list[str]:
@@ -44,7 +60,7 @@ def reviewers_and_candidates(
     return plan
 
 
-async def _review(
+async def review_one(
     provider: Provider,
     question: list[ChatMessage],
     order: list[str],
@@ -77,7 +93,9 @@ async def _review(
             break
         messages = [*messages, ChatMessage(role="assistant", content=completion.content),
                     ChatMessage(role="user", content=render_retry_message(parsed.error or "invalid ballot", nonce))]
-    common = {"attempts": attempts, "latency_ms": elapsed_ms(started), "usage": usage}
+    common = {"attempts": attempts, "latency_ms": elapsed_ms(started), "usage": usage, "model": provider.member.model,
+              "prompt_hash": _hash("\n".join(f"{m.role}: {m.content}" for m in messages)),
+              "response_hash": _hash(completion.content)}
     if not parsed.ok:
         failure = Failure(reason="parse", message=parsed.error or "invalid ballot", attempts=attempts)
         return record.model_copy(update={"status": "failed", "error": failure, **common})
@@ -92,25 +110,30 @@ async def _review(
     return record.model_copy(update={"scores": scores, "ranking": ranking, **common})
 
 
-async def collect_reviews(ctx: RunContext, answers: list[AnswerRecord]) -> list[ReviewRecord]:
-    """Every reviewer at once, within the stage deadline."""
+async def collect_reviews(
+    ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]] | None = None
+) -> list[ReviewRecord]:
+    """Every reviewer at once, within the stage deadline; ``fixed`` holds each answer's automatic criteria."""
     started = time.perf_counter()
     plan = reviewers_and_candidates(answers, ctx.config.review.include_self)
     texts = {a.member: a.content or "" for a in answers if a.status == "ok"}
     orders = {reviewer: presentation_order(ctx.seed, reviewer, shown) for reviewer, shown in plan.items()}
     jobs = {
-        reviewer: _review(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,
+        reviewer: review_one(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,
                           ctx.config.review.retry_on_parse_failure)
         for reviewer, order in orders.items()
     }
 
     def report(name: str, record: ReviewRecord) -> None:
+        if record.status == "ok":
+            record = finished_records[name] = with_fixed_scores(record, ctx.rubric, fixed or {})
         ctx.emit("review", reviewer=name, status=record.status,
                  error=record.error.model_dump() if record.error else None,
                  scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order)
 
+    finished_records: dict[str, ReviewRecord] = {}
     finished, stragglers = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)
-    records = list(finished.values())
+    records = [finished_records.get(name, record) for name, record in finished.items()]
     for name in stragglers:
         failure = Failure(reason="timeout", message=f"no review by the stage deadline of "
                                                     f"{ctx.config.stages.stage_deadline_s:g}s")

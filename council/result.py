@@ -9,7 +9,7 @@ are kept in ``reviews[].labels`` for audit.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 

@@ -68,11 +68,14 @@ import numpy as np
 
 from council.agreement import (  # noqa: F401 - the bias constants and kendall_tau are part of this module's API
     BIAS_MIN_ITEMS,
+    BIAS_SUMS,
     BIAS_THRESHOLD,
     Agreement,
     BiasFlag,
     agreement,
     bias_flags,
+    bias_pairs,
+    pooled_flags,
     column_means,
     kendall_tau,
 )
@@ -135,7 +138,9 @@ class ReviewerHistory:
 
     ``count``, ``mean`` and ``m2`` (Welford's sum of squared deviations) describe
     the scores; ``resid_count`` and ``resid_m2`` count and sum the squared
-    residuals of the reviewer's z-scores against the leave-one-out consensus.
+    residuals of the reviewer's z-scores against the leave-one-out consensus;
+    ``bias`` holds the running sums behind pooled bias flags (see
+    :mod:`council.agreement`).
     """
 
     count: int = 0
@@ -143,6 +148,7 @@ class ReviewerHistory:
     m2: float = 0.0
     resid_count: int = 0
     resid_m2: float = 0.0
+    bias: tuple[float, ...] = (0.0,) * BIAS_SUMS
 
     @property
     def variance(self) -> float:
@@ -328,6 +334,9 @@ def aggregate(
             score = _weighted_mean(z, weights)
         run_agreement = agreement(x)
         flags = bias_flags(sheet.reviewers, sheet.position, sheet.answer_length, x)
+        pooled = pooled_flags(sheet.reviewers, _pooled_sums(sheet, history, x))
+        seen = {(f.reviewer, f.kind) for f in pooled}
+        flags = pooled + [f for f in flags if (f.reviewer, f.kind) not in seen]
         dims = {name: column_means(np.where(np.isfinite(d), d, np.nan))[0] for name, d in sheet.dimensions.items()}
     # Scores equal up to float noise count as tied, so the raw mean decides as documented.
     order = sorted(
@@ -360,6 +369,19 @@ def aggregate(
     )
 
 
+def _pooled_sums(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None, x: np.ndarray) -> list[np.ndarray]:
+    """Each reviewer's bias sums: its history's plus this run's."""
+    history = history or {}
+    run = bias_pairs(sheet.position, sheet.answer_length, x)
+    return [np.asarray(_stored_bias(history.get(name)), dtype=float) + run[i] for i, name in enumerate(sheet.reviewers)]
+
+
+def _stored_bias(stats: ReviewerHistory | None) -> tuple[float, ...]:
+    if stats is None or len(stats.bias) != BIAS_SUMS or not all(np.isfinite(stats.bias)):
+        return (0.0,) * BIAS_SUMS
+    return stats.bias
+
+
 def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) -> dict[str, ReviewerHistory]:
     """Fold this run's overall scores and consensus residuals into each reviewer's statistics.
 
@@ -374,6 +396,7 @@ def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) ->
         _, k, mean_q, ss_q = _row_stats(x)
         n, mean, m2 = _merge(hist[:, 0], hist[:, 1], hist[:, 2], k, mean_q, ss_q)
         count, sq = _residuals(_calibrated_z(x, hist))
+        pooled = _pooled_sums(sheet, history, x)
     for i, name in enumerate(sheet.reviewers):
         # Scores so large that their squares overflow teach nothing: keep the old (sanitized) part.
         scores_ok = np.isfinite(mean[i]) and np.isfinite(m2[i])
@@ -384,5 +407,7 @@ def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) ->
             m2=float(max(m2[i], 0.0) if scores_ok else hist[i, 2]),
             resid_count=int(hist[i, 3] + count[i] if resid_ok else hist[i, 3]),
             resid_m2=float(hist[i, 4] + sq[i] if resid_ok else hist[i, 4]),
+            bias=tuple(float(v) for v in pooled[i]) if np.all(np.isfinite(pooled[i]))
+            else _stored_bias(history.get(name)),
         )
     return updated

@@ -128,3 +128,75 @@ def bias_flags(
                 detail = f"{name} scores {way} answers higher (Kendall tau {tau:+.2f} over {use.sum()} answers{ctx})"
             flags.append(BiasFlag(reviewer=name, kind=kind, correlation=tau, detail=detail))
     return flags
+
+
+# -- bias evidence pooled across runs ------------------------------------------
+# One run gives a reviewer 3-4 scores, too few to see a bias. So each run adds
+# its (covariate, residual) pairs to running sums kept in the reviewer's
+# history, and a flag is raised once the pooled correlation is clear.
+# residual = the reviewer's score minus its own run mean, minus the mean of
+# the other reviewers' centred scores for the same answer: what this reviewer
+# sees that the others do not. Covariates: the slot the answer was shown in,
+# and log(answer length).
+POOLED_MIN_PAIRS = 20
+"""A pooled flag needs at least this many (covariate, residual) pairs."""
+POOLED_MIN_T = 3.0
+"""... and a correlation whose t statistic r·sqrt(n-2)/sqrt(1-r²) is at least this."""
+BIAS_SUMS = 12
+"""Running sums per reviewer: (n, Σx, Σy, Σx², Σy², Σxy) for position, then for length."""
+
+
+def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> list[np.ndarray]:
+    """Per reviewer row, this run's 12 sums of (slot, residual) and (log length, residual) pairs."""
+    ok = np.isfinite(x)
+    row_n = ok.sum(axis=1, keepdims=True)
+    row_mean = np.where(ok, x, 0.0).sum(axis=1, keepdims=True) / np.maximum(row_n, 1)
+    with np.errstate(all="ignore"):
+        centred = np.where(ok, x - row_mean, 0.0)
+    n_col = ok.sum(axis=0)
+    total = np.where(ok, centred, 0.0).sum(axis=0)
+    others = (total[None, :] - centred) / np.maximum(n_col[None, :] - 1, 1)
+    usable = ok & (n_col >= 2)[None, :]
+    with np.errstate(all="ignore"):
+        residual = centred - others
+    sums = []
+    loglen = np.log(np.maximum(np.nan_to_num(lengths, nan=1.0), 1.0))
+    for i in range(x.shape[0]):
+        row = []
+        for covariate, extra in ((position[i].astype(float), position[i] >= 0), (loglen, np.isfinite(lengths))):
+            use = usable[i] & extra
+            cx, cy = covariate[use], residual[i][use]
+            with np.errstate(all="ignore"):
+                row += [float(use.sum()), cx.sum(), cy.sum(), (cx * cx).sum(), (cy * cy).sum(), (cx * cy).sum()]
+        sums.append(np.nan_to_num(np.array(row, dtype=float)))
+    return sums
+
+
+def pooled_flags(reviewers: Sequence[str], sums: Sequence[Sequence[float]]) -> list[BiasFlag]:
+    """Flags from pooled sums: a clear correlation of residual with slot or length over many runs."""
+    flags = []
+    for name, row in zip(reviewers, sums, strict=True):
+        for offset, kind in ((0, "position"), (6, "length")):
+            n, sx, sy, sxx, syy, sxy = row[offset:offset + 6]
+            if n < POOLED_MIN_PAIRS:
+                continue
+            with np.errstate(all="ignore"):
+                vx, vy = sxx - sx * sx / n, syy - sy * sy / n
+                if not (np.isfinite(vx) and np.isfinite(vy)) or vx <= 1e-12 or vy <= 1e-12:
+                    continue
+                r = float(np.clip((sxy - sx * sy / n) / np.sqrt(vx * vy), -1.0, 1.0))
+            if not np.isfinite(r):
+                continue
+            t = r * np.sqrt(max(n - 2, 1) / max(1 - r * r, 1e-12))
+            if abs(t) < POOLED_MIN_T:
+                continue
+            if kind == "position":
+                way = "earlier" if r < 0 else "later"
+                detail = (f"{name} scores answers shown {way} higher than the other reviewers do "
+                          f"(r {r:+.2f} over {int(n)} reviews across runs)")
+            else:
+                way = "longer" if r > 0 else "shorter"
+                detail = (f"{name} scores {way} answers higher than the other reviewers do "
+                          f"(r {r:+.2f} over {int(n)} reviews across runs)")
+            flags.append(BiasFlag(reviewer=name, kind=kind, correlation=float(r), detail=detail))
+    return flags

@@ -9,9 +9,10 @@ restarts; changing a member's model starts its history afresh.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -53,7 +54,8 @@ CREATE TABLE IF NOT EXISTS reviewer_stats (
     m2           REAL NOT NULL,
     resid_count  INTEGER NOT NULL,
     resid_m2     REAL NOT NULL,
-    updated_at   TEXT NOT NULL
+    updated_at   TEXT NOT NULL,
+    bias         TEXT NOT NULL DEFAULT '[]'
 );
 """
 
@@ -207,9 +209,10 @@ class Store:
             return {}
         marks = ",".join("?" for _ in keys)
         rows = self._guard("reading reviewer statistics", lambda: self._db.execute(
-            f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2 FROM reviewer_stats "
+            f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2, bias FROM reviewer_stats "
             f"WHERE reviewer_key IN ({marks})", keys).fetchall())
-        return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5]) for r in rows}  # type: ignore[union-attr]
+        return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6]) or ()))
+                for r in rows}  # type: ignore[union-attr]
 
     def update_reviewer_history(
         self, keys: list[str], update: Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]
@@ -222,8 +225,9 @@ class Store:
                 updated = update(self.reviewer_history(keys))
                 now = datetime.now(UTC).isoformat()
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO reviewer_stats VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [(key, *asdict(stats).values(), now) for key, stats in updated.items()],
+                    "INSERT OR REPLACE INTO reviewer_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(key, s.count, s.mean, s.m2, s.resid_count, s.resid_m2, now, json.dumps(list(s.bias)))
+                     for key, s in updated.items()],
                 )
             except BaseException:
                 self._db.execute("ROLLBACK")

@@ -23,6 +23,7 @@ from council.logs import get_logger
 from council.orchestrator import Council
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, ChatHandler
 from council.server.schema import ApiError, decode_body, parse_request
+from council.server.web import page_access_middleware, register_web
 
 _log = get_logger("server")
 COUNCIL_KEY = web.AppKey("council", Council)
@@ -110,12 +111,13 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     """The server application for ``config``; the council opens on startup and closes on cleanup."""
     keys = server_api_keys(config, environ)
     app = web.Application(client_max_size=config.server.max_body_bytes,
-                          middlewares=[errors_middleware, auth_middleware(keys)])
+                          middlewares=[errors_middleware, page_access_middleware, auth_middleware(keys)])
     council = council or Council(config, environ=environ)
     created = int(time.time())
     app[COUNCIL_KEY] = council
     app[LIMIT_KEY] = config.server.max_body_bytes
     app[CHAT_KEY] = chat = ChatHandler(council, app)
+    register_web(app, council, chat)
 
     async def list_models(_request: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": _models(council, created)})

@@ -1,0 +1,197 @@
+"""Stage events of the web page's runs: kept in memory while fresh, replayed to anyone who asks.
+
+A :class:`LiveRun` holds every event of one run in order; a subscriber
+reads what is there, then waits for more, so a page that reloads mid-run
+sees the whole run so far and then the rest live. Only the most recent
+finished runs stay in memory: after that the stored result
+(:mod:`council.store`) is the record, and :func:`replay_events` rebuilds the
+same event sequence from it.
+
+Every event is ``{"seq", "kind", "data"}``. Besides the pipeline's own
+kinds (:mod:`council.events`) there are two more: ``result`` (the run's
+summary, always last: status, degradation, final answer) and ``error`` (the
+run could not be carried out at all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from aiohttp import web
+
+from council.result import CouncilResult
+from council.review_prompt import labels_for
+
+Event = dict[str, Any]
+KEEP_FINISHED = 64
+
+
+def summary(result: CouncilResult) -> dict[str, Any]:
+    """The data of a ``result`` event: how the run ended and why."""
+    return {
+        "status": result.status,
+        "error": result.error,
+        "degraded": result.degraded,
+        "degraded_reasons": list(result.degraded_reasons),
+        "simulated": result.simulated,
+        "final_answer": result.final_answer.model_dump(mode="json") if result.final_answer else None,
+        "timings": result.timings.model_dump(mode="json"),
+        "usage": result.usage.model_dump(mode="json"),
+    }
+
+
+def with_labels(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A review event with the anonymous labels its reviewer saw, so the page can say who was who."""
+    if kind == "review" and "labels" not in data:
+        order = list(data.get("order") or [])
+        return {**data, "labels": dict(zip(labels_for(len(order)), order, strict=True))}
+    return data
+
+
+def replay_events(result: CouncilResult, chairman: str | None = None) -> list[Event]:
+    """The events a stored run would have sent, rebuilt from its result."""
+    kinds: list[tuple[str, dict[str, Any]]] = [
+        ("run_started", {"members": [a.member for a in result.answers], "chairman": chairman,
+                         "simulated": result.simulated}),
+        ("stage_started", {"stage": "answers"}),
+    ]
+    for answer in result.answers:
+        kinds.append(("answer", {"member": answer.member, "status": answer.status,
+                                 "latency_ms": round(answer.latency_ms, 1), "content": answer.content,
+                                 "error": answer.error.model_dump(mode="json") if answer.error else None}))
+    for answer in result.answers:
+        if answer.safety is not None:
+            verdict = answer.safety.model_dump(mode="json")
+            kinds.append(("safety", {"member": answer.member, "passed": verdict["passed"],
+                                     "findings": verdict["findings"], "notes": verdict["notes"]}))
+    if result.reviews:
+        kinds.append(("stage_started", {"stage": "review"}))
+    for review in result.reviews:
+        kinds.append(("review", {"reviewer": review.reviewer, "status": review.status,
+                                 "error": review.error.model_dump(mode="json") if review.error else None,
+                                 "scores": {m: s.model_dump(mode="json") for m, s in review.scores.items()},
+                                 "order": list(review.order), "labels": dict(review.labels)}))
+    if result.ranking:
+        kinds.append(("ranking", {"ranking": [e.model_dump(mode="json") for e in result.ranking],
+                                  "agreement": result.agreement.model_dump(mode="json"),
+                                  "bias_flags": [b.model_dump(mode="json") for b in result.bias_flags]}))
+    if result.final_answer is not None:
+        kinds.append(("stage_started", {"stage": "final"}))
+        kinds.append(("final", result.final_answer.model_dump(mode="json")))
+    if result.status != "running":
+        kinds.append(("run_finished", {"status": result.status, "degraded": result.degraded, "error": result.error}))
+    kinds.append(("result", summary(result)))
+    return [{"seq": seq, "kind": kind, "data": data} for seq, (kind, data) in enumerate(kinds)]
+
+
+class LiveRun:
+    """One run's events so far, and a way to wait for the next."""
+
+    def __init__(self, run_id: str, conversation_id: str) -> None:
+        self.run_id = run_id
+        self.conversation_id = conversation_id
+        self.events: list[Event] = []
+        self.finished = False
+        self._changed = asyncio.Event()
+
+    def add(self, kind: str, data: dict[str, Any]) -> None:
+        """Append an event and wake every subscriber (callable from a synchronous event sink)."""
+        self.events.append({"seq": len(self.events), "kind": kind, "data": with_labels(kind, data)})
+        self._wake()
+
+    def finish(self) -> None:
+        """Mark the run over: subscribers drain what is left and stop."""
+        self.finished = True
+        self._wake()
+
+    def _wake(self) -> None:
+        # A fresh Event per change: whoever waited on the old one wakes, later waiters wait for the next change.
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait(self, seen: int, timeout: float) -> bool:
+        """Wait until there are more than ``seen`` events or the run finished; False on timeout."""
+        changed = self._changed
+        if len(self.events) > seen or self.finished:
+            return True
+        try:
+            await asyncio.wait_for(changed.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+
+class LiveRuns:
+    """The web page's recent runs, by run id: every unfinished one and the last ``keep`` finished."""
+
+    def __init__(self, keep: int = KEEP_FINISHED) -> None:
+        self.keep = keep
+        self._runs: OrderedDict[str, LiveRun] = OrderedDict()
+
+    def start(self, run_id: str, conversation_id: str) -> LiveRun:
+        """Register a run about to start."""
+        run = LiveRun(run_id, conversation_id)
+        self._runs[run_id] = run
+        self._evict()
+        return run
+
+    def get(self, run_id: str) -> LiveRun | None:
+        """The run, if it is still in memory."""
+        return self._runs.get(run_id)
+
+    def running_in(self, conversation_id: str) -> LiveRun | None:
+        """The unfinished run of a conversation, if any."""
+        return next((r for r in self._runs.values() if r.conversation_id == conversation_id and not r.finished), None)
+
+    @property
+    def active(self) -> int:
+        """How many runs have not finished."""
+        return sum(not r.finished for r in self._runs.values())
+
+    def _evict(self) -> None:
+        finished = [run_id for run_id, run in self._runs.items() if run.finished]
+        for run_id in finished[: max(0, len(finished) - self.keep)]:
+            del self._runs[run_id]
+
+    def finish(self, run: LiveRun) -> None:
+        """Mark ``run`` finished and forget the oldest finished runs beyond ``keep``."""
+        run.finish()
+        if run.run_id in self._runs:
+            self._runs.move_to_end(run.run_id)  # finished runs leave memory in the order they finished
+        self._evict()
+
+
+def _frame(event: Event) -> bytes:
+    payload = json.dumps(event, ensure_ascii=False, default=str)
+    return f"id: {event['seq']}\ndata: {payload}\n\n".encode()
+
+
+async def stream_events(request: web.Request, source: LiveRun | Sequence[Event], after: int,
+                        keepalive_s: float) -> web.StreamResponse:
+    """Send a run's events from ``after`` on as SSE, live until it finishes, then an ``end`` event."""
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+                                           "X-Accel-Buffering": "no"})
+    await response.prepare(request)
+    # A dropped connection is retried by EventSource with Last-Event-ID, so nothing is sent twice.
+    await response.write(b"retry: 2000\n\n")
+    sent = after
+    if isinstance(source, LiveRun):
+        while True:
+            # Events may arrive while a write is awaited: index one at a time so none is skipped.
+            while sent < len(source.events):
+                await response.write(_frame(source.events[sent]))
+                sent += 1
+            if source.finished:
+                break
+            if not await source.wait(sent, keepalive_s):
+                await response.write(b": keep-alive\n\n")
+    else:
+        for event in source[sent:]:
+            await response.write(_frame(event))
+    await response.write(b"event: end\ndata: {}\n\n")
+    await response.write_eof()
+    return response

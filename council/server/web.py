@@ -1,0 +1,350 @@
+"""The web page of ``council serve``: the page itself at ``/`` and the JSON API it uses under ``/api``.
+
+Endpoints (errors in the server's OpenAI shape ``{"error": {...}}``):
+
+- ``GET /``, ``GET /static/{file}``: the page, public (it holds no data).
+- ``GET /api/options``: the members, chairman and rubrics to choose from.
+- ``GET|POST /api/conversations``, ``GET|PATCH|DELETE /api/conversations/{id}``.
+- ``POST /api/conversations/{id}/messages``: ask; starts a run and answers
+  202 with its id at once.
+- ``GET /api/runs/{id}``: the run's events so far, as JSON.
+- ``GET /api/runs/{id}/events``: the same as SSE, then live until the run
+  ends. EventSource cannot send headers, so this one route also takes the
+  API key as ``?token=``.
+
+A run belongs to its conversation, not to the page that asked: closing or
+reloading the page never cancels it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import uuid
+from typing import Any
+
+from aiohttp import web
+from multidict import CIMultiDict
+
+from council.conversations import Conversation, ConversationStore
+from council.errors import CouncilError
+from council.logs import get_logger
+from council.orchestrator import Council
+from council.result import CouncilResult
+from council.rubric import Rubric, load_rubric, rubrics_dir
+from council.server.chat import ChatHandler
+from council.server.live import LiveRun, LiveRuns, replay_events, stream_events, summary
+from council.server.schema import ApiError, decode_body
+from council.server.web_input import conversation_fields, question_text
+from council.types import ChatMessage
+from council.web import STATIC_DIR
+
+_CONTENT_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
+# Model output is rendered by the page's own escaping renderer; the policy is a second wall behind it.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+                               "form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+_log = get_logger("server.web")
+
+
+def _dumps(body: Any) -> str:
+    # Event data is JSON-ready by contract; anything that slips through is shown as text, not a 500.
+    return json.dumps(body, ensure_ascii=False, default=str)
+
+
+def public(handler: Any) -> Any:
+    """Mark a route handler as open to everyone, API keys or not."""
+    handler.council_public = True
+    return handler
+
+
+def query_token(handler: Any) -> Any:
+    """Mark a route handler as accepting the API key as ``?token=`` (for EventSource)."""
+    handler.council_query_token = True
+    return handler
+
+
+@web.middleware
+async def page_access_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Let the page load without a key, and let EventSource pass its key in the query.
+
+    It sits between the error and auth middlewares: a public route's
+    handler is called directly, past the key check; a ``?token=`` on a route
+    that accepts one becomes the Authorization header the key check reads.
+    """
+    target = request.match_info.handler
+    if getattr(target, "council_public", False):
+        return await target(request)
+    token = request.query.get("token")
+    if token and getattr(target, "council_query_token", False) and "Authorization" not in request.headers:
+        headers = CIMultiDict(request.headers)
+        headers["Authorization"] = f"Bearer {token}"
+        request = request.clone(headers=headers)
+    return await handler(request)
+
+
+def rubric_choice_supported() -> bool:
+    """Whether ``Council.ask`` takes a rubric per run; without it only the configured rubric is offered."""
+    return "rubric" in inspect.signature(Council.ask).parameters
+
+
+def rubric_options(council: Council) -> list[dict[str, Any]]:
+    """The configured rubric first, then (when runs can choose) every other shipped one that loads."""
+    def entry(ref: str, rubric: Rubric) -> dict[str, Any]:
+        return {"id": ref, "name": rubric.name, "version": rubric.version, "scale": [rubric.scale_min, rubric.scale_max],
+                "dimensions": [{"id": d.id, "name": d.title} for d in rubric.dimensions]}
+
+    options = [entry(council.config.rubric, council.rubric)]
+    if rubric_choice_supported():
+        for path in sorted(rubrics_dir().glob("*.yaml")):
+            if path.stem == council.config.rubric:
+                continue
+            try:
+                # Lint warnings are for `council rubric check`, not the server's stderr.
+                options.append(entry(path.stem, load_rubric(path.stem, quiet=True)))
+            except CouncilError as error:  # a broken shipped rubric is left out, not fatal to the page
+                _log.warning("rubric_unavailable", rubric=path.stem, error=error)
+    return options
+
+
+class WebApi:
+    """The page's handlers and the state they share: conversations, live runs, run tasks."""
+
+    def __init__(self, council: Council, chat: ChatHandler | None) -> None:
+        self.council = council
+        self.config = council.config
+        self.chat = chat
+        self.live = LiveRuns()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self._conversations: ConversationStore | None = None
+        self.rubrics: list[dict[str, Any]] = []
+
+    @property
+    def conversations(self) -> ConversationStore:
+        """The conversation tables (open while the app runs)."""
+        if self._conversations is None:
+            raise ApiError(503, "the server is not running", type="server_error", code="not_ready")
+        return self._conversations
+
+    # -- lifecycle ---------------------------------------------------------
+    async def open(self, _app: web.Application) -> None:
+        """Open the conversation tables in the run database file and read the rubrics on offer."""
+        store = self.council.store
+        self._conversations = ConversationStore(store.path if store is not None else self.config.storage.path)
+        self.rubrics = rubric_options(self.council)
+
+    async def drain(self, _app: web.Application) -> None:
+        """Give runs in flight the shutdown grace period, then cancel the rest."""
+        if self.tasks:
+            _done, pending = await asyncio.wait(set(self.tasks), timeout=self.config.server.shutdown_grace_s)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def close(self, _app: web.Application) -> None:
+        """Close the conversation tables."""
+        if self._conversations is not None:
+            self._conversations.close()
+            self._conversations = None
+
+    # -- the page ------------------------------------------------------------
+    @public
+    async def index(self, _request: web.Request) -> web.StreamResponse:
+        """The page."""
+        return web.FileResponse(STATIC_DIR / "index.html", headers={**PAGE_HEADERS, "Content-Type": "text/html"})
+
+    @public
+    async def static(self, request: web.Request) -> web.StreamResponse:
+        """One of the page's files; only files that are in the folder, by exact name."""
+        name = request.match_info["name"]
+        path = STATIC_DIR / name
+        if "/" in name or name.startswith(".") or not path.is_file() or path.suffix not in _CONTENT_TYPES:
+            raise ApiError(404, f"no file {name!r}", code="not_found")
+        return web.FileResponse(path, headers={**PAGE_HEADERS, "Content-Type": _CONTENT_TYPES[path.suffix]})
+
+    # -- options and conversations ------------------------------------------
+    async def options(self, _request: web.Request) -> web.Response:
+        """Who can answer, chair and score."""
+        return web.json_response({
+            "members": [{"name": m.name, "provider": m.provider, "model": m.model} for m in self.config.members],
+            "chairman": self.config.chairman,
+            "rubric": self.config.rubric,
+            "rubrics": self.rubrics,
+            "rubric_selectable": rubric_choice_supported(),
+        })
+
+    def _conversation(self, request: web.Request) -> Conversation:
+        conversation_id = request.match_info["conversation_id"]
+        conversation = self.conversations.get(conversation_id)
+        if conversation is None:
+            raise ApiError(404, f"no conversation {conversation_id!r}", param="conversation_id",
+                           code="conversation_not_found")
+        return conversation
+
+    def _fields(self, body: dict[str, Any], creating: bool) -> dict[str, Any]:
+        return conversation_fields(body, [m.name for m in self.config.members],
+                                   [r["id"] for r in self.rubrics], creating)
+
+    async def list_conversations(self, _request: web.Request) -> web.Response:
+        """Every conversation, the most recent first."""
+        return web.json_response({"conversations": [c.as_json() for c in self.conversations.list_conversations()]})
+
+    async def create_conversation(self, request: web.Request) -> web.Response:
+        """A new conversation; its council defaults to the configured one."""
+        fields = self._fields(decode_body(await request.read()), creating=True)
+        conversation = self.conversations.create(
+            fields.get("members", [m.name for m in self.config.members]),
+            fields.get("chairman", self.config.chairman), fields.get("rubric", self.config.rubric),
+            fields.get("title"))
+        return web.json_response(self._with_runs(conversation), status=201)
+
+    async def get_conversation(self, request: web.Request) -> web.Response:
+        """A conversation with its messages, each question with the state of its run."""
+        return web.json_response(self._with_runs(self._conversation(request)))
+
+    async def update_conversation(self, request: web.Request) -> web.Response:
+        """Rename a conversation or change who answers, chairs and scores."""
+        conversation = self._conversation(request)
+        fields = self._fields(decode_body(await request.read()), creating=False)
+        updated = self.conversations.update(conversation.id, **fields)
+        if updated is None:  # deleted meanwhile
+            raise ApiError(404, f"no conversation {conversation.id!r}", code="conversation_not_found")
+        return web.json_response(self._with_runs(updated))
+
+    async def delete_conversation(self, request: web.Request) -> web.Response:
+        """Delete a conversation (its runs stay in the run store)."""
+        conversation = self._conversation(request)
+        self.conversations.delete(conversation.id)
+        return web.Response(status=204)
+
+    def _run_state(self, run_id: str | None) -> str:
+        if run_id is None:
+            return "unknown"
+        live = self.live.get(run_id)
+        if live is not None and not live.finished:
+            return "running"
+        stored = self._stored(run_id)
+        if stored is None:
+            return "unknown"
+        # Stored as running but not running here: the server stopped while it ran.
+        return "interrupted" if stored.status == "running" else stored.status
+
+    def _with_runs(self, conversation: Conversation) -> dict[str, Any]:
+        body = conversation.as_json(with_messages=True)
+        for message in body["messages"]:
+            if message["role"] == "user":
+                message["run_status"] = self._run_state(message["run_id"])
+        return body
+
+    # -- asking ----------------------------------------------------------------
+    async def post_message(self, request: web.Request) -> web.Response:
+        """Ask the conversation's council a question; the run goes on in the background."""
+        conversation = self._conversation(request)
+        content = question_text(decode_body(await request.read()))
+        self._check_council(conversation)
+        if self.live.running_in(conversation.id) is not None:
+            raise ApiError(409, "the council is still answering this conversation's last question",
+                           code="run_in_progress")
+        busy = self.live.active + (self.chat.active_runs if self.chat is not None else 0)
+        if busy >= self.config.server.max_concurrent_runs:
+            raise ApiError(429, f"{busy} council runs are in progress, the limit; retry shortly",
+                           type="rate_limit_error", code="too_many_runs", headers={"Retry-After": "1"})
+        messages = [*conversation.history(), ChatMessage(role="user", content=content)]
+        run_id = uuid.uuid4().hex
+        message = self.conversations.add_question(conversation.id, content, run_id, conversation.members,
+                                                  conversation.chairman, conversation.rubric)
+        live = self.live.start(run_id, conversation.id)
+        task = asyncio.ensure_future(self._run(live, messages, conversation))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return web.json_response({"run_id": run_id, "conversation_id": conversation.id, "message": message.as_json(),
+                                  "events_url": f"/api/runs/{run_id}/events"}, status=202)
+
+    def _check_council(self, conversation: Conversation) -> None:
+        # The config may have changed since the conversation chose its council.
+        names = [m.name for m in self.config.members]
+        gone = [m for m in [*conversation.members, conversation.chairman] if m is not None and m not in names]
+        if gone or conversation.rubric not in [r["id"] for r in self.rubrics]:
+            what = f"members {', '.join(gone)} are" if gone else f"rubric {conversation.rubric!r} is"
+            raise ApiError(409, f"{what} no longer configured; choose this conversation's council again",
+                           code="council_changed")
+
+    async def _run(self, live: LiveRun, messages: list[ChatMessage], conversation: Conversation) -> None:
+        extra: dict[str, Any] = {}
+        if conversation.rubric != self.config.rubric and rubric_choice_supported():
+            extra["rubric"] = conversation.rubric
+        try:
+            result: CouncilResult = await self.council.ask(
+                messages, members=conversation.members, chairman=conversation.chairman,
+                on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id, **extra)
+            final = result.final_answer
+            if result.status == "complete" and final is not None and final.content:
+                self.conversations.add_answer(conversation.id, live.run_id, final.content, final.by)
+            live.add("result", summary(result))
+        except asyncio.CancelledError:
+            live.add("error", {"message": "the run was stopped before it finished: the server is shutting down"})
+            raise
+        except CouncilError as error:
+            live.add("error", {"message": str(error)})
+        except Exception as error:  # noqa: BLE001 - a background task: report on the page, never crash the server
+            _log.error("web_run_crashed", run_id=live.run_id, error=error, exc_info=True)
+            live.add("error", {"message": "internal error while running the council"})
+        finally:
+            self.live.finish(live)
+
+    # -- watching a run ----------------------------------------------------------
+    def _stored(self, run_id: str) -> CouncilResult | None:
+        return self.council.store.get(run_id) if self.council.store is not None else None
+
+    def _events(self, run_id: str) -> LiveRun | list[dict[str, Any]]:
+        live = self.live.get(run_id)
+        if live is not None:
+            return live
+        stored = self._stored(run_id)
+        if stored is None:
+            raise ApiError(404, f"no council run {run_id!r}", param="run_id", code="run_not_found")
+        final = stored.final_answer
+        return replay_events(stored, final.by if final is not None and final.source == "chairman" else None)
+
+    async def run_events(self, request: web.Request) -> web.Response:
+        """A run's events so far, as JSON; ``finished`` says whether more can come."""
+        run_id = request.match_info["run_id"]
+        source = self._events(run_id)
+        finished = source.finished if isinstance(source, LiveRun) else True
+        events = list(source.events) if isinstance(source, LiveRun) else source
+        return web.json_response({"run_id": run_id, "finished": finished, "events": events}, dumps=_dumps)
+
+    @query_token
+    async def run_event_stream(self, request: web.Request) -> web.StreamResponse:
+        """A run's events as SSE: everything so far (after ``Last-Event-ID``), then live until it ends."""
+        source = self._events(request.match_info["run_id"])
+        last = request.headers.get("Last-Event-ID", "")
+        after = int(last) + 1 if last.isdigit() else 0
+        return await stream_events(request, source, after, self.config.server.keepalive_s)
+
+
+def register_web(app: web.Application, council: Council, chat: ChatHandler | None = None) -> WebApi:
+    """Add the page and its API to the server app (``page_access_middleware`` must be in its middlewares)."""
+    api = WebApi(council, chat)
+    router = app.router
+    router.add_get("/", api.index)
+    router.add_get("/static/{name}", api.static)
+    router.add_get("/api/options", api.options)
+    router.add_get("/api/conversations", api.list_conversations)
+    router.add_post("/api/conversations", api.create_conversation)
+    router.add_get("/api/conversations/{conversation_id}", api.get_conversation)
+    router.add_patch("/api/conversations/{conversation_id}", api.update_conversation)
+    router.add_delete("/api/conversations/{conversation_id}", api.delete_conversation)
+    router.add_post("/api/conversations/{conversation_id}/messages", api.post_message)
+    router.add_get("/api/runs/{run_id}", api.run_events)
+    router.add_get("/api/runs/{run_id}/events", api.run_event_stream)
+    app.on_startup.append(api.open)
+    app.on_shutdown.append(api.drain)
+    app.on_cleanup.append(api.close)
+    return api

@@ -1,0 +1,80 @@
+"""Reading the page's JSON request bodies: each problem is a 400 naming the field."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from council.server.schema import ApiError
+
+CONVERSATION_FIELDS = ("title", "members", "chairman", "rubric")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _bad(field: str, message: str) -> ApiError:
+    return ApiError(400, f"{field}: {message}", param=field, code="invalid_value")
+
+
+def _text(value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise _bad(field, f"must be a string, got {type(value).__name__}")
+    if "\x00" in value or _SURROGATE.search(value):
+        raise _bad(field, "contains a NUL character or an unpaired surrogate")
+    return value
+
+
+def conversation_fields(body: dict[str, Any], members: Sequence[str], rubrics: Sequence[str],
+                        creating: bool) -> dict[str, Any]:
+    """The fields of a create or update request, checked against the configured council.
+
+    Only the fields present are returned; ``chairman: null`` is kept, since it
+    means "no chairman: the top-ranked answer is final".
+    """
+    unknown = sorted(set(body) - set(CONVERSATION_FIELDS))
+    if unknown:
+        raise _bad(unknown[0], f"unknown field; fields are: {', '.join(CONVERSATION_FIELDS)}")
+    if not creating and not body:
+        raise ApiError(400, f"nothing to change; send one of: {', '.join(CONVERSATION_FIELDS)}", code="invalid_value")
+    fields: dict[str, Any] = {}
+    if "title" in body:
+        title = _text(body["title"], "title")
+        if not title.strip():
+            raise _bad("title", "must not be empty")
+        fields["title"] = title
+    if "members" in body:
+        chosen = body["members"]
+        if not isinstance(chosen, list) or not all(isinstance(m, str) for m in chosen):
+            raise _bad("members", "must be a list of member names")
+        if not chosen:
+            raise _bad("members", "choose at least one member")
+        unknown_members = [m for m in chosen if m not in members]
+        if unknown_members:
+            raise _bad("members", f"unknown members: {', '.join(unknown_members)}; members are: {', '.join(members)}")
+        if len(set(chosen)) != len(chosen):
+            raise _bad("members", "a member is listed twice")
+        fields["members"] = chosen
+    if "chairman" in body:
+        chairman = body["chairman"]
+        if chairman is not None and (not isinstance(chairman, str) or chairman not in members):
+            raise _bad("chairman", f"must be null or one of: {', '.join(members)}")
+        fields["chairman"] = chairman
+    if "rubric" in body:
+        rubric = body["rubric"]
+        if not isinstance(rubric, str) or rubric not in rubrics:
+            raise _bad("rubric", f"must be one of: {', '.join(rubrics)}")
+        fields["rubric"] = rubric
+    return fields
+
+
+def question_text(body: dict[str, Any]) -> str:
+    """The question of a ``POST .../messages`` body: ``{"content": "..."}``, not blank."""
+    unknown = sorted(set(body) - {"content"})
+    if unknown:
+        raise _bad(unknown[0], "unknown field; send {\"content\": \"your question\"}")
+    if "content" not in body:
+        raise _bad("content", "required field is missing")
+    content = _text(body["content"], "content")
+    if not content.strip():
+        raise _bad("content", "the question is empty")
+    return content

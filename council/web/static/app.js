@@ -1,0 +1,360 @@
+// The page: conversations in the sidebar, the chosen council, the transcript and the question box.
+// Every text from the server or a model goes in as text, or through the escaping Markdown renderer.
+
+import { api, forgetKey, followRun, onKeyNeeded, storedKey } from "./api.js";
+import { h } from "./chart.js";
+import { RunView } from "./run_view.js";
+
+const $ = (id) => document.getElementById(id);
+const THEMES = ["auto", "light", "dark"];
+
+const state = {
+  options: null,
+  conversations: [],
+  current: null, // the open conversation, as the API returns it
+  picks: null, // the council chosen before a new conversation exists
+  stops: [], // functions that stop following the open conversation's runs
+  running: null, // run id of the open conversation's unfinished run
+};
+
+function notice(message) {
+  const box = $("notice");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+async function guarded(work) {
+  try {
+    notice("");
+    return await work();
+  } catch (error) {
+    notice(error.message || String(error));
+    return undefined;
+  }
+}
+
+// -- theme and key -------------------------------------------------------------
+function applyTheme(theme) {
+  if (theme === "auto") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $("theme-toggle").textContent = `Theme: ${theme}`;
+}
+
+function setupTheme() {
+  let theme = localStorage.getItem("council.theme");
+  if (!THEMES.includes(theme)) theme = "auto";
+  applyTheme(theme);
+  $("theme-toggle").addEventListener("click", () => {
+    theme = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length];
+    localStorage.setItem("council.theme", theme);
+    applyTheme(theme);
+  });
+}
+
+let pendingKey = null;
+
+function askForKey(message) {
+  // Several calls can fail at once; they all wait for the same answer.
+  if (pendingKey) return pendingKey;
+  const dialog = $("key-dialog");
+  $("key-message").textContent = message || "This server needs an API key. It is kept in this browser only.";
+  $("key-input").value = "";
+  dialog.returnValue = "";
+  pendingKey = new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      pendingKey = null;
+      // Escape closes the dialog without saving whatever was typed.
+      const key = dialog.returnValue === "save" ? $("key-input").value.trim() : "";
+      $("forget-key").hidden = !key;
+      resolve(key || null);
+    }, { once: true });
+  });
+  dialog.showModal();
+  $("key-input").focus();
+  return pendingKey;
+}
+
+// -- the council chosen --------------------------------------------------------
+function currentPicks() {
+  return state.current
+    ? { members: state.current.members, chairman: state.current.chairman, rubric: state.current.rubric }
+    : state.picks;
+}
+
+function rubricOption(id) {
+  return state.options.rubrics.find((r) => r.id === id) || state.options.rubrics[0];
+}
+
+function drawSettings() {
+  const picks = currentPicks();
+  const choices = state.options.members.map((member) => {
+    const box = h("input", { type: "checkbox", name: "member", value: member.name });
+    box.checked = picks.members.includes(member.name);
+    return h("label", { class: "choice" }, box, ` ${member.name} `, h("span", { class: "muted small", text: member.model }));
+  });
+  $("member-choices").replaceChildren(...choices);
+  const chairman = $("chairman-choice");
+  chairman.replaceChildren(h("option", { value: "", text: "None: the top-ranked answer is final" }),
+    ...state.options.members.map((m) => h("option", { value: m.name, text: m.name })));
+  chairman.value = picks.chairman || "";
+  const rubric = $("rubric-choice");
+  rubric.replaceChildren(...state.options.rubrics.map((r) => h("option", { value: r.id, text: `${r.name} (${r.id})` })));
+  rubric.value = picks.rubric;
+  rubric.disabled = !state.options.rubric_selectable;
+  $("rubric-note").hidden = state.options.rubric_selectable;
+}
+
+async function settingsChanged() {
+  const members = [...document.querySelectorAll("#member-choices input:checked")].map((box) => box.value);
+  if (!members.length) {
+    $("settings-status").textContent = "Choose at least one member.";
+    drawSettings();
+    return;
+  }
+  const picks = { members, chairman: $("chairman-choice").value || null, rubric: $("rubric-choice").value };
+  if (!state.current) {
+    state.picks = picks;
+    $("settings-status").textContent = "Used for the next new conversation.";
+    return;
+  }
+  await guarded(async () => {
+    state.current = { ...state.current, ...(await api("PATCH", `/api/conversations/${state.current.id}`, picks)) };
+    $("settings-status").textContent = "Saved: the next question uses this council.";
+  });
+}
+
+// -- the sidebar ----------------------------------------------------------------
+async function refreshList() {
+  const data = await api("GET", "/api/conversations");
+  state.conversations = data.conversations;
+  drawList();
+}
+
+function drawList() {
+  const items = state.conversations.map((conversation) => {
+    const open = h("button", { type: "button", class: "conversation-open", text: conversation.title,
+      "aria-current": state.current?.id === conversation.id ? "page" : null });
+    open.addEventListener("click", () => { closeSidebar(); guarded(() => openConversation(conversation.id)); });
+    const rename = h("button", { type: "button", class: "icon rename", "aria-label": `Rename ${conversation.title}`,
+      title: "Rename", text: "✎" });
+    rename.addEventListener("click", () => startRename(item, conversation));
+    const remove = h("button", { type: "button", class: "icon delete", "aria-label": `Delete ${conversation.title}`,
+      title: "Delete", text: "✕" });
+    remove.addEventListener("click", () => guarded(() => deleteConversation(conversation)));
+    const item = h("li", { class: "conversation-item", "data-conversation-id": conversation.id }, open, rename, remove);
+    return item;
+  });
+  $("conversation-list").replaceChildren(...items);
+  $("conversation-empty").hidden = items.length > 0;
+}
+
+function startRename(item, conversation) {
+  const input = h("input", { type: "text", class: "rename-input", "aria-label": "New title", maxlength: "120" });
+  input.value = conversation.title;
+  let settled = false;
+  const finish = async (save) => {
+    if (settled) return;
+    settled = true;
+    const title = input.value.trim();
+    if (save && title && title !== conversation.title) {
+      await guarded(async () => {
+        const updated = await api("PATCH", `/api/conversations/${conversation.id}`, { title });
+        if (state.current?.id === conversation.id) {
+          state.current.title = updated.title;
+          $("conversation-title").textContent = updated.title;
+        }
+      });
+    }
+    await guarded(refreshList);
+  };
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") { event.preventDefault(); finish(true); }
+    if (event.key === "Escape") { event.preventDefault(); finish(false); }
+  });
+  input.addEventListener("blur", () => finish(true));
+  item.replaceChildren(input);
+  input.focus();
+  input.select();
+}
+
+async function deleteConversation(conversation) {
+  if (!window.confirm(`Delete the conversation “${conversation.title}”? This cannot be undone.`)) return;
+  await api("DELETE", `/api/conversations/${conversation.id}`);
+  if (state.current?.id === conversation.id) newConversation();
+  await refreshList();
+}
+
+function openSidebar() {
+  $("sidebar").classList.add("open");
+  $("sidebar-toggle").setAttribute("aria-expanded", "true");
+  $("new-conversation").focus();
+}
+
+function closeSidebar() {
+  if (!$("sidebar").classList.contains("open")) return;
+  $("sidebar").classList.remove("open");
+  $("sidebar-toggle").setAttribute("aria-expanded", "false");
+  $("sidebar-toggle").focus();
+}
+
+// -- the transcript ---------------------------------------------------------------
+function stopFollowing() {
+  for (const stop of state.stops.splice(0)) stop();
+  state.running = null;
+  updateComposer();
+}
+
+function updateComposer() {
+  $("send").disabled = state.running !== null;
+  $("send").textContent = state.running ? "Answering…" : "Send";
+}
+
+function newConversation() {
+  stopFollowing();
+  state.current = null;
+  state.picks = state.picks || { members: state.options.members.map((m) => m.name),
+    chairman: state.options.chairman, rubric: state.options.rubric };
+  $("transcript").replaceChildren($("welcome") || h("div"));
+  $("welcome").hidden = false;
+  $("conversation-title").textContent = "New conversation";
+  history.replaceState(null, "", location.pathname);
+  drawSettings();
+  drawList();
+  $("question").focus();
+}
+
+function addTurn(message) {
+  $("welcome").hidden = true;
+  const question = h("div", { class: "question-bubble", "data-testid": "question" });
+  question.append(h("span", { class: "visually-hidden", text: "You asked: " }), message.content);
+  const view = new RunView(message.run_id, rubricOption(message.rubric || currentPicks().rubric));
+  const turn = h("article", { class: "turn", "data-run-id": message.run_id }, question, view.root);
+  $("transcript").append(turn);
+  return view;
+}
+
+async function recover(view) {
+  // The stream ended without the run's end (a dropped connection, a server restart): ask for the record.
+  const snapshot = await api("GET", `/api/runs/${view.runId}`).catch(() => null);
+  if (!snapshot?.finished) {
+    view.end();
+    return view;
+  }
+  const fresh = new RunView(view.runId, view.rubric);
+  for (const event of snapshot.events) fresh.apply(event);
+  if (!fresh.finished) fresh.end();
+  view.root.replaceWith(fresh.root);
+  return fresh;
+}
+
+function watch(view, conversationId) {
+  state.running = view.runId;
+  updateComposer();
+  const stop = followRun(view.runId, (event) => view.apply(event), async (reason) => {
+    if (reason === "stopped") return;
+    if (!view.finished) await recover(view);
+    if (state.current?.id !== conversationId) return;
+    if (state.running === view.runId) state.running = null;
+    updateComposer();
+    guarded(refreshList);
+  });
+  state.stops.push(stop);
+}
+
+async function openConversation(id) {
+  stopFollowing();
+  const conversation = await api("GET", `/api/conversations/${encodeURIComponent(id)}`);
+  state.current = conversation;
+  history.replaceState(null, "", `#c=${conversation.id}`);
+  $("conversation-title").textContent = conversation.title;
+  $("transcript").replaceChildren($("welcome"));
+  drawSettings();
+  drawList();
+  for (const message of conversation.messages.filter((m) => m.role === "user")) {
+    const view = addTurn(message);
+    const snapshot = await api("GET", `/api/runs/${message.run_id}`).catch((error) => {
+      view.apply({ seq: 0, kind: "error", data: { message: error.message } });
+      return null;
+    });
+    if (!snapshot) continue;
+    for (const event of snapshot.events) view.apply(event);
+    if (!snapshot.finished) watch(view, conversation.id);
+    else if (!view.finished) view.end();
+  }
+  $("transcript").lastElementChild?.scrollIntoView({ block: "end" });
+}
+
+async function send() {
+  const text = $("question").value;
+  if (!text.trim() || state.running) return;
+  if (!state.current) {
+    state.current = await api("POST", "/api/conversations", state.picks);
+    history.replaceState(null, "", `#c=${state.current.id}`);
+  }
+  const conversationId = state.current.id;
+  const posted = await api("POST", `/api/conversations/${conversationId}/messages`, { content: text });
+  $("question").value = "";
+  const view = addTurn(posted.message);
+  view.root.scrollIntoView({ block: "start" });
+  watch(view, conversationId);
+  await refreshList();
+  const listed = state.conversations.find((c) => c.id === conversationId);
+  if (listed) {
+    state.current.title = listed.title;
+    $("conversation-title").textContent = listed.title;
+  }
+}
+
+// -- start ----------------------------------------------------------------------
+function bindControls() {
+  $("composer").addEventListener("submit", (event) => {
+    event.preventDefault();
+    guarded(send);
+  });
+  $("question").addEventListener("keydown", (event) => {
+    // Enter sends; Shift+Enter (and Enter while an input method composes) adds a line.
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      $("composer").requestSubmit();
+    }
+  });
+  $("new-conversation").addEventListener("click", () => { closeSidebar(); newConversation(); });
+  $("settings").addEventListener("change", settingsChanged);
+  $("settings-toggle").addEventListener("click", () => {
+    const hidden = !$("settings").hidden;
+    $("settings").hidden = hidden;
+    $("settings-toggle").setAttribute("aria-expanded", String(!hidden));
+  });
+  // On a narrow screen the list is a drawer: the toggle opens it; Close, Escape or a pick closes it.
+  $("sidebar-toggle").addEventListener("click", openSidebar);
+  $("sidebar-close").addEventListener("click", closeSidebar);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && !$("key-dialog").open) closeSidebar();
+  });
+  $("forget-key").addEventListener("click", () => {
+    forgetKey();
+    $("forget-key").hidden = true;
+  });
+}
+
+async function start() {
+  setupTheme();
+  onKeyNeeded(askForKey);
+  bindControls();
+  $("forget-key").hidden = !storedKey();
+  await guarded(async () => {
+    state.options = await api("GET", "/api/options");
+    await refreshList();
+    const wanted = new URLSearchParams(location.hash.slice(1)).get("c");
+    newConversation();
+    if (wanted) {
+      await openConversation(wanted).catch((error) => {
+        newConversation();
+        throw error;
+      });
+    }
+  });
+  document.body.dataset.ready = "true";
+}
+
+start();

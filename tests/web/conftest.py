@@ -1,0 +1,124 @@
+"""Fixtures for the web page: a council server on a loopback port and a headless Chromium.
+
+The server is started in the test's event loop (members on the fake LLM
+server, scripted as council members), and Playwright's async API drives
+the system Chromium from the same loop. Playwright never downloads a
+browser here: the tests use Debian's ``chromium`` package, and skip only
+when no Chromium can be found at all.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import (
+    BrowserContext,
+    Locator,
+    Page,
+    Playwright,
+    async_playwright,
+)
+
+from council.testing.fake_llm import FakeLLMServer
+from tests.server.conftest import RunningServer, script
+from tests.web.server import start_web
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def find_chromium() -> str | None:
+    """The system Chromium: Debian's /usr/bin/chromium, else one on PATH."""
+    if Path("/usr/bin/chromium").is_file():
+        return "/usr/bin/chromium"
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture
+async def web_server(fake_llm: FakeLLMServer, tmp_path: Path) -> AsyncIterator[RunningServer]:
+    """A council server with no API keys, its three members scripted on the fake."""
+    script(fake_llm)
+    runner, running = await start_web(fake_llm, tmp_path / "council.db")
+    yield running
+    await runner.cleanup()
+    running.store.close()
+
+
+@dataclass
+class Browser:
+    """Opens pages in fresh Chromium profiles and records every uncaught page error."""
+
+    playwright: Playwright
+    executable: str
+    root: Path
+    contexts: list[BrowserContext] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+
+    async def page(self, url: str | None = None, **options: Any) -> Page:
+        """A new page in a new profile; ``options`` go to the context (viewport, color_scheme, ...)."""
+        profile = self.root / f"profile-{len(self.contexts)}"
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = await self.playwright.chromium.launch_persistent_context(
+            profile, executable_path=self.executable, headless=True, args=CHROMIUM_ARGS, **options)
+        self.contexts.append(context)
+        page = context.pages[0] if context.pages else await context.new_page()
+        page.set_default_timeout(15_000)
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        if url is not None:
+            await page.goto(url)
+        return page
+
+
+@pytest.fixture
+async def browser(tmp_path: Path) -> AsyncIterator[Browser]:
+    """Headless system Chromium; the test fails if any page threw an uncaught error."""
+    executable = find_chromium()
+    if executable is None:
+        pytest.skip("no Chromium found (/usr/bin/chromium or chromium on PATH): apt-get install chromium")
+    async with async_playwright() as playwright:
+        opened = Browser(playwright, executable, tmp_path)
+        try:
+            yield opened
+        finally:
+            for context in opened.contexts:
+                await context.close()
+    assert not opened.page_errors, f"the page threw: {opened.page_errors}"
+
+
+async def screenshot(page: Page, name: str) -> Path:
+    """Save a full-page screenshot under artifacts/ and return its path."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    # The bars are sticky: grow the viewport to the whole page so they sit where a reader sees them.
+    viewport = page.viewport_size or {"width": 1280, "height": 900}
+    height = await page.evaluate("document.documentElement.scrollHeight")
+    await page.set_viewport_size({"width": viewport["width"], "height": max(height, viewport["height"])})
+    await page.screenshot(path=str(path))
+    await page.set_viewport_size(viewport)
+    return path
+
+
+async def open_page(browser: Browser, url: str, **options: Any) -> Page:
+    """The page at ``url``, once it has loaded its options and conversations."""
+    page = await browser.page(url, **options)
+    await page.wait_for_selector("body[data-ready=true]", state="attached")
+    return page
+
+
+async def ask(page: Page, question: str) -> None:
+    """Type a question and send it with Enter."""
+    await page.fill("#question", question)
+    await page.press("#question", "Enter")
+
+
+async def finished_turn(page: Page, index: int = 0) -> Locator:
+    """The ``index``-th turn of the open conversation, once its run has ended."""
+    turn = page.locator(".turn").nth(index)
+    await turn.locator(".run.finished").wait_for()
+    return turn

@@ -1,0 +1,54 @@
+"""The run view on its own, fed events in Chromium: agreement, bias flags, streaming and replays."""
+
+from __future__ import annotations
+
+from tests.web.conftest import open_page
+
+SCRIPT = """
+async (events) => {
+  const { RunView } = await import('/static/run_view.js');
+  const view = new RunView('run-x', { dimensions: [{ id: 'accuracy', name: 'Accuracy' }], scale: [1, 10] });
+  document.getElementById('transcript').append(view.root);
+  const text = (selector) => view.root.querySelector(selector)?.textContent ?? null;
+  const seen = [];
+  for (const event of events) {
+    view.apply(event);
+    seen.push({ final: text('[data-testid=final-answer] .markdown'), byline: text('.byline') });
+  }
+  return { seen, agreement: text('[data-testid=agreement]'), flags: text('[data-testid=bias-flags]'),
+           rows: [...view.root.querySelectorAll('.ranking-row')].map((r) => r.dataset.member),
+           finished: view.finished, alerts: text('.run-alerts') };
+}
+"""
+
+ENTRY = {"rank": 1, "score": 0.5, "raw_mean": 7.5, "n_reviews": 2, "dimensions": {"accuracy": 7.5}}
+EVENTS = [
+    {"seq": 0, "kind": "run_started", "data": {"members": ["a", "b"], "chairman": "c"}},
+    {"seq": 1, "kind": "ranking", "data": {
+        "ranking": [{**ENTRY, "member": "b"}, {**ENTRY, "member": "a", "rank": 2, "score": -0.5}],
+        "agreement": {"statistic": "kendall_w", "kendall_w": 0.8123, "mean_pairwise_tau": None, "n_reviewers": 3},
+        "bias_flags": [{"reviewer": "a", "kind": "position", "correlation": 0.91, "detail": "favours slot A"}]}},
+    {"seq": 2, "kind": "final_delta", "data": {"text": "Hello ", "by": "c"}},
+    {"seq": 2, "kind": "final_delta", "data": {"text": "Hello ", "by": "c"}},  # replayed: skipped
+    {"seq": 3, "kind": "final_delta", "data": {"text": "**world**", "by": "c"}},
+    {"seq": 4, "kind": "final", "data": {"content": "b's answer", "by": "b", "source": "top_answer", "fallback": True,
+                                         "fallback_reason": "chairman c broke off"}},
+    {"seq": 5, "kind": "result", "data": {"status": "complete", "degraded": True, "error": None,
+                                          "degraded_reasons": ["chairman fallback: chairman c broke off"],
+                                          "timings": {"total_ms": 1234}, "final_answer": None}},
+]
+
+
+async def test_events_build_the_view(web_server, browser):
+    page = await open_page(browser, web_server.url + "/")
+    out = await page.evaluate(SCRIPT, EVENTS)
+    assert out["rows"] == ["b", "a"]
+    assert out["agreement"] == "Agreement: Kendall's W = 0.81 across 3 reviewers (1 is full agreement)."
+    assert out["flags"] == "a: scores follow position (tau 0.91) — favours slot A"
+    finals = [step["final"] for step in out["seen"]]
+    assert finals[:2] == [None, None]
+    assert finals[2:5] == ["Hello ", "Hello ", "Hello world"]  # the duplicate added nothing
+    assert out["seen"][4]["byline"] == "c is writing…"
+    assert finals[5] == "b's answer" and out["seen"][5]["byline"] == "Top-ranked answer, by b"
+    assert out["finished"] is True
+    assert "Degraded run" in out["alerts"] and "chairman fallback: chairman c broke off" in out["alerts"]

@@ -55,7 +55,7 @@ async def evaluate_answer(council: Council, question: str | list[ChatMessage], a
         jobs = [review_one(council.provider(m), messages, [CANDIDATE], {CANDIDATE: answer}, chosen,
                            council.config.review.retry_on_parse_failure) for m in council.member_names]
         done = await asyncio.wait_for(asyncio.gather(*jobs), timeout=council.config.stages.stage_deadline_s)
-        reviews = [with_fixed_scores(r, chosen, fixed) if r.status == "ok" else r for r in done]
+        reviews = [with_fixed_scores(r, chosen, fixed) if r.status == "ok" and fixed else r for r in done]
     else:
         reviews = [automatic_review(chosen, [record], fixed)]
     ok = [r for r in reviews if r.status == "ok"]

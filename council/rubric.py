@@ -25,6 +25,7 @@ when its normalized score reaches its ``min_score`` (on its own terms), or
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -116,8 +117,13 @@ def parse_band(key: str) -> tuple[int, int | None] | None:
 
 def bands(criterion: Criterion, low: int, high: int) -> list[tuple[int, int, str]]:
     """The criterion's bands as (first, last, description), in order, over the scale ``low``..``high``."""
-    parsed = sorted(((parse_band(k), text) for k, text in (criterion.score_ranges or {}).items()),
-                    key=lambda item: item[0][0] if item[0] else 0)
+    return list(_bands(tuple((criterion.score_ranges or {}).items()), low, high))
+
+
+@functools.lru_cache(maxsize=1024)
+def _bands(ranges: tuple[tuple[str, str], ...], low: int, high: int) -> tuple[tuple[int, int, str], ...]:
+    # Cached: verdicts, feedback and prompts ask for the same bands many times per run.
+    parsed = sorted(((parse_band(k), text) for k, text in ranges), key=lambda item: item[0][0] if item[0] else 0)
     result: list[tuple[int, int, str]] = []
     for index, (band, text) in enumerate(parsed):
         if band is None:
@@ -127,7 +133,7 @@ def bands(criterion: Criterion, low: int, high: int) -> list[tuple[int, int, str
             following = [b for b, _ in parsed[index + 1:] if b is not None]
             last = following[0][0] - 1 if following else high
         result.append((first, last, text))
-    return result
+    return tuple(result)
 
 
 class Ceiling(_Strict):

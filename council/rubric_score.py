@@ -56,7 +56,7 @@ class CriterionResult(BaseModel):
     required: bool = False
     evidence: str = ""
     notes: str = ""
-    judges: list[JudgeRecord] = []
+    judged_by: list[int] = []
 
 
 class RubricVerdict(BaseModel):
@@ -71,6 +71,7 @@ class RubricVerdict(BaseModel):
     criteria: list[CriterionResult]
     failed_required: list[str] = []
     gates_applied: list[str] = []
+    judges: list[JudgeRecord] = []
     feedback: str = ""
     summary: str | None = None
     summary_by: str | None = None
@@ -187,11 +188,12 @@ def build_verdict(
     values: Mapping[str, CriterionValue] | None = None,
     evidence: Mapping[str, str] | None = None,
     notes: Mapping[str, str] | None = None,
-    judges: Mapping[str, list[JudgeRecord]] | None = None,
+    judges: list[JudgeRecord] | None = None,
+    judged_by: Mapping[str, list[int]] | None = None,
     safety_failed: bool = False,
 ) -> RubricVerdict:
     """The verdict for one answer from its normalized criterion scores (missing ones count as failed)."""
-    values, evidence, notes, judges = values or {}, evidence or {}, notes or {}, judges or {}
+    values, evidence, notes, judged_by = values or {}, evidence or {}, notes or {}, judged_by or {}
     raw = rubric.weighted(normalized)
     score = rubric.gated(raw, normalized, safety_failed)
     gates = []
@@ -207,15 +209,16 @@ def build_verdict(
             id=criterion.id, name=criterion.title, method=criterion.scoring, value=values.get(criterion.id),
             score=None if value is None else round(value, 4), level=level, passed=passed,
             required=criterion.required, evidence=evidence.get(criterion.id, ""), notes=note,
-            judges=judges.get(criterion.id, []),
+            judged_by=judged_by.get(criterion.id, []),
         ))
         if criterion.required and not passed:
             failed_required.append(criterion.id)
     passed = score >= rubric.pass_threshold - 1e-9 and not failed_required
     verdict = RubricVerdict(rubric_id=rubric.id, rubric_version=rubric.version, passed=passed, score=round(score, 4),
                             threshold=rubric.pass_threshold, criteria=results, failed_required=failed_required,
-                            gates_applied=gates)
-    return verdict.model_copy(update={"feedback": feedback_text(rubric, verdict, normalized)})
+                            gates_applied=gates, judges=list(judges or []))
+    verdict.feedback = feedback_text(rubric, verdict, normalized)
+    return verdict
 
 
 def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[str, float]) -> str:

@@ -57,8 +57,10 @@ async def test_a_council_run_with_a_custom_checklist_rubric(fake_llm, tmp_path):
     assert by_member["alpha"].dimensions == {"states_that_the_answer_is_42": 1.0, "names_a_source": 1.0}
     assert by_member["alpha"].verdict.passed and not by_member["beta"].verdict.passed
     assert by_member["beta"].verdict.feedback.startswith("FAILED, overall 50%")
-    judged = by_member["alpha"].verdict.criteria[0].judges
+    verdict = by_member["alpha"].verdict
+    judged = [verdict.judges[i] for i in verdict.criteria[0].judged_by]
     assert len(judged) == 3 and all(len(j.prompt_hash) == 16 and len(j.response_hash) == 16 for j in judged)
+    assert {j.model for j in judged} == {"model-beta", "model-gamma", "model-delta"}
     alpha_review = next(r for r in result.reviews if r.reviewer == "beta")
     assert alpha_review.scores["alpha"].scores == {"states_that_the_answer_is_42": True, "names_a_source": True}
 

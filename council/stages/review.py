@@ -99,10 +99,12 @@ async def review_one(
     if not parsed.ok:
         failure = Failure(reason="parse", message=parsed.error or "invalid ballot", attempts=attempts)
         return record.model_copy(update={"status": "failed", "error": failure, **common})
+    criteria = {c.id: c for c in rubric.criteria}
     scores = {
         label_to_member[label]: DimensionScoresRecord(
             scores=dict(evaluation.scores), overall=evaluation.overall, notes=evaluation.notes,
             reported_overall=parsed.reported_overall.get(label),
+            normalized={cid: round(rubric.normalize(criteria[cid], value), 4) for cid, value in evaluation.scores.items()},
         )
         for label, evaluation in parsed.evaluations.items()
     }
@@ -125,8 +127,8 @@ async def collect_reviews(
     }
 
     def report(name: str, record: ReviewRecord) -> None:
-        if record.status == "ok":
-            record = finished_records[name] = with_fixed_scores(record, ctx.rubric, fixed or {})
+        if record.status == "ok" and fixed:
+            record = finished_records[name] = with_fixed_scores(record, ctx.rubric, fixed)
         ctx.emit("review", reviewer=name, status=record.status,
                  error=record.error.model_dump() if record.error else None,
                  scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order)

@@ -50,27 +50,27 @@ def attach_verdicts(rubric: Rubric, result: CouncilResult, fixed: dict[str, dict
                     evidence: dict[str, dict[str, str]]) -> None:
     """Give every ranking entry its verdict against the rubric, from the reviewers' consensus."""
     ok_reviews = [r for r in result.reviews if r.status == "ok"]
+    llm_ids = set(rubric.dimension_ids())
     entries = []
     for entry in result.ranking:
         sums: dict[str, list[float]] = {}
-        judges: dict[str, list[JudgeRecord]] = {}
-        notes = []
+        judges: list[JudgeRecord] = []
+        judged_by: dict[str, list[int]] = {}
         for review in ok_reviews:
             scored = review.scores.get(entry.member)
             if scored is None:
                 continue
-            if scored.notes:
-                notes.append(f"{review.reviewer}: {scored.notes}")
+            if review.reviewer != AUTOMATIC_REVIEWER:
+                judges.append(JudgeRecord(model=review.model, prompt_hash=review.prompt_hash,
+                                          response_hash=review.response_hash, usage=review.usage))
             for cid, value in scored.normalized.items():
                 sums.setdefault(cid, []).append(value)
-                criterion = rubric.criterion(cid) if cid in rubric.criterion_ids() else None
-                if criterion is not None and criterion.scoring == "llm" and review.reviewer != AUTOMATIC_REVIEWER:
-                    judges.setdefault(cid, []).append(JudgeRecord(model=review.model, prompt_hash=review.prompt_hash,
-                                                                  response_hash=review.response_hash, usage=review.usage))
+                if cid in llm_ids and review.reviewer != AUTOMATIC_REVIEWER:
+                    judged_by.setdefault(cid, []).append(len(judges) - 1)
         consensus = {cid: sum(v) / len(v) for cid, v in sums.items() if v}
         for cid, value in fixed.get(entry.member, {}).items():
             consensus[cid] = rubric.normalize(rubric.criterion(cid), value)
         verdict = build_verdict(rubric, consensus, values=fixed.get(entry.member), evidence=evidence.get(entry.member),
-                                judges=judges)
+                                judges=judges, judged_by=judged_by)
         entries.append(entry.model_copy(update={"verdict": verdict}))
     result.ranking = entries

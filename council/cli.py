@@ -101,7 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     config_commands.required = True
     check = config_commands.add_parser("check", help="validate a config and check its key variables")
     check.add_argument("file", nargs="?", help="the config file (default: as for ask)")
+    from council.evals.cli import add_eval_commands
 
+    add_eval_commands(commands)
     return parser
 
 
@@ -210,6 +212,10 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         return run_rubric_command(args, environ)
     if args.command == "config" and args.config_command == "check":
         return _config_check(args.file, environ)
+    if args.command == "eval":
+        from council.evals.cli import run_eval_command
+
+        return run_eval_command(args, environ)
     raise UsageError(f"unknown command {args.command!r}")
 
 

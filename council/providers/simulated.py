@@ -25,6 +25,7 @@ from typing import Any
 import json
 
 from council.config import MemberConfig, SimulatedPersona
+from council.evals.prompt import EvaluationTask, read_evaluation_task
 from council.providers.base import Provider, Reply, StreamDecoder
 from council.review_prompt import ReviewTask, read_review_task
 from council.transport import HttpRequest
@@ -198,6 +199,33 @@ def _key_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _UNINFORMATIVE and (len(w) > 2 or w.isdigit())}
 
 
+def write_evaluation(persona: Persona, task: EvaluationTask, member: str) -> str:
+    """A simulated evaluator's strict-JSON verdict on a candidate answer.
+
+    It reads what a simulated reviewer reads, the share of sound points, and
+    how many of the reference answer's key words the candidate contains;
+    accuracy follows the better of the two, faithfulness the soundness (or
+    the overlap, for text without recognizable points). Its leniency shifts
+    both and its noise jitters them, deterministically per candidate.
+    """
+    rng = random.Random(_seed(member, task.candidate_answer, task.reference_answer or ""))
+    quality, points = judge_quality(task.candidate_answer)
+    reference = _key_words(task.reference_answer or "")
+    overlap = len(reference & _key_words(task.candidate_answer)) / len(reference) if reference else None
+    signals = [s for s in (quality if points else None, overlap) if s is not None]
+    accuracy = max(signals) if signals else 0.5
+    faithfulness = quality if points else (overlap if overlap is not None else 0.5)
+
+    def score(signal: float) -> int:
+        felt = signal + 0.1 * persona.leniency + rng.gauss(0, 0.05 * persona.noise)
+        return 2 if felt >= 0.7 else 1 if felt >= 0.4 else 0
+
+    read = f"{points} points, {round(100 * quality)}% of them sound" if points else "no recognizable points"
+    matched = f"{round(100 * overlap)}% of the reference's key words present" if overlap is not None else "no reference"
+    return json.dumps({"accuracy_score": score(accuracy), "faithfulness_score": score(faithfulness),
+                       "rationale": f"{read}; {matched}."})
+
+
 def _count_tokens(text: str) -> int:
     return max(1, len(text.split()))
 
@@ -213,10 +241,13 @@ class SimulatedProvider(Provider):
         self.persona = persona_for(member)
 
     def respond(self, messages: list[ChatMessage]) -> str:
-        """The text this member writes for ``messages``: a review, a synthesis or an answer."""
+        """The text this member writes for ``messages``: a review, an evaluation, a synthesis or an answer."""
         task = read_review_task(messages)
         if task is not None:
             return write_review(self.persona, task, self.member.name)
+        evaluation = read_evaluation_task(messages)
+        if evaluation is not None:
+            return write_evaluation(self.persona, evaluation, self.member.name)
         synthesis = write_synthesis(messages)
         if synthesis is not None:
             return synthesis

@@ -1,8 +1,9 @@
 """Scripted council members for the fake LLM server: they answer, review and chair.
 
 A reply function built here reads what each request asks for. A review
-prompt gets a ballot scored by ``judge`` (a function of the answer text), a
-chairman prompt gets a synthesis, anything else gets the member's answer.
+prompt gets a ballot scored by ``judge`` (a function of the answer text), an
+evaluator prompt a strict-JSON verdict, a chairman prompt a synthesis, and
+anything else the member's answer.
 Tests and benchmarks use them to run whole councils over real HTTP.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from council.evals.prompt import EvaluationTask, read_evaluation_task
 from council.review_prompt import ReviewTask, read_review_task
 from council.testing.fake_llm import RecordedRequest
 from council.types import ChatMessage
@@ -42,13 +44,30 @@ def is_chairman_prompt(messages: list[ChatMessage]) -> bool:
         "You are the chairman of a council")
 
 
+def strict_verdict(accuracy: int, faithfulness: int, rationale: str = "Scripted verdict.") -> str:
+    """An evaluator reply in the strict JSON the evaluation parser accepts."""
+    return json.dumps({"accuracy_score": accuracy, "faithfulness_score": faithfulness, "rationale": rationale})
+
+
+def default_verdict(task: EvaluationTask, request: RecordedRequest) -> str:
+    """An evaluator's verdict: full marks when the candidate contains the reference answer, else 1 and 2."""
+    reference = (task.reference_answer or "").strip().rstrip(".").lower()
+    found = not reference or reference in task.candidate_answer.lower()
+    return strict_verdict(2 if found else 1, 2, "The reference answer is there." if found else "Partly right.")
+
+
 def council_member(
     answer: str | Callable[[RecordedRequest], str],
     judge: Judge | None = None,
     *,
     review: Callable[[ReviewTask, RecordedRequest], str] | None = None,
+    evaluate: Callable[[EvaluationTask, RecordedRequest], str] | None = None,
 ) -> Callable[[RecordedRequest], str]:
-    """A reply function for ``Step(reply=...)`` that plays a full council member."""
+    """A reply function for ``Step(reply=...)`` that plays a full council member.
+
+    ``evaluate`` answers evaluator prompts (``council eval``); by default
+    :func:`default_verdict`.
+    """
 
     def reply(request: RecordedRequest) -> str:
         messages = request_messages(request)
@@ -57,6 +76,9 @@ def council_member(
             if review is not None:
                 return review(task, request)
             return honest_ballot(task, judge or (lambda text: min(10, 1 + len(text) // 10)))
+        evaluation = read_evaluation_task(messages)
+        if evaluation is not None:
+            return (evaluate or default_verdict)(evaluation, request)
         if is_chairman_prompt(messages):
             return CHAIRMAN_PREFIX + request.model
         return answer(request) if callable(answer) else answer

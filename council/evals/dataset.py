@@ -1,0 +1,181 @@
+"""Evaluation datasets: JSONL files of tasks, read and validated strictly.
+
+One sample per line::
+
+    {"id": "capital-fr", "task": "What is the capital of France?", "reference_answer": "Paris."}
+    {"id": "chat-1", "task": [{"role": "user", "content": "Pick a prime."}, {"role": "assistant", "content": "7"},
+                              {"role": "user", "content": "Double it."}], "reference_answer": "14"}
+
+``id`` (a non-empty string, unique in the file) and ``task`` (a question, or
+a list of chat messages ending with a user turn) are required.
+``reference_answer``, ``context`` (a string or a list of passages) and
+``rubric`` (grading notes for the evaluator) are optional, as is
+``metadata``, an object kept with the sample and otherwise ignored. Any other
+key is an error, as in the config: a typo must not silently drop a field.
+Blank lines are skipped.
+
+Every problem names the file, the line and the field, and the dataset's
+identity is its file name (``dataset_id``) and the SHA-256 of its bytes
+(``dataset_hash``), recorded with every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from council.errors import CouncilError
+from council.types import ChatMessage, as_messages
+
+ALLOWED_FIELDS = ("id", "task", "reference_answer", "context", "rubric", "metadata")
+MAX_SAMPLES = 100_000
+
+
+class DatasetError(CouncilError):
+    """The dataset file is missing or a line is invalid; the message names the line and the field."""
+
+
+class Sample(BaseModel):
+    """One task of a dataset, validated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(description="Unique within the dataset.")
+    messages: list[ChatMessage] = Field(description="The task as a conversation (a question is one user turn).")
+    reference_answer: str | None = Field(default=None, description="What a correct answer says.")
+    context: str | None = Field(default=None, description="Material the answer should stay faithful to.")
+    rubric: str | None = Field(default=None, description="Grading notes for the evaluator.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Kept with the sample, otherwise unused.")
+    line: int = Field(default=0, description="Line number in the file, for messages.")
+
+    @property
+    def question(self) -> str:
+        """The last user turn, for tables and logs."""
+        return next((m.content for m in reversed(self.messages) if m.role == "user"), "")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A validated dataset and its identity."""
+
+    path: Path
+    dataset_id: str
+    dataset_hash: str
+    samples: list[Sample]
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+
+def _text(raw: dict[str, Any], name: str, where: str, *, required: bool = False) -> str | None:
+    value = raw.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        got = "missing" if name not in raw else f"got {type(value).__name__}" if not isinstance(value, str) else "empty"
+        raise DatasetError(f"{where}: field {name!r}: must be a non-empty string ({got})")
+    return value
+
+
+def _task(raw: dict[str, Any], where: str) -> list[ChatMessage]:
+    if "task" not in raw:
+        raise DatasetError(f"{where}: field 'task': missing (a question or a list of messages)")
+    task = raw["task"]
+    if isinstance(task, str):
+        if not task.strip():
+            raise DatasetError(f"{where}: field 'task': the question is empty")
+        return as_messages(task)
+    if not isinstance(task, list):
+        raise DatasetError(f"{where}: field 'task': must be a string or a list of messages, got {type(task).__name__}")
+    for index, message in enumerate(task):
+        if not isinstance(message, dict):
+            raise DatasetError(f"{where}: field 'task[{index}]': a message must be an object with role and content")
+        try:
+            ChatMessage.model_validate(message)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            path = ".".join(str(p) for p in first["loc"])
+            raise DatasetError(f"{where}: field 'task[{index}].{path}': {first['msg'].lower()}") from None
+    try:
+        return as_messages(task)
+    except ValueError as exc:
+        raise DatasetError(f"{where}: field 'task': {exc}") from None
+
+
+def _context(raw: dict[str, Any], where: str) -> str | None:
+    value = raw.get("context")
+    if value is None:
+        return None
+    if isinstance(value, list) and value and all(isinstance(p, str) and p.strip() for p in value):
+        return "\n\n".join(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    raise DatasetError(f"{where}: field 'context': must be a non-empty string or a list of non-empty strings")
+
+
+def _reject_constant(name: str) -> None:
+    # Python's json reads NaN and Infinity, which are not JSON and would poison scores downstream.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_line(text: str, line: int, source: str = "<dataset>") -> Sample:
+    """One JSONL line as a sample; :class:`DatasetError` names the line and the field."""
+    where = f"{source} line {line}"
+    try:
+        raw = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise DatasetError(f"{where}: not valid JSON: {exc}") from None
+    if not isinstance(raw, dict):
+        raise DatasetError(f"{where}: expected a JSON object, got {type(raw).__name__}")
+    unknown = sorted(set(raw) - set(ALLOWED_FIELDS))
+    if unknown:
+        raise DatasetError(f"{where}: field {unknown[0]!r}: unknown field; allowed fields: {', '.join(ALLOWED_FIELDS)}")
+    sample_id = _text(raw, "id", where, required=True)
+    metadata = raw.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise DatasetError(f"{where}: field 'metadata': must be an object, got {type(metadata).__name__}")
+    return Sample(
+        id=sample_id or "",
+        messages=_task(raw, where),
+        reference_answer=_text(raw, "reference_answer", where),
+        context=_context(raw, where),
+        rubric=_text(raw, "rubric", where),
+        metadata=metadata,
+        line=line,
+    )
+
+
+def load_dataset(path: str | Path) -> Dataset:
+    """Read and validate a whole JSONL dataset; the first problem stops it."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise DatasetError(f"dataset {path}: file not found") from None
+    except OSError as exc:
+        raise DatasetError(f"dataset {path}: cannot read it: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"dataset {path}: not UTF-8 text (byte {exc.start})") from None
+    samples: list[Sample] = []
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        sample = parse_line(line, number, str(path))
+        if sample.id in first_line:
+            raise DatasetError(f"{path} line {number}: field 'id': duplicate id {sample.id!r} "
+                               f"(first on line {first_line[sample.id]})")
+        first_line[sample.id] = number
+        samples.append(sample)
+        if len(samples) > MAX_SAMPLES:
+            raise DatasetError(f"dataset {path}: more than {MAX_SAMPLES} samples")
+    if not samples:
+        raise DatasetError(f"dataset {path}: no samples (one JSON object per line)")
+    return Dataset(path=path, dataset_id=path.stem, dataset_hash=hashlib.sha256(data).hexdigest(), samples=samples)

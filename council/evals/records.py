@@ -1,0 +1,284 @@
+"""Evaluation records and their SQLite tables.
+
+Every sample's raw output (the answer, the evaluator's replies, the scores,
+timings and tokens) is written as soon as it is finished, so an interrupted
+run keeps them and ``--resume`` redoes nothing that was done. The tables live
+in the same database file as the council's runs (``storage.path``), through
+their own connection:
+
+- ``eval_runs``: one row per evaluation run: its manifest (everything needed
+  to reproduce it), its status (``running``, ``interrupted``, ``complete``)
+  and, once finished, its summary;
+- ``eval_samples``: one row per (run, repeat, sample, subject), where the
+  subject is ``council`` in council mode and the member in judge mode. In
+  council mode ``council_run_id`` points at the full council result in the
+  ``runs`` table, which the leaderboard's calibration reads back.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from council.errors import CouncilError
+from council.evals.evaluator import Evaluation
+from council.evals.metrics import Gate, RepeatStats, RunMetrics, SampleMetrics, Thresholds
+from council.types import GenerationParams
+
+T = TypeVar("T")
+Mode = Literal["council", "judge"]
+COUNCIL_SUBJECT = "council"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS eval_runs (
+    run_id        TEXT PRIMARY KEY,
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    status        TEXT NOT NULL,
+    mode          TEXT NOT NULL,
+    dataset_id    TEXT NOT NULL,
+    dataset_hash  TEXT NOT NULL,
+    manifest_json TEXT NOT NULL,
+    summary_json  TEXT
+);
+CREATE INDEX IF NOT EXISTS eval_runs_created ON eval_runs (created_at DESC);
+CREATE TABLE IF NOT EXISTS eval_samples (
+    run_id         TEXT NOT NULL,
+    repeat         INTEGER NOT NULL,
+    sample_id      TEXT NOT NULL,
+    subject        TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    council_run_id TEXT,
+    record_json    TEXT NOT NULL,
+    PRIMARY KEY (run_id, repeat, sample_id, subject)
+);
+"""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SampleRecord(_Record):
+    """One answer to one task, how it was scored, and its verdict under the run's thresholds."""
+
+    run_id: str
+    repeat: int
+    sample_id: str
+    subject: str = Field(description="'council' in council mode, the member in judge mode.")
+    question: str = Field(description="The task's last user turn, for tables.")
+    status: Literal["ok", "failed", "timed_out"]
+    error: str | None = None
+    candidate_answer: str | None = None
+    answered_by: str | None = Field(default=None, description="Who wrote the candidate answer.")
+    council_run_id: str | None = None
+    model_versions: dict[str, str] = Field(default_factory=dict, description="Member -> version the provider reported.")
+    evaluator: str
+    metrics: SampleMetrics
+    evaluation: Evaluation
+    passed: bool
+    failed_conditions: list[str] = Field(default_factory=list)
+    sample_score: float
+    created_at: datetime
+
+
+class ModelRecord(_Record):
+    """A member's model: the configured id and every version its provider reported in the run."""
+
+    member: str
+    provider: str
+    model: str
+    versions: list[str] = Field(default_factory=list)
+    floating_alias: bool = False
+
+
+class RunManifest(_Record):
+    """What is needed to explain, repeat or resume an evaluation run."""
+
+    run_id: str
+    timestamp_utc: datetime
+    mode: Mode
+    dataset_id: str
+    dataset_hash: str
+    dataset_path: str
+    n_samples: int
+    config_path: str
+    config_hash: str
+    simulated: bool
+    members: list[str]
+    models: list[ModelRecord]
+    evaluator: ModelRecord
+    judge: str | None = None
+    prompt_hashes: dict[str, str]
+    rubric: dict[str, str] = Field(default_factory=dict)
+    aggregation_method: str
+    generation_params: GenerationParams
+    repeat: int
+    concurrency: int
+    sample_timeout_s: float
+    thresholds: Thresholds
+    bootstrap: dict[str, Any] = Field(default_factory=dict)
+    code_version: dict[str, Any]
+    environment: dict[str, Any]
+    warnings: list[str] = Field(default_factory=list)
+
+
+class Interval(_Record):
+    """A mean and its bootstrap confidence interval."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+
+
+class LeaderboardEntry(_Record):
+    """One member's place on the leaderboard."""
+
+    member: str
+    rank: int
+    n_samples: int
+    score: Interval
+    mean_rank: float | None = None
+    win_rate: float | None = None
+    dimensions: dict[str, Interval] = Field(default_factory=dict)
+
+
+class Leaderboard(_Record):
+    """Members ranked over the whole dataset, with bootstrap intervals over samples."""
+
+    kind: Literal["council_ranking", "judge_scores"]
+    score_label: str
+    confidence: float
+    n_resamples: int
+    entries: list[LeaderboardEntry]
+    calibration: dict[str, Any] = Field(default_factory=dict)
+
+
+class SubjectSummary(_Record):
+    """The metrics, repeat statistics and gate of one subject (the council, or one judged member)."""
+
+    subject: str
+    metrics: RunMetrics
+    repeats: RepeatStats
+    gate: Gate
+    n_failed: int = Field(default=0, description="Samples (over all repeats) that did not pass.")
+    failed_because: dict[str, int] = Field(default_factory=dict,
+                                           description="How many samples failed each condition (accuracy, ...).")
+
+
+class EvalSummary(_Record):
+    """The outcome of an evaluation run."""
+
+    run_id: str
+    mode: Mode
+    gate_passed: bool
+    subjects: dict[str, SubjectSummary]
+    leaderboard: Leaderboard | None = None
+    evaluator_tokens_total: int = 0
+    warnings: list[str] = Field(default_factory=list)
+
+
+class StoredRun(_Record):
+    """An evaluation run as stored: its manifest, status and summary (None until finished)."""
+
+    manifest: RunManifest
+    status: str
+    summary: EvalSummary | None
+
+
+class EvalStorageError(CouncilError):
+    """The evaluation tables could not be read or written."""
+
+
+class EvalStore:
+    """The evaluation tables of one database file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        try:
+            if self.path != ":memory:":
+                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise EvalStorageError(f"cannot open the evaluation tables in {self.path}: {exc}") from None
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._db.close()
+
+    def _guard(self, action: str, work: Callable[[], T]) -> T:
+        try:
+            return work()
+        except sqlite3.Error as exc:
+            raise EvalStorageError(f"{action} failed in {self.path}: {exc}") from None
+
+    def start_run(self, manifest: RunManifest) -> None:
+        """Insert a new run as ``running``."""
+        now = datetime.now(UTC).isoformat()
+        row = (manifest.run_id, manifest.timestamp_utc.isoformat(), now, "running", manifest.mode,
+               manifest.dataset_id, manifest.dataset_hash, manifest.model_dump_json(), None)
+        self._guard("starting an evaluation run",
+                    lambda: self._db.execute("INSERT INTO eval_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row))
+
+    def update_run(self, run_id: str, *, status: str, manifest: RunManifest | None = None,
+                   summary: EvalSummary | None = None) -> None:
+        """Set a run's status, and its manifest or summary when given."""
+        sets, values = ["status = ?", "updated_at = ?"], [status, datetime.now(UTC).isoformat()]
+        if manifest is not None:
+            sets.append("manifest_json = ?")
+            values.append(manifest.model_dump_json())
+        if summary is not None:
+            sets.append("summary_json = ?")
+            values.append(summary.model_dump_json())
+        self._guard("updating an evaluation run", lambda: self._db.execute(
+            f"UPDATE eval_runs SET {', '.join(sets)} WHERE run_id = ?", (*values, run_id)))
+
+    def get_run(self, run_id: str) -> StoredRun | None:
+        """A stored run, or None."""
+        row = self._guard("reading an evaluation run", lambda: self._db.execute(
+            "SELECT manifest_json, status, summary_json FROM eval_runs WHERE run_id = ?", (run_id,)).fetchone())
+        if row is None:
+            return None
+        try:
+            summary = EvalSummary.model_validate_json(row[2]) if row[2] else None
+            return StoredRun(manifest=RunManifest.model_validate_json(row[0]), status=row[1], summary=summary)
+        except ValidationError as exc:
+            raise EvalStorageError(f"evaluation run {run_id} in {self.path} is unreadable: "
+                                   f"{exc.error_count()} problems") from None
+
+    def recent_runs(self, limit: int = 5) -> list[tuple[str, str, str]]:
+        """``(run_id, created_at, status)`` of the newest runs."""
+        rows = self._guard("listing evaluation runs", lambda: self._db.execute(
+            "SELECT run_id, created_at, status FROM eval_runs ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall())
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def save_sample(self, record: SampleRecord) -> None:
+        """Write one finished sample (at once, so an interruption keeps it)."""
+        row = (record.run_id, record.repeat, record.sample_id, record.subject, record.created_at.isoformat(),
+               record.council_run_id, record.model_dump_json())
+        self._guard("saving an evaluation sample", lambda: self._db.execute(
+            "INSERT OR REPLACE INTO eval_samples VALUES (?, ?, ?, ?, ?, ?, ?)", row))
+
+    def samples(self, run_id: str) -> list[SampleRecord]:
+        """Every stored sample of a run, by repeat, then in the order written."""
+        rows = self._guard("reading evaluation samples", lambda: self._db.execute(
+            "SELECT record_json FROM eval_samples WHERE run_id = ? ORDER BY repeat, rowid", (run_id,)).fetchall())
+        try:
+            return [SampleRecord.model_validate_json(r[0]) for r in rows]
+        except ValidationError as exc:
+            raise EvalStorageError(f"a sample of evaluation run {run_id} is unreadable: "
+                                   f"{exc.error_count()} problems") from None
+
+    def done_keys(self, run_id: str) -> set[tuple[int, str, str]]:
+        """``(repeat, sample_id, subject)`` of every stored sample of a run."""
+        rows = self._guard("reading evaluation samples", lambda: self._db.execute(
+            "SELECT repeat, sample_id, subject FROM eval_samples WHERE run_id = ?", (run_id,)).fetchall())
+        return {(r[0], r[1], r[2]) for r in rows}

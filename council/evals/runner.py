@@ -1,0 +1,273 @@
+"""Running an evaluation: every sample, concurrently, each one stored as soon as it is done.
+
+**Council mode** (the default). Each sample goes through the whole council
+(``Council.ask``: answers, safety gate, review, ranking, final answer), and
+the candidate answer is the council's final answer, scored by the evaluator
+member (the chairman by default, else the first member). The per-sample
+measurements describe what one request to the council costs:
+
+- ``latency_e2e_ms``: from calling the council to its final answer fully
+  received (the chairman's stream included), the evaluator's call excluded;
+- ``latency_model_ms``: the model time on the council's critical path, as
+  the provider clients reported it: the slowest answer, plus the slowest
+  review, plus the chairman;
+- tokens: every upstream call of the council run (answers, reviews,
+  chairman), because that is what the answer costs. The evaluator's tokens
+  are measurement, not cost, and are reported apart
+  (``evaluator_tokens_total``).
+
+**Judge mode** (``judge=MEMBER``). Each member answers each sample on its
+own (one call, no review) and the judge scores every answer, giving one
+subject per member. Latency is that one call seen from the runner
+(``latency_e2e_ms``) and from the provider client (``latency_model_ms``),
+tokens are that call's. The gate is checked per member, and the run's gate
+holds only when it holds for every member evaluated (choose members with
+``members=`` to gate one model).
+
+In both modes every call uses the generation defaults
+(:data:`council.evals.manifest.DEFAULT_PARAMS`; in council mode reviews keep
+the members' own settings, as ``Council.ask`` does). A sample that takes
+longer than ``sample_timeout_s`` is abandoned and recorded ``timed_out``
+with its elapsed time, as is a judge-mode member whose call timed out; a
+sample with no answer is never sent to the evaluator, fails, and scores
+nothing for accuracy and faithfulness.
+
+With ``repeat`` N every sample runs N times. Metrics are computed per
+repeat (for the mean and standard deviation across repeats) and over all
+repeats pooled (for the gate).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from council.errors import ProviderError
+from council.evals.dataset import Dataset, Sample
+from council.evals.evaluator import Evaluation, evaluate_answer
+from council.evals.leaderboard import council_leaderboard, judge_leaderboard
+from council.evals.manifest import alias_warnings, model_record, role_warnings
+from council.evals.metrics import (
+    SampleMetrics,
+    aggregate,
+    check_gate,
+    failed_conditions,
+    repeat_stats,
+    sample_score,
+)
+from council.evals.records import (
+    COUNCIL_SUBJECT,
+    EvalStore,
+    EvalSummary,
+    RunManifest,
+    SampleRecord,
+    SubjectSummary,
+)
+from council.orchestrator import Council
+from council.result import CouncilResult
+from council.types import Completion
+
+RecordSink = Callable[[SampleRecord], None]
+Unit = tuple[int, Sample, str]
+
+
+def _model_critical_path_ms(result: CouncilResult) -> float | None:
+    stages = [max((a.latency_ms for a in result.answers), default=0.0),
+              max((r.latency_ms for r in result.reviews), default=0.0),
+              result.final_answer.latency_ms if result.final_answer else 0.0]
+    total = sum(stages)
+    return total if total > 0 else None
+
+
+class EvalRunner:
+    """Runs the samples of one manifest that are not stored yet, then summarizes the whole run."""
+
+    def __init__(self, council: Council, store: EvalStore, dataset: Dataset, manifest: RunManifest,
+                 on_record: RecordSink | None = None) -> None:
+        self.council = council
+        self.store = store
+        self.dataset = dataset
+        self.manifest = manifest
+        self.on_record = on_record or (lambda record: None)
+
+    @property
+    def subjects(self) -> list[str]:
+        """What is evaluated: the council, or each member in judge mode."""
+        return [COUNCIL_SUBJECT] if self.manifest.mode == "council" else list(self.manifest.members)
+
+    def pending(self) -> list[Unit]:
+        """Every (repeat, sample, subject) not stored yet, in order."""
+        done = self.store.done_keys(self.manifest.run_id)
+        return [(repeat, sample, subject) for repeat in range(self.manifest.repeat)
+                for sample in self.dataset.samples for subject in self.subjects
+                if (repeat, sample.id, subject) not in done]
+
+    async def run(self) -> EvalSummary:
+        """Run what is pending with ``concurrency`` samples in flight, then summarize and mark the run complete.
+
+        An interruption (cancellation, Ctrl-C) marks the run ``interrupted``;
+        what finished is stored and ``resume`` picks up the rest.
+        """
+        queue = deque(self.pending())
+
+        async def worker() -> None:
+            while queue:
+                record = await self._run_unit(*queue.popleft())
+                self.store.save_sample(record)
+                self.on_record(record)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(min(self.manifest.concurrency, len(queue))):
+                    group.create_task(worker())
+        except BaseExceptionGroup as group:
+            self.store.update_run(self.manifest.run_id, status="interrupted")
+            # One worker's failure (a broken database) is the error to report, not the group around it.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+        except BaseException:
+            self.store.update_run(self.manifest.run_id, status="interrupted")
+            raise
+        summary = self.summarize()
+        self.store.update_run(self.manifest.run_id, status="complete", manifest=self.manifest, summary=summary)
+        return summary
+
+    async def _run_unit(self, repeat: int, sample: Sample, subject: str) -> SampleRecord:
+        if self.manifest.mode == "council":
+            return await self._council_sample(repeat, sample)
+        return await self._judge_sample(repeat, sample, subject)
+
+    async def _council_sample(self, repeat: int, sample: Sample) -> SampleRecord:
+        run_id = uuid.uuid4().hex
+        params = self.manifest.generation_params
+        started = time.perf_counter()
+        result: CouncilResult | None = None
+        status, error = "ok", None
+        try:
+            async with asyncio.timeout(self.manifest.sample_timeout_s):
+                result = await self.council.ask(sample.messages, members=self.manifest.members, run_id=run_id,
+                                                params=params)
+        except TimeoutError:
+            status, error = "timed_out", f"no final answer within {self.manifest.sample_timeout_s:g}s"
+        elapsed = (time.perf_counter() - started) * 1000
+        answer, by = None, None
+        if result is not None:
+            final = result.final_answer
+            if result.status != "complete":
+                status, error = "failed", result.error or "the council run failed"
+            elif final is None or final.blocked or not final.content.strip():
+                status, error = "failed", "no final answer (every answer was blocked or empty)"
+            else:
+                answer, by = final.content, final.by
+        usage = result.usage if result is not None else None
+        metrics = SampleMetrics(
+            answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
+            latency_model_ms=_model_critical_path_ms(result) if result is not None else None,
+            input_tokens=usage.prompt_tokens if usage else 0, output_tokens=usage.completion_tokens if usage else 0,
+        )
+        versions = {a.member: a.model_version for a in result.answers if a.model_version} if result else {}
+        return await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
+                                  metrics)
+
+    async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
+        provider = self.council.provider(member)
+        started = time.perf_counter()
+        completion: Completion | None = None
+        status, error = "ok", None
+        try:
+            async with asyncio.timeout(self.manifest.sample_timeout_s):
+                completion = await provider.complete(sample.messages, self.manifest.generation_params)
+        except TimeoutError:
+            status, error = "timed_out", f"no answer within {self.manifest.sample_timeout_s:g}s"
+        except ProviderError as exc:
+            status = "timed_out" if exc.reason == "timeout" else "failed"
+            error = f"{exc.reason}: {exc}"
+        elapsed = (time.perf_counter() - started) * 1000
+        answer = completion.content if completion is not None and completion.content.strip() else None
+        if completion is not None and answer is None:
+            status, error = "failed", f"empty answer (finish_reason {completion.finish_reason})"
+        metrics = SampleMetrics(
+            answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
+            latency_model_ms=completion.latency_ms if completion is not None else None,
+            input_tokens=completion.usage.prompt_tokens if completion else 0,
+            output_tokens=completion.usage.completion_tokens if completion else 0,
+        )
+        versions = {member: completion.model_version} if completion and completion.model_version else {}
+        return await self._finish(repeat, sample, member, status, error, answer, member, None, versions, metrics)
+
+    async def _finish(self, repeat: int, sample: Sample, subject: str, status: str, error: str | None,
+                      answer: str | None, by: str | None, council_run_id: str | None, versions: dict[str, str],
+                      metrics: SampleMetrics) -> SampleRecord:
+        evaluator = self.manifest.evaluator.member
+        if answer is None:
+            evaluation = Evaluation(evaluator_error="no_answer")
+        else:
+            evaluation = await evaluate_answer(self.council.provider(evaluator), sample, answer,
+                                               self.manifest.generation_params)
+            metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
+                                                 "faithfulness_score": evaluation.faithfulness_score})
+        reasons = failed_conditions(metrics, self.manifest.thresholds)
+        return SampleRecord(
+            run_id=self.manifest.run_id, repeat=repeat, sample_id=sample.id, subject=subject,
+            question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,  # type: ignore[arg-type]
+            council_run_id=council_run_id, model_versions=versions, evaluator=evaluator, metrics=metrics,
+            evaluation=evaluation, passed=not reasons, failed_conditions=reasons, sample_score=sample_score(metrics),
+            created_at=datetime.now(UTC),
+        )
+
+    def _complete_manifest(self, records: list[SampleRecord]) -> None:
+        seen: dict[str, set[str]] = defaultdict(set)
+        evaluator_versions: set[str] = set()
+        for record in records:
+            for member, model_version in record.model_versions.items():
+                seen[member].add(model_version)
+            if record.evaluation.model_version:
+                evaluator_versions.add(record.evaluation.model_version)
+        config = self.council.config
+        models = [model_record(config, m, seen.get(m, ())) for m in self.manifest.members]
+        evaluator = model_record(config, self.manifest.evaluator.member, evaluator_versions)
+        self.manifest = self.manifest.model_copy(update={
+            "models": models, "evaluator": evaluator,
+            "warnings": alias_warnings([*models, evaluator]) + role_warnings(
+                config, self.manifest.mode, self.manifest.members, evaluator.member),
+        })
+
+    def summarize(self) -> EvalSummary:
+        """Metrics, repeat statistics and gate per subject, and the leaderboard, from every stored sample."""
+        records = self.store.samples(self.manifest.run_id)
+        self._complete_manifest(records)
+        thresholds = self.manifest.thresholds
+        subjects = {}
+        for subject in self.subjects:
+            mine = [r for r in records if r.subject == subject]
+            per_repeat = [aggregate([r.metrics for r in mine if r.repeat == n], thresholds)
+                          for n in range(self.manifest.repeat)]
+            pooled = aggregate([r.metrics for r in mine], thresholds)
+            failures = [failed_conditions(r.metrics, thresholds) for r in mine]
+            reasons = Counter(condition.split()[0] for found in failures for condition in found)
+            subjects[subject] = SubjectSummary(subject=subject, metrics=pooled, repeats=repeat_stats(per_repeat),
+                                               gate=check_gate(pooled, thresholds), n_failed=sum(map(bool, failures)),
+                                               failed_because=dict(reasons))
+        if self.manifest.mode == "council":
+            results = []
+            for record in records:
+                stored = self.council.store.get(record.council_run_id) if (
+                    self.council.store is not None and record.council_run_id) else None
+                if stored is not None:
+                    results.append((record.sample_id, stored))
+            leaderboard = council_leaderboard(results, self.council.rubric, self.manifest.aggregation_method,
+                                              self.manifest.members)
+        else:
+            leaderboard = judge_leaderboard(records, self.manifest.members, thresholds)
+        return EvalSummary(
+            run_id=self.manifest.run_id, mode=self.manifest.mode,
+            gate_passed=bool(subjects) and all(s.gate.passed for s in subjects.values()),
+            subjects=subjects, leaderboard=leaderboard,
+            evaluator_tokens_total=sum(r.evaluation.usage.total_tokens for r in records),
+            warnings=self.manifest.warnings,
+        )

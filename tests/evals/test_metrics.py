@@ -1,0 +1,163 @@
+"""Every metric formula, on fixtures computed by hand (the arithmetic is in the comments)."""
+
+from __future__ import annotations
+
+import pytest
+
+from council.evals.metrics import (
+    RunMetrics,
+    SampleMetrics,
+    Thresholds,
+    aggregate,
+    check_gate,
+    failed_conditions,
+    latency_norm,
+    mean_std,
+    percentile,
+    repeat_stats,
+    sample_passes,
+    sample_score,
+    token_efficiency_norm,
+    token_efficiency_ratio,
+)
+
+DEFAULTS = Thresholds()
+# A: acc 2, faith 1, 6000 ms, 1500 in + 500 out = 2000 tokens.
+A = SampleMetrics(answered=True, accuracy_score=2, faithfulness_score=1, latency_e2e_ms=6000, latency_model_ms=5800,
+                  input_tokens=1500, output_tokens=500)
+# B: acc 1, faith 0, 1500 ms, 3000 in + 5000 out = 8000 tokens.
+B = SampleMetrics(answered=True, accuracy_score=1, faithfulness_score=0, latency_e2e_ms=1500, latency_model_ms=1400,
+                  input_tokens=3000, output_tokens=5000)
+# C: answered, but the evaluator gave no verdict; 12000 ms, 100 + 300 = 400 tokens, no model latency reported.
+C = SampleMetrics(answered=True, latency_e2e_ms=12000, input_tokens=100, output_tokens=300)
+# D: timed out after 20000 ms, no answer, no tokens.
+D = SampleMetrics(answered=False, timed_out=True, latency_e2e_ms=20000)
+# E: perfect: acc 2, faith 2, 500 ms, 400 + 100 = 500 tokens.
+E = SampleMetrics(answered=True, accuracy_score=2, faithfulness_score=2, latency_e2e_ms=500, latency_model_ms=450,
+                  input_tokens=400, output_tokens=100)
+
+
+def test_token_counts_and_efficiency_ratio():
+    assert (A.total_tokens, B.total_tokens, D.total_tokens) == (2000, 8000, 0)
+    assert A.token_efficiency_ratio == pytest.approx(500 / 1500)
+    assert B.token_efficiency_ratio == pytest.approx(5000 / 3000)
+    assert token_efficiency_ratio(7, 0) == 7.0  # output / max(input, 1)
+    assert D.token_efficiency_ratio == 0.0
+
+
+@pytest.mark.parametrize(("latency", "expected"), [(0, 1.0), (1, 1.0), (3000, 1.0), (6000, 0.5), (12000, 0.25),
+                                                   (30000, 0.1)])
+def test_latency_norm(latency, expected):
+    assert latency_norm(latency) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("tokens", "expected"), [(0, 1.0), (2000, 1.0), (4000, 0.5), (8000, 0.25), (20000, 0.1)])
+def test_token_efficiency_norm(tokens, expected):
+    assert token_efficiency_norm(tokens) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("sample", "expected"), [
+    (A, 0.45 * 1 + 0.30 * 0.5 + 0.15 * 0.5 + 0.10 * 1),    # 0.775
+    (B, 0.45 * 0.5 + 0.30 * 0 + 0.15 * 1 + 0.10 * 0.25),   # 0.400
+    (C, 0.45 * 0 + 0.30 * 0 + 0.15 * 0.25 + 0.10 * 1),     # 0.1375: a missing score counts as 0
+    (D, 0.15 * 0.15 + 0.10 * 1),                           # 0.1225
+    (E, 1.0),
+])
+def test_sample_score(sample, expected):
+    assert sample_score(sample) == pytest.approx(expected)
+
+
+def test_pass_needs_every_condition():
+    assert sample_passes(A, DEFAULTS) and sample_passes(E, DEFAULTS)
+    assert failed_conditions(B, DEFAULTS) == ["faithfulness 0 < 1", "tokens 8000 > 6000"]
+    assert failed_conditions(C, DEFAULTS) == ["accuracy None < 1", "faithfulness None < 1", "latency 12000 ms > 8000"]
+    assert not sample_passes(D, DEFAULTS)
+
+
+@pytest.mark.parametrize(("change", "passes"), [
+    ({}, True),
+    ({"latency_e2e_ms": 8000}, True), ({"latency_e2e_ms": 8000.5}, False),
+    ({"input_tokens": 5500}, True), ({"input_tokens": 5501}, False),   # 5500 + 500 = 6000, then 6001
+    ({"accuracy_score": 1}, True), ({"accuracy_score": 0}, False),
+    ({"faithfulness_score": 0}, False), ({"faithfulness_score": None}, False),
+])
+def test_pass_boundaries(change, passes):
+    assert sample_passes(A.model_copy(update=change), DEFAULTS) is passes
+
+
+def test_thresholds_are_configurable():
+    strict = Thresholds(min_accuracy=2, max_latency_e2e_ms=5000)
+    assert failed_conditions(A, strict) == ["latency 6000 ms > 5000"]
+    assert failed_conditions(B, strict)[0] == "accuracy 1 < 2"
+
+
+def test_percentile_interpolates_linearly():
+    values = [6000, 1500, 12000, 20000, 500]    # sorted: 500 1500 6000 12000 20000
+    assert percentile(values, 50) == 6000
+    assert percentile(values, 95) == pytest.approx(12000 + 0.8 * 8000)  # rank 0.95 * 4 = 3.8
+    assert percentile([], 95) is None
+    assert percentile([7.0], 95) == 7.0
+
+
+def test_run_aggregates():
+    metrics = aggregate([A, B, C, D, E], DEFAULTS)
+    assert (metrics.n_samples, metrics.n_scored, metrics.n_answered, metrics.n_timed_out) == (5, 3, 4, 1)
+    assert metrics.accuracy_mean == pytest.approx(5 / 3)              # 2, 1, 2
+    assert metrics.accuracy_full_credit_rate == pytest.approx(2 / 3)
+    assert metrics.faithfulness_mean == pytest.approx(1.0)            # 1, 0, 2
+    assert metrics.faithfulness_failure_rate == pytest.approx(1 / 3)
+    assert metrics.latency_e2e_p50_ms == 6000
+    assert metrics.latency_e2e_p95_ms == pytest.approx(18400)
+    assert metrics.latency_model_p50_ms == 1400                       # 450, 1400, 5800
+    assert metrics.latency_model_p95_ms == pytest.approx(1400 + 0.9 * 4400)  # rank 1.9
+    assert (metrics.input_tokens_total, metrics.output_tokens_total, metrics.total_tokens_total) == (5000, 5900, 10900)
+    # Over the answered samples A, B, C, E: (1/3 + 5/3 + 3 + 1/4) / 4.
+    assert metrics.token_efficiency_ratio_mean == pytest.approx(1.3125)
+    assert metrics.tokens_per_correct_answer == pytest.approx(10900 / 2)  # A and E have full accuracy
+    assert metrics.pass_rate == pytest.approx(2 / 5)
+    assert metrics.aggregate_score == pytest.approx((0.775 + 0.4 + 0.1375 + 0.1225 + 1.0) / 5)
+
+
+def test_aggregates_of_nothing_scored():
+    metrics = aggregate([D], DEFAULTS)
+    assert metrics.accuracy_mean is None and metrics.faithfulness_failure_rate is None
+    assert metrics.tokens_per_correct_answer is None and metrics.token_efficiency_ratio_mean is None
+    assert metrics.pass_rate == 0.0 and metrics.latency_model_p95_ms is None
+    assert aggregate([], DEFAULTS).aggregate_score is None
+
+
+AT_THRESHOLDS = RunMetrics(aggregate_score=0.80, pass_rate=0.85, faithfulness_failure_rate=0.05,
+                           latency_e2e_p95_ms=10000)
+
+
+def test_gate_holds_at_its_thresholds():
+    gate = check_gate(AT_THRESHOLDS, DEFAULTS)
+    assert gate.passed and [c.metric for c in gate.checks] == [
+        "aggregate_score", "pass_rate", "faithfulness_failure_rate", "latency_e2e_p95_ms"]
+
+
+@pytest.mark.parametrize(("metric", "value"), [("aggregate_score", 0.7999), ("pass_rate", 0.8499),
+                                               ("faithfulness_failure_rate", 0.0501),
+                                               ("latency_e2e_p95_ms", 10000.1), ("faithfulness_failure_rate", None)])
+def test_gate_fails_past_any_threshold_or_without_a_value(metric, value):
+    gate = check_gate(AT_THRESHOLDS.model_copy(update={metric: value}), DEFAULTS)
+    assert not gate.passed
+    assert [c.metric for c in gate.failures()] == [metric]
+
+
+def test_gate_thresholds_are_configurable():
+    metrics = AT_THRESHOLDS.model_copy(update={"aggregate_score": 0.5})
+    assert not check_gate(metrics, DEFAULTS).passed
+    assert check_gate(metrics, Thresholds(min_aggregate_score=0.5)).passed
+
+
+def test_mean_and_std_across_repeats():
+    per_repeat = [RunMetrics(aggregate_score=s, latency_e2e_p95_ms=p) for s, p in [(0.8, 1000), (0.9, 2000), (0.7, 3000)]]
+    stats = repeat_stats(per_repeat)
+    assert stats.n_repeats == 3 and stats.aggregate_score == [0.8, 0.9, 0.7]
+    assert stats.aggregate_score_mean == pytest.approx(0.8)
+    assert stats.aggregate_score_std == pytest.approx(0.1)     # sqrt((0 + 0.01 + 0.01) / 2)
+    assert stats.latency_e2e_p95_ms_mean == pytest.approx(2000)
+    assert stats.latency_e2e_p95_ms_std == pytest.approx(1000)
+    assert mean_std([0.5]) == (0.5, None)
+    assert mean_std([None, None]) == (None, None)

@@ -149,27 +149,23 @@ BIAS_SUMS = 12
 def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> list[np.ndarray]:
     """Per reviewer row, this run's 12 sums of (slot, residual) and (log length, residual) pairs."""
     ok = np.isfinite(x)
-    row_n = ok.sum(axis=1, keepdims=True)
-    row_mean = np.where(ok, x, 0.0).sum(axis=1, keepdims=True) / np.maximum(row_n, 1)
     with np.errstate(all="ignore"):
-        centred = np.where(ok, x - row_mean, 0.0)
-    n_col = ok.sum(axis=0)
-    total = np.where(ok, centred, 0.0).sum(axis=0)
-    others = (total[None, :] - centred) / np.maximum(n_col[None, :] - 1, 1)
-    usable = ok & (n_col >= 2)[None, :]
-    with np.errstate(all="ignore"):
+        values = np.where(ok, x, 0.0)
+        row_mean = values.sum(axis=1, keepdims=True) / np.maximum(ok.sum(axis=1, keepdims=True), 1)
+        centred = np.where(ok, values - row_mean, 0.0)
+        n_col = ok.sum(axis=0)
+        others = (centred.sum(axis=0)[None, :] - centred) / np.maximum(n_col[None, :] - 1, 1)
         residual = centred - others
-    sums = []
-    loglen = np.log(np.maximum(np.nan_to_num(lengths, nan=1.0), 1.0))
-    for i in range(x.shape[0]):
-        row = []
-        for covariate, extra in ((position[i].astype(float), position[i] >= 0), (loglen, np.isfinite(lengths))):
-            use = usable[i] & extra
-            cx, cy = covariate[use], residual[i][use]
-            with np.errstate(all="ignore"):
-                row += [float(use.sum()), cx.sum(), cy.sum(), (cx * cx).sum(), (cy * cy).sum(), (cx * cy).sum()]
-        sums.append(np.nan_to_num(np.array(row, dtype=float)))
-    return sums
+        loglen = np.log(np.maximum(np.nan_to_num(lengths, nan=1.0), 1.0))
+        usable = ok & (n_col >= 2)[None, :]
+        sums = []
+        for covariate, use in ((position.astype(float), usable & (position >= 0)),
+                               (np.broadcast_to(loglen, x.shape), usable & np.isfinite(lengths)[None, :])):
+            cx, cy = np.where(use, covariate, 0.0), np.where(use, residual, 0.0)
+            sums += [use.sum(axis=1), cx.sum(axis=1), cy.sum(axis=1), (cx * cx).sum(axis=1), (cy * cy).sum(axis=1),
+                     (cx * cy).sum(axis=1)]
+        table = np.nan_to_num(np.stack(sums, axis=1).astype(float)) if x.shape[0] else np.zeros((0, BIAS_SUMS))
+    return list(table)
 
 
 def pooled_flags(reviewers: Sequence[str], sums: Sequence[Sequence[float]]) -> list[BiasFlag]:

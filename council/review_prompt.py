@@ -158,6 +158,10 @@ def key_hint(criterion: Criterion, rubric: Rubric) -> str:
 
 def render_rubric(rubric: Rubric) -> str:
     """The rubric as reviewers read it: each criterion with its weight and anchors, then the ceilings."""
+    return rubric.memo("review_prompt.rubric", lambda: _render_rubric(rubric))
+
+
+def _render_rubric(rubric: Rubric) -> str:
     total = sum(c.weight for c in rubric.criteria)
     sections = []
     if rubric.description:

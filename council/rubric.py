@@ -30,16 +30,18 @@ import hashlib
 import json
 import math
 import re
+import weakref
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 CriterionValue = bool | int | float | str
 _SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
 RUBRIC_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 CRITERION_ID = r"^[a-z][a-z0-9_]{0,47}$"
 RESERVED_KEYS = frozenset({"overall", "notes"})
+_MEMO: dict[int, dict[str, Any]] = {}
 _RANGE_KEY = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
 
 
@@ -66,6 +68,8 @@ class Level(_Strict):
 
 class Criterion(_Strict):
     """One thing a rubric checks."""
+
+    _level_scores: dict[str, float] = PrivateAttr(default_factory=dict)
 
     id: str = Field(pattern=CRITERION_ID, description="Stable id, used as the ballot key.")
     name: str | None = Field(default=None, max_length=120, description="Human name; the id if unset.")
@@ -94,6 +98,10 @@ class Criterion(_Strict):
         if self.score_ranges:
             return "scored"
         return "checklist"
+
+    def model_post_init(self, _context: Any) -> None:
+        # Looked up for every score of every ballot; computed once.
+        self._level_scores = {level.id: level.score for level in self.levels or []}
 
     @property
     def title(self) -> str:
@@ -161,6 +169,7 @@ class Scale(_Strict):
 class Rubric(_Strict):
     """A complete rubric. Validate with :func:`council.rubric_check.check_rubric` (the loader does)."""
 
+
     id: str = Field(pattern=RUBRIC_ID, description="Stable identifier, recorded with every run.")
     name: str = Field(min_length=1, max_length=120, description="Human name.")
     version: str = Field(pattern=_SEMVER, description="Semantic version; bump it when scores would change.")
@@ -208,12 +217,12 @@ class Rubric(_Strict):
 
     def normalize(self, criterion: Criterion, value: CriterionValue) -> float:
         """A criterion's value (level id, scale number or bool) as a score in 0–1; ``ValueError`` if invalid."""
-        if criterion.kind == "levels":
-            for level in criterion.levels or []:
-                if isinstance(value, str) and value.strip().lower() == level.id:
-                    return level.score
+        if criterion.levels:
+            score = criterion._level_scores.get(value.strip().lower()) if isinstance(value, str) else None
+            if score is not None:
+                return score
             raise ValueError(f"{criterion.id} must be one of {', '.join(l.id for l in criterion.levels or [])}")
-        if criterion.kind == "checklist":
+        if not criterion.score_ranges:
             if isinstance(value, bool):
                 return 1.0 if value else 0.0
             raise ValueError(f"{criterion.id} must be true or false")
@@ -260,8 +269,25 @@ class Rubric(_Strict):
             raise ValueError(f"unknown criteria: {', '.join(unknown)}")
         return round(self.gated(self.weighted(normalized), normalized, safety_failed), 4)
 
+    def memo(self, key: str, make: Any) -> Any:
+        """A value derived from this (frozen) rubric, computed once: rendered prompt text and the like.
+
+        Kept outside the model, by object identity, so it never takes part in
+        equality and never travels with a ``model_copy``.
+        """
+        memo = _MEMO.get(id(self))
+        if memo is None:
+            memo = _MEMO[id(self)] = {}
+            weakref.finalize(self, _MEMO.pop, id(self), None)
+        if key not in memo:
+            memo[key] = make()
+        return memo[key]
+
     def content_hash(self) -> str:
         """A short SHA-256 of the rubric's canonical JSON, recorded for reproducibility."""
+        return self.memo("content_hash", self._content_hash)
+
+    def _content_hash(self) -> str:
         canonical = json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"),
                                ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

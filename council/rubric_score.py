@@ -205,7 +205,8 @@ def build_verdict(
         passed = value is not None and value >= rubric.passing_bound(criterion) - 1e-9
         level = level_of(criterion, rubric, value)[0] if value is not None else None
         note = notes.get(criterion.id, "") or ("" if value is not None else "not scored: counts as failed")
-        results.append(CriterionResult(
+        # model_construct: every value here is computed by Council itself, so validation would only cost time.
+        results.append(CriterionResult.model_construct(
             id=criterion.id, name=criterion.title, method=criterion.scoring, value=values.get(criterion.id),
             score=None if value is None else round(value, 4), level=level, passed=passed,
             required=criterion.required, evidence=evidence.get(criterion.id, ""), notes=note,
@@ -214,9 +215,11 @@ def build_verdict(
         if criterion.required and not passed:
             failed_required.append(criterion.id)
     passed = score >= rubric.pass_threshold - 1e-9 and not failed_required
-    verdict = RubricVerdict(rubric_id=rubric.id, rubric_version=rubric.version, passed=passed, score=round(score, 4),
+    verdict = RubricVerdict.model_construct(rubric_id=rubric.id, rubric_version=rubric.version, passed=passed,
+                            score=round(score, 4),
                             threshold=rubric.pass_threshold, criteria=results, failed_required=failed_required,
-                            gates_applied=gates, judges=list(judges or []))
+                            gates_applied=gates, judges=list(judges or []), feedback="", summary=None,
+                            summary_by=None)
     verdict.feedback = feedback_text(rubric, verdict, normalized)
     return verdict
 

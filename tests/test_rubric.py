@@ -236,3 +236,11 @@ def test_unknown_shipped_name_lists_the_shipped_ones():
 def test_content_hash_changes_with_content():
     assert rubric().content_hash() == rubric().content_hash()
     assert rubric().content_hash() != rubric(pass_threshold=0.8).content_hash()
+
+
+def test_a_copy_never_keeps_derived_values_of_the_original():
+    original = rubric()
+    digest = original.content_hash()
+    changed = original.model_copy(update={"pass_threshold": 0.9})
+    assert changed.content_hash() != digest
+    assert original.content_hash() == digest

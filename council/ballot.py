@@ -65,6 +65,7 @@ class DimensionScores:
     scores: dict[str, CriterionValue]
     overall: float
     notes: str
+    normalized: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -297,6 +298,7 @@ def _read_evaluations(
     problems.extend(f"evaluations is missing {label}" for label in labels if label not in entries)
     evaluations: dict[str, DimensionScores] = {}
     reported: dict[str, float] = {}
+    by_id = {c.id: c for c in rubric.criteria}
     for label in labels:
         if label not in entries:
             continue
@@ -331,7 +333,9 @@ def _read_evaluations(
         if isinstance(claimed, (int, float)) and not isinstance(claimed, bool):
             reported[label] = float(claimed)
         if len(scores) == len(rubric.llm_criteria()):
-            evaluations[label] = DimensionScores(scores, rubric.overall(scores), notes[:MAX_NOTES_CHARS])
+            normalized = {cid: rubric.normalize(by_id[cid], value) for cid, value in scores.items()}
+            overall = round(rubric.gated(rubric.weighted(normalized), normalized), 4)
+            evaluations[label] = DimensionScores(scores, overall, notes[:MAX_NOTES_CHARS], normalized)
     return evaluations, reported
 
 

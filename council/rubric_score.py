@@ -200,10 +200,14 @@ def build_verdict(
     if score < raw - 1e-9:
         gates.append("safety cap" if safety_failed and score <= rubric.gates.safety_cap else "ceiling")
     results, failed_required = [], []
+    steps: dict[str, tuple[str, int]] = {}
     for criterion in rubric.criteria:
         value = normalized.get(criterion.id)
         passed = value is not None and value >= rubric.passing_bound(criterion) - 1e-9
-        level = level_of(criterion, rubric, value)[0] if value is not None else None
+        found = level_of(criterion, rubric, value) if value is not None else None
+        level = found[0] if found else None
+        if found:
+            steps[criterion.id] = found
         note = notes.get(criterion.id, "") or ("" if value is not None else "not scored: counts as failed")
         # model_construct: every value here is computed by Council itself, so validation would only cost time.
         results.append(CriterionResult.model_construct(
@@ -220,11 +224,12 @@ def build_verdict(
                             threshold=rubric.pass_threshold, criteria=results, failed_required=failed_required,
                             gates_applied=gates, judges=list(judges or []), feedback="", summary=None,
                             summary_by=None)
-    verdict.feedback = feedback_text(rubric, verdict, normalized)
+    verdict.feedback = feedback_text(rubric, verdict, normalized, steps)
     return verdict
 
 
-def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[str, float]) -> str:
+def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[str, float],
+                  steps: Mapping[str, tuple[str, int]] | None = None) -> str:
     """"PASSED/FAILED, overall N%", each criterion with its level and score, then suggestions."""
     head = f"{'PASSED' if verdict.passed else 'FAILED'}, overall {verdict.score * 100:.0f}%"
     if verdict.failed_required:
@@ -238,7 +243,7 @@ def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[st
             lines.append(f"- {criterion.title}: not scored (counts as failed)")
             suggestions.append(f"{criterion.title}: make sure it can be assessed")
             continue
-        label, index = level_of(criterion, rubric, normalized[criterion.id])
+        label, index = (steps or {}).get(criterion.id) or level_of(criterion, rubric, normalized[criterion.id])
         mark = "pass" if result.passed else "FAIL"
         lines.append(f"- {criterion.title}: {label} ({result.score * 100:.0f}%, {mark})")
         suggestion = _suggestion(criterion, rubric, index)

@@ -99,12 +99,11 @@ async def review_one(
     if not parsed.ok:
         failure = Failure(reason="parse", message=parsed.error or "invalid ballot", attempts=attempts)
         return record.model_copy(update={"status": "failed", "error": failure, **common})
-    criteria = {c.id: c for c in rubric.criteria}
     scores = {
         label_to_member[label]: DimensionScoresRecord(
             scores=dict(evaluation.scores), overall=evaluation.overall, notes=evaluation.notes,
             reported_overall=parsed.reported_overall.get(label),
-            normalized={cid: round(rubric.normalize(criteria[cid], value), 4) for cid, value in evaluation.scores.items()},
+            normalized={cid: round(value, 4) for cid, value in evaluation.normalized.items()},
         )
         for label, evaluation in parsed.evaluations.items()
     }

@@ -25,12 +25,18 @@ def _number(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _verdict(verdict: object) -> str:
+    if verdict is None:
+        return "-"
+    return f"{'pass' if verdict.passed else 'FAIL'} {verdict.score * 100:.0f}%"  # type: ignore[attr-defined]
+
+
 def ranking_table(result: CouncilResult, dimensions: bool = False) -> str:
     """The ranking: rank, member, council score, raw mean, reviews (and per-dimension means)."""
     dims = sorted({d for entry in result.ranking for d in entry.dimensions}) if dimensions else []
-    header = ["#", "member", "score", "raw mean", "reviews", *dims]
+    header = ["#", "member", "score", "raw mean", "reviews", "rubric", *dims]
     rows = [[str(e.rank), e.member, _number(e.score), _number(e.raw_mean), str(e.n_reviews),
-             *(_number(e.dimensions.get(d), 1) for d in dims)] for e in result.ranking]
+             _verdict(e.verdict), *(_number(e.dimensions.get(d), 2) for d in dims)] for e in result.ranking]
     return _table(header, rows)
 
 

@@ -185,8 +185,8 @@ def write_synthesis(messages: list[ChatMessage]) -> str | None:
     best = blocks[0][1].strip()
     extra = ""
     if len(blocks) > 1:
-        lines = [line for line in re.split(r"(?<=\.) ", blocks[1][1]) if any(m in line for m in _SOUND_MARKS)]
-        novel = [line.strip(" -") for line in lines if line.strip(" -") not in best]
+        sentences = [part.strip(" -") for part in re.split(r"(?<=\.)\s+|\n+", blocks[1][1])]
+        novel = [part for part in sentences if any(m in part for m in _SOUND_MARKS) and part not in best]
         if novel:
             extra = "\n\nAlso worth adding: " + novel[0]
     return f"{best}{extra}"

@@ -10,15 +10,14 @@ review and score, stays in the run store, which is the record of truth.
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from council.errors import CouncilError
+from council.sqlite_tables import SQLiteTables
 from council.types import ChatMessage
 
 T = TypeVar("T")
@@ -120,32 +119,12 @@ class Conversation:
         return chat
 
 
-class ConversationStore:
+class ConversationStore(SQLiteTables):
     """The conversation tables in a council database file (``":memory:"`` for a private one)."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        try:
-            if self.path != ":memory:":
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            # The run store writes to the same file from its own connection: wait for it rather than fail.
-            self._db.execute("PRAGMA busy_timeout=5000")
-            if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            raise ConversationError(f"cannot open the conversation tables in {self.path}: {exc}") from None
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._db.close()
-
-    def _guard(self, action: str, work: Callable[[], T]) -> T:
-        try:
-            return work()
-        except sqlite3.Error as exc:
-            raise ConversationError(f"{action} failed in {self.path}: {exc}") from None
+    schema = _SCHEMA
+    error = ConversationError
+    what = "the conversation tables"
 
     def create(self, members: Sequence[str], chairman: str | None, rubric: str, title: str | None = None) -> Conversation:
         """Start a conversation with the council chosen for it."""

@@ -10,11 +10,9 @@ restarts; changing a member's model starts its history afresh.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -22,6 +20,7 @@ from council.aggregate import ReviewerHistory
 from council.errors import CouncilError
 from council.result import CouncilResult
 from council.rubric import Rubric
+from council.sqlite_tables import SQLiteTables
 
 SCHEMA_VERSION = 1
 
@@ -82,35 +81,18 @@ class RunSummary:
     simulated: bool
 
 
-class Store:
+class Store(SQLiteTables):
     """A SQLite database of runs. ``":memory:"`` gives a private in-memory one."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        try:
-            if self.path != ":memory:":
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise StorageError(f"{self.path}: database schema {version} is newer than this Council ({SCHEMA_VERSION})")
-            self._db.executescript(_SCHEMA)
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except (sqlite3.Error, OSError) as exc:
-            raise StorageError(f"cannot open the run database {self.path}: {exc}") from None
+    schema = _SCHEMA
+    error = StorageError
+    what = "the run database"
 
-    def close(self) -> None:
-        """Close the connection."""
-        self._db.close()
-
-    def _guard(self, action: str, work: Callable[[], object]) -> object:
-        try:
-            return work()
-        except sqlite3.Error as exc:
-            raise StorageError(f"{action} failed in {self.path}: {exc}") from None
+    def _prepare(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StorageError(f"{self.path}: database schema {version} is newer than this Council ({SCHEMA_VERSION})")
+        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def save(self, result: CouncilResult) -> None:
         """Insert or replace a run (called after every stage)."""

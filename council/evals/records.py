@@ -17,17 +17,21 @@ their own connection:
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from council.errors import CouncilError
 from council.evals.evaluator import Evaluation
-from council.evals.metrics import Gate, RepeatStats, RunMetrics, SampleMetrics, Thresholds
+from council.evals.metrics import (
+    Gate,
+    RepeatStats,
+    RunMetrics,
+    SampleMetrics,
+    Thresholds,
+)
+from council.sqlite_tables import SQLiteTables
 from council.types import GenerationParams
 
 T = TypeVar("T")
@@ -195,30 +199,12 @@ class EvalStorageError(CouncilError):
     """The evaluation tables could not be read or written."""
 
 
-class EvalStore:
+class EvalStore(SQLiteTables):
     """The evaluation tables of one database file."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
-        try:
-            if self.path != ":memory:":
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            raise EvalStorageError(f"cannot open the evaluation tables in {self.path}: {exc}") from None
-
-    def close(self) -> None:
-        """Close the connection."""
-        self._db.close()
-
-    def _guard(self, action: str, work: Callable[[], T]) -> T:
-        try:
-            return work()
-        except sqlite3.Error as exc:
-            raise EvalStorageError(f"{action} failed in {self.path}: {exc}") from None
+    schema = _SCHEMA
+    error = EvalStorageError
+    what = "the evaluation tables"
 
     def start_run(self, manifest: RunManifest) -> None:
         """Insert a new run as ``running``."""

@@ -287,8 +287,9 @@ class Council:
             self._rank(ctx, surviving)
             attach_verdicts(ctx.rubric, result, fixed, evidence)
             result.timings.aggregate_ms = elapsed_ms(stage)
-        ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
-                 agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
+        if ctx.listening:
+            ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
+                     agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
         self._save(result)
 
         stage = time.perf_counter()
@@ -297,7 +298,8 @@ class Council:
         result.timings.final_ms = elapsed_ms(stage)
         if result.final_answer.fallback and result.final_answer.fallback_reason and chairman is not None:
             result.degrade(f"chairman fallback: {result.final_answer.fallback_reason}")
-        ctx.emit("final", **result.final_answer.model_dump())
+        if ctx.listening:
+            ctx.emit("final", **result.final_answer.model_dump())
         result.status = "complete"
         return self._finish(ctx, started)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from council.config import CouncilConfig
-from council.events import EventSink, StageEvent
+from council.events import EventSink, StageEvent, ignore_events
 from council.logs import get_logger
 from council.providers import Provider
 from council.result import CouncilResult
@@ -38,6 +38,11 @@ class RunContext:
     def question(self) -> list[ChatMessage]:
         """The conversation the council answers."""
         return self.result.question
+
+    @property
+    def listening(self) -> bool:
+        """Whether anyone receives events; payloads that cost something to build are skipped otherwise."""
+        return self.emit_event is not ignore_events
 
     def emit(self, kind: str, **data: object) -> None:
         """Send a progress event; a failing listener never breaks the run."""

@@ -128,6 +128,8 @@ async def collect_reviews(
     def report(name: str, record: ReviewRecord) -> None:
         if record.status == "ok" and fixed:
             record = finished_records[name] = with_fixed_scores(record, ctx.rubric, fixed)
+        if not ctx.listening:
+            return
         ctx.emit("review", reviewer=name, status=record.status,
                  error=record.error.model_dump() if record.error else None,
                  scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order)

@@ -38,12 +38,12 @@ ends in a parse error rather than a crash.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from council import strict_json
 from council.review_prompt import neutralize
 from council.rubric import Criterion, CriterionValue, Rubric
 
@@ -87,37 +87,10 @@ class _Unreadable(ValueError):
     """The ballot text cannot be used; the message says why."""
 
 
-def _reject_constant(name: str) -> Any:
-    raise _Unreadable(f"{name} is not allowed; numbers must be finite")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Unreadable(f"{text} is not a finite number")
-    return value
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # json.loads keeps the last of two equal keys; a smuggled ballot could hide
-    # a second "ranking" that way, so a repeat is an error.
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _Unreadable(f"key {_show(key)} appears twice in one object")
-        result[key] = value
-    return result
-
-
-_DECODER = json.JSONDecoder(
-    parse_float=_finite_float, parse_constant=_reject_constant, object_pairs_hook=_unique_keys
-)
-
-
 def _decode(text: str, start: int) -> tuple[Any, int]:
     """The JSON value starting at ``start`` and where it ends; ``_Unreadable`` if there is none."""
     try:
-        return _DECODER.raw_decode(text, start)
+        return strict_json.DECODER.raw_decode(text, start)
     except json.JSONDecodeError as exc:
         line = text.count("\n", start, exc.pos) + 1
         column = exc.pos - (text.rfind("\n", start, exc.pos) + 1 if line > 1 else start) + 1

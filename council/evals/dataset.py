@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from council.errors import CouncilError
+from council.strict_json import reject_constant
 from council.types import ChatMessage, as_messages
 
 ALLOWED_FIELDS = ("id", "task", "reference_answer", "context", "rubric", "metadata")
@@ -118,16 +119,11 @@ def _context(raw: dict[str, Any], where: str) -> str | None:
     raise DatasetError(f"{where}: field 'context': must be a non-empty string or a list of non-empty strings")
 
 
-def _reject_constant(name: str) -> None:
-    # Python's json reads NaN and Infinity, which are not JSON and would poison scores downstream.
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def parse_line(text: str, line: int, source: str = "<dataset>") -> Sample:
     """One JSONL line as a sample; :class:`DatasetError` names the line and the field."""
     where = f"{source} line {line}"
     try:
-        raw = json.loads(text, parse_constant=_reject_constant)
+        raw = json.loads(text, parse_constant=reject_constant)
     except ValueError as exc:
         raise DatasetError(f"{where}: not valid JSON: {exc}") from None
     if not isinstance(raw, dict):

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from council import strict_json
 from council.errors import ProviderError
 from council.evals.dataset import Sample
 from council.evals.prompt import render_evaluation_prompt
 from council.providers import Provider
+from council.strict_json import StrictJSONError
 from council.types import ChatMessage, GenerationParams, Usage
 
 KEYS = ("accuracy_score", "faithfulness_score", "rationale")
@@ -64,31 +65,14 @@ class Evaluation(BaseModel):
     model_version: str | None = None
 
 
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(f"the key {key!r} appears twice")
-        seen[key] = value
-    return seen
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not valid JSON")
-
-
 def parse_verdict(text: str) -> tuple[Verdict | None, str | None]:
     """``(verdict, None)`` for a usable reply, else ``(None, the problem)``. Never raises."""
     body = text.strip()
     if not body.startswith("{") or not body.endswith("}"):
         return None, "the reply is not a bare JSON object"
     try:
-        data = json.loads(body, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
-    except _DuplicateKey as exc:
+        data = strict_json.loads(body)
+    except StrictJSONError as exc:
         return None, str(exc)
     except (ValueError, RecursionError) as exc:
         return None, f"the reply is not valid JSON ({exc})"

@@ -55,8 +55,12 @@ def script(fake: FakeLLMServer) -> None:
 
 
 async def start_server(fake: FakeLLMServer, keys: str | None = API_KEY, **server: object) -> tuple[web.AppRunner, RunningServer]:
-    config = server_config(fake, **server)
-    store = Store(":memory:")
+    return await serve(fake, server_config(fake, **server), Store(":memory:"), keys)
+
+
+async def serve(fake: FakeLLMServer, config: CouncilConfig, store: Store,
+                keys: str | None) -> tuple[web.AppRunner, RunningServer]:
+    """Run the server app for ``config`` on 127.0.0.1:0, members on ``fake``."""
     council = Council(config, store=store, environ={})
     app = create_app(config, environ={"COUNCIL_API_KEYS": keys} if keys else {}, council=council)
     runner = web.AppRunner(app, handler_cancellation=True, access_log=None)

@@ -7,11 +7,9 @@ from pathlib import Path
 from aiohttp import web
 
 from council.config import CouncilConfig
-from council.orchestrator import Council
-from council.server.app import create_app
 from council.store import Store
 from council.testing.fake_llm import FakeLLMServer
-from tests.server.conftest import MEMBERS, RunningServer
+from tests.server.conftest import MEMBERS, RunningServer, serve
 
 WEB_KEY = "web-page-key-456"
 
@@ -32,13 +30,4 @@ def web_config(fake: FakeLLMServer, db: Path, **server: object) -> CouncilConfig
 async def start_web(fake: FakeLLMServer, db: Path, keys: str | None = None,
                     **server: object) -> tuple[web.AppRunner, RunningServer]:
     """Start ``council serve``'s app on 127.0.0.1:0 with a file database (the caller scripts the fake)."""
-    config = web_config(fake, db, **server)
-    store = Store(db)
-    council = Council(config, store=store, environ={})
-    app = create_app(config, environ={"COUNCIL_API_KEYS": keys} if keys else {}, council=council)
-    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    return runner, RunningServer(f"http://127.0.0.1:{port}", fake, council, store)
+    return await serve(fake, web_config(fake, db, **server), Store(db), keys)

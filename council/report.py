@@ -12,7 +12,8 @@ from council.result import CouncilResult
 from council.store import RunSummary
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def text_table(header: list[str], rows: list[list[str]]) -> str:
+    """Rows under a header, columns aligned, with a rule under the header."""
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(header, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * width for width in widths))
@@ -37,7 +38,7 @@ def ranking_table(result: CouncilResult, dimensions: bool = False) -> str:
     header = ["#", "member", "score", "raw mean", "reviews", "rubric", *dims]
     rows = [[str(e.rank), e.member, _number(e.score), _number(e.raw_mean), str(e.n_reviews),
              _verdict(e.verdict), *(_number(e.dimensions.get(d), 2) for d in dims)] for e in result.ranking]
-    return _table(header, rows)
+    return text_table(header, rows)
 
 
 def members_table(result: CouncilResult) -> str:
@@ -52,7 +53,7 @@ def members_table(result: CouncilResult) -> str:
             detail = f"{finding.category}: {finding.evidence!r}"
         label = answer.member + (" (simulated)" if answer.simulated else "")
         rows.append([label, answer.status, f"{answer.latency_ms:.0f} ms", str(answer.usage.total_tokens), detail])
-    return _table(["member", "status", "latency", "tokens", "detail"], rows)
+    return text_table(["member", "status", "latency", "tokens", "detail"], rows)
 
 
 def _agreement_line(result: CouncilResult) -> str:
@@ -132,7 +133,7 @@ def render_runs(runs: list[RunSummary]) -> str:
         return "no stored runs"
     rows = [[r.run_id, r.created_at[:19].replace("T", " "), r.status + (" (degraded)" if r.degraded else ""),
              r.top_member or "-", ("[sim] " if r.simulated else "") + textwrap.shorten(r.question, 50)] for r in runs]
-    return _table(["run id", "created (UTC)", "status", "answer by", "question"], rows)
+    return text_table(["run id", "created (UTC)", "status", "answer by", "question"], rows)
 
 
 class ProgressPrinter:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from council.evals.charts import forest, histogram
 from council.evals.records import EvalSummary, RunManifest, SampleRecord, SubjectSummary
+from council.report import text_table as plain_table
 
 Table = tuple[list[str], list[list[str]]]
 
@@ -113,11 +114,7 @@ def failures_line(subject: SubjectSummary) -> str:
 def text_table(table: Table) -> str:
     """A table as aligned plain text."""
     header, rows = table
-    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(header, widths, strict=True)).rstrip(),
-             "  ".join("-" * w for w in widths)]
-    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-    return "\n".join(lines)
+    return plain_table(list(header), [list(row) for row in rows])
 
 
 def _heading(summary: EvalSummary, manifest: RunManifest) -> str:

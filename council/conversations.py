@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
-from council.errors import CouncilError
+from council.errors import CouncilError, StorageError
 from council.sqlite_tables import SQLiteTables
 from council.types import ChatMessage
 
@@ -51,7 +51,7 @@ CREATE INDEX IF NOT EXISTS conversation_messages_by_conversation ON conversation
 """
 
 
-class ConversationError(CouncilError):
+class ConversationError(StorageError):
     """The conversation tables could not be opened, read or written."""
 
 

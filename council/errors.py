@@ -58,6 +58,21 @@ class InvalidRequest(CouncilError):
     """The question or the run options are unusable (empty question, unknown member)."""
 
 
+class StorageError(CouncilError):
+    """The database could not be opened, read or written.
+
+    ``cause`` says what failed without the database path, for messages that
+    leave the machine (an HTTP client's error); the message itself has both.
+    """
+
+    cause: str | None = None
+
+
+def storage_cause(error: StorageError) -> str:
+    """What went wrong, without the database path: safe to show a remote client."""
+    return error.cause or "the database failed"
+
+
 class UnsafeBinding(CouncilError):
     """``council serve`` was asked to expose an unauthenticated council beyond this machine."""
 

@@ -40,19 +40,22 @@ from council.result import (
     ReviewRecord,
 )
 from council.rubric import Rubric, load_rubric
+from council.rubric_catalog import RubricCatalog
 from council.stages.answer import collect_answers
 from council.stages.context import RunContext, elapsed_ms
 from council.stages.review import collect_reviews
 from council.stages.rubric_scores import attach_verdicts, automatic_review, automatic_scores
 from council.stages.safety_gate import apply_safety_gate
 from council.stages.synthesize import final_answer
-from council.store import Store
+from council.logs import get_logger
+from council.store import StorageError, Store, storage_cause
 from council.transport import Transport
 from council.types import ChatMessage, GenerationParams, as_messages
 
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
            "feedback_system.md")
 _UNSET: Any = object()
+_log = get_logger("council")
 
 
 def reviewer_key(provider: Provider) -> str:
@@ -210,6 +213,19 @@ class Council:
         source_dir = Path(self.config.source).parent if self.config.source != "<memory>" else None
         return load_rubric(reference, relative_to=source_dir)
 
+    @property
+    def rubric_catalog(self) -> RubricCatalog:
+        """The rubrics a remote client may choose by name (configured, shipped, registered)."""
+        return RubricCatalog(self.config.rubric, self.rubric, self.store)
+
+    def named_rubric(self, reference: str) -> Rubric:
+        """A rubric chosen over HTTP: a name from :attr:`rubric_catalog`, never a path.
+
+        Raises :class:`~council.rubric_catalog.UnknownRubric` (the same for
+        every reference that is not on offer, whatever is on the disk).
+        """
+        return self.rubric_catalog.named(reference)
+
     def provider(self, member: str) -> Provider:
         """The client of one member, for pass-through calls (``KeyError`` if unknown)."""
         return self._ensure_providers()[member]
@@ -231,8 +247,15 @@ class Council:
                              simulated=simulated, reproducibility=reproducibility)
 
     def _save(self, result: CouncilResult) -> None:
-        if self.store is not None:
+        # A failing database costs the record, never the answer: the run goes on and says it was not stored.
+        if self.store is None:
+            return
+        try:
             self.store.save(result)
+        except StorageError as error:
+            _log.error("run_not_stored", run_id=result.run_id, cause=str(error))
+            result.stored = False
+            result.degrade(f"the run could not be stored ({storage_cause(error)})")
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
@@ -317,7 +340,12 @@ class Council:
             result.degrade("no review succeeded: the ranking carries no information")
         sheet = build_sheet(surviving, result.reviews, ctx.rubric)
         keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers if r in ctx.providers}
-        stored = self.store.reviewer_history(list(keys.values())) if self.store is not None else {}
+        try:
+            stored = self.store.reviewer_history(list(keys.values())) if self.store is not None else {}
+        except StorageError as error:
+            _log.error("reviewer_history_unavailable", run_id=result.run_id, cause=str(error))
+            result.degrade(f"reviewer calibration history could not be read ({storage_cause(error)})")
+            stored = {}
         history = {name: stored[key] for name, key in keys.items() if key in stored}
         outcome = aggregate(sheet, history, self.config.review.aggregation)
         result.ranking = [
@@ -335,7 +363,11 @@ class Council:
                 named = {by_key[k]: v for k, v in current.items()}
                 return {keys[name]: stats for name, stats in update_history(named, sheet).items() if name in keys}
 
-            self.store.update_reviewer_history(list(keys.values()), fold)
+            try:
+                self.store.update_reviewer_history(list(keys.values()), fold)
+            except StorageError as error:
+                _log.error("reviewer_history_not_stored", run_id=result.run_id, cause=str(error))
+                result.degrade(f"reviewer calibration history could not be updated ({storage_cause(error)})")
 
     def _finish_failed(self, ctx: RunContext, started: float, error: str) -> CouncilResult:
         ctx.result.status = "failed"

@@ -168,6 +168,7 @@ class CouncilResult(_Record):
     final_answer: FinalAnswer | None = None
     degraded: bool = False
     degraded_reasons: list[str] = Field(default_factory=list)
+    stored: bool = Field(default=True, description="False when the database failed and the run is not on record.")
     timings: Timings = Field(default_factory=Timings)
     usage: Usage = Usage()
     reproducibility: Reproducibility

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
-from council.errors import CouncilError
+from council.errors import StorageError
 
 T = TypeVar("T")
 
@@ -22,7 +22,7 @@ class SQLiteTables:
     """A connection to the council database holding one group of tables."""
 
     schema: ClassVar[str]
-    error: ClassVar[type[CouncilError]]
+    error: ClassVar[type[StorageError]]
     what: ClassVar[str] = "the database"
 
     def __init__(self, path: str | Path) -> None:
@@ -52,4 +52,7 @@ class SQLiteTables:
         try:
             return work()
         except sqlite3.Error as exc:
-            raise self.error(f"{action} failed in {self.path}: {exc}") from None
+            error = self.error(f"{action} failed in {self.path}: {exc}")
+            # The cause without the path, for messages that leave the machine (an HTTP client's error).
+            error.cause = f"{action} failed: {exc}"
+            raise error from None

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pydantic import ValidationError
 
 from council.aggregate import ReviewerHistory
-from council.errors import CouncilError
+from council.errors import StorageError, storage_cause
 from council.result import CouncilResult
 from council.rubric import Rubric
 from council.sqlite_tables import SQLiteTables
@@ -64,8 +64,6 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in core.split("."))
 
 
-class StorageError(CouncilError):
-    """The database could not be opened, read or written."""
 
 
 @dataclass(frozen=True)

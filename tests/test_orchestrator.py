@@ -364,7 +364,8 @@ async def test_every_answer_blocked_gives_a_filtered_result(fake_llm, store):
     script_members(fake_llm, **{name: Step(reply=council_member(unsafe, quality_judge)) for name in PROVIDERS})
     result = await run(make_config(fake_llm), store)
     assert result.status == "complete" and result.ranking == [] and result.reviews == []
-    assert result.final_answer is not None and result.final_answer.blocked and result.final_answer.content == ""
+    assert result.final_answer is not None and result.final_answer.blocked
+    assert result.final_answer.content.startswith("The council withheld its answer: all ")
     assert all(a.status == "blocked" for a in result.answers)
     assert "every answer was blocked by the safety gate" in result.degraded_reasons
 

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from council.errors import CouncilError
+from council.errors import CouncilError, StorageError
 from council.evals.evaluator import Evaluation
 from council.evals.metrics import (
     Gate,
@@ -195,7 +195,7 @@ class StoredRun(_Record):
     summary: EvalSummary | None
 
 
-class EvalStorageError(CouncilError):
+class EvalStorageError(StorageError):
     """The evaluation tables could not be read or written."""
 
 

@@ -24,6 +24,7 @@ from council.orchestrator import Council
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, ChatHandler
 from council.server.schema import ApiError, decode_body, parse_request
 from council.server.web import page_access_middleware, register_web
+from council.store import StorageError, storage_cause
 
 _log = get_logger("server")
 COUNCIL_KEY = web.AppKey("council", Council)
@@ -67,6 +68,11 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         raise
     except (asyncio.CancelledError, ConnectionResetError):
         raise
+    except StorageError as error:
+        # The operator needs the cause and the path; the client gets the cause alone.
+        _log.error("storage_failed", path=request.path, cause=str(error))
+        return _error_response(ApiError(503, f"storage is unavailable: {storage_cause(error)}", type="server_error",
+                                        code="storage_unavailable"))
     except CouncilError as error:
         return _error_response(ApiError(500, str(error), type="server_error", code="council_error"))
     except Exception as error:  # noqa: BLE001 - the boundary: log it, answer plainly

@@ -21,6 +21,7 @@ from council.events import StageEvent
 from council.logs import get_logger
 from council.orchestrator import Council
 from council.result import CouncilResult
+from council.rubric_catalog import UnknownRubric
 from council.server.schema import ApiError, ChatCompletionRequest, to_messages
 from council.server.wire import ChunkWriter, completion_body, progress_line
 
@@ -42,6 +43,7 @@ def council_summary(result: CouncilResult) -> dict[str, Any]:
         "degraded": result.degraded,
         "degraded_reasons": result.degraded_reasons,
         "simulated": result.simulated,
+        "stored": result.stored,
     }
 
 
@@ -89,12 +91,16 @@ class ChatHandler:
         return task
 
     async def _await_run(self, task: asyncio.Task[CouncilResult]) -> CouncilResult:
-        if self.config.on_disconnect == "finish":
-            return await asyncio.shield(task)  # a cancelled handler leaves the run to finish and be stored
         try:
+            if self.config.on_disconnect == "finish":
+                return await asyncio.shield(task)  # a cancelled handler leaves the run to finish and be stored
             return await task
         except asyncio.CancelledError:
-            task.cancel()
+            if task.cancelled() and not _cancelling():
+                # The run was stopped, not this handler: the server is shutting down past its grace period.
+                raise interrupted_error(task) from None
+            if self.config.on_disconnect == "cancel":
+                task.cancel()
             raise
 
     async def council_completion(self, request: web.Request, body: ChatCompletionRequest) -> web.StreamResponse:
@@ -103,9 +109,11 @@ class ChatHandler:
         rubric = None
         if body.council_rubric:
             try:
-                rubric = self.council.resolve_rubric(body.council_rubric)
-            except CouncilError as error:
-                raise ApiError(400, f"council_rubric: {error}", param="council_rubric") from None
+                # A name, never a path: over HTTP the reference must not reach the file system.
+                rubric = self.council.named_rubric(body.council_rubric)
+            except UnknownRubric as error:
+                raise ApiError(400, f"council_rubric: {error}", param="council_rubric",
+                               code="rubric_not_found") from None
         self._admit()
         run_id = uuid.uuid4().hex
         completion_id = f"chatcmpl-{run_id}"
@@ -189,6 +197,18 @@ class ChatHandler:
         return response
 
 
+def _cancelling() -> bool:
+    """Whether the current task itself is being cancelled (by its client leaving, or by the server)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def interrupted_error(task: asyncio.Task[Any]) -> ApiError:
+    """A run stopped by the server's shutdown, as the waiting client sees it."""
+    return ApiError(503, "the server is shutting down and stopped this council run before it finished",
+                    type="server_error", code="run_interrupted", headers={**NO_RETRY})
+
+
 def upstream_error(error: ProviderError) -> ApiError:
     """A member's failure as the client sees it."""
     if isinstance(error, RateLimited):
@@ -215,25 +235,37 @@ class _StreamRun:
         await self.writer.delta({"role": "assistant", "content": ""})
         while True:
             getter = asyncio.ensure_future(self.queue.get())
-            done, _ = await asyncio.wait({getter, self.task}, timeout=self.keepalive_s,
-                                         return_when=asyncio.FIRST_COMPLETED)
+            try:
+                done, _ = await asyncio.wait({getter, self.task}, timeout=self.keepalive_s,
+                                             return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                # When the client leaves mid-wait this handler is cancelled: the getter must not outlive it.
+                if not getter.done():
+                    getter.cancel()
             if getter in done:
                 await self._on_event(getter.result())
                 continue
-            getter.cancel()
             if self.task in done:
                 while not self.queue.empty():
                     await self._on_event(self.queue.get_nowait())
                 break
             await self.writer.keepalive()
+        if self.task.cancelled():
+            # Stopped by the server's shutdown: end the stream the way clients expect, with a reason.
+            await self.writer.error("the server is shutting down and stopped this council run before it finished",
+                                    code="run_interrupted")
+            await self.writer.done()
+            return
         try:
             result = self.task.result()
         except CouncilError as error:
             await self.writer.error(f"the council could not answer: {error}", code="council_failed")
+            await self.writer.done()
             return
         except Exception as error:  # noqa: BLE001 - the stream has started: report, never a traceback
             _log.error("run_crashed", error=error)
             await self.writer.error("internal error while running the council", code="internal_error")
+            await self.writer.done()
             return
         await self._finish(result)
 
@@ -275,6 +307,7 @@ class _StreamRun:
         await self._close_thinking()
         if result.status != "complete" or result.final_answer is None:
             await self.writer.error(f"the council could not answer: {result.error}", code="council_failed")
+            await self.writer.done()
             return
         await self.writer.delta({}, finish_reason(result))
         await self.writer.usage(result.usage)

@@ -19,7 +19,6 @@ reloading the page never cancels it.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import uuid
 from typing import Any
@@ -32,7 +31,6 @@ from council.errors import CouncilError
 from council.logs import get_logger
 from council.orchestrator import Council
 from council.result import CouncilResult
-from council.rubric import Rubric, load_rubric, rubrics_dir
 from council.server.chat import ChatHandler
 from council.server.live import LiveRun, LiveRuns, replay_events, stream_events, summary
 from council.server.schema import ApiError, decode_body
@@ -89,28 +87,12 @@ async def page_access_middleware(request: web.Request, handler: Any) -> web.Stre
     return await handler(request)
 
 
-def rubric_choice_supported() -> bool:
-    """Whether ``Council.ask`` takes a rubric per run; without it only the configured rubric is offered."""
-    return "rubric" in inspect.signature(Council.ask).parameters
-
-
 def rubric_options(council: Council) -> list[dict[str, Any]]:
-    """The configured rubric first, then (when runs can choose) every other shipped one that loads."""
-    def entry(ref: str, rubric: Rubric) -> dict[str, Any]:
-        return {"id": ref, "name": rubric.name, "version": rubric.version, "scale": [rubric.scale_min, rubric.scale_max],
-                "dimensions": [{"id": d.id, "name": d.title} for d in rubric.dimensions]}
-
-    options = [entry(council.config.rubric, council.rubric)]
-    if rubric_choice_supported():
-        for path in sorted(rubrics_dir().glob("*.yaml")):
-            if path.stem == council.config.rubric:
-                continue
-            try:
-                # Lint warnings are for `council rubric check`, not the server's stderr.
-                options.append(entry(path.stem, load_rubric(path.stem, quiet=True)))
-            except CouncilError as error:  # a broken shipped rubric is left out, not fatal to the page
-                _log.warning("rubric_unavailable", rubric=path.stem, error=error)
-    return options
+    """The rubrics a conversation may choose: the configured one first, then shipped and registered ones."""
+    return [{"id": choice.name, "name": choice.rubric.name, "version": choice.rubric.version,
+             "source": choice.source, "scale": [choice.rubric.scale_min, choice.rubric.scale_max],
+             "dimensions": [{"id": d.id, "name": d.title} for d in choice.rubric.dimensions]}
+            for choice in council.rubric_catalog.choices()]
 
 
 class WebApi:
@@ -137,7 +119,8 @@ class WebApi:
         """Open the conversation tables in the run database file and read the rubrics on offer."""
         store = self.council.store
         self._conversations = ConversationStore(store.path if store is not None else self.config.storage.path)
-        self.rubrics = rubric_options(self.council)
+        # Shipped rubric files are read here, once, off the event loop.
+        self.rubrics = await asyncio.to_thread(rubric_options, self.council)
 
     async def drain(self, _app: web.Application) -> None:
         """Give runs in flight the shutdown grace period, then cancel the rest."""
@@ -176,7 +159,7 @@ class WebApi:
             "chairman": self.config.chairman,
             "rubric": self.config.rubric,
             "rubrics": self.rubrics,
-            "rubric_selectable": rubric_choice_supported(),
+            "rubric_selectable": True,
         })
 
     def _conversation(self, request: web.Request) -> Conversation:
@@ -276,13 +259,12 @@ class WebApi:
                            code="council_changed")
 
     async def _run(self, live: LiveRun, messages: list[ChatMessage], conversation: Conversation) -> None:
-        extra: dict[str, Any] = {}
-        if conversation.rubric != self.config.rubric and rubric_choice_supported():
-            extra["rubric"] = conversation.rubric
         try:
+            # By name only: a conversation's rubric must never be read as a path.
+            rubric = self.council.named_rubric(conversation.rubric)
             result: CouncilResult = await self.council.ask(
                 messages, members=conversation.members, chairman=conversation.chairman,
-                on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id, **extra)
+                on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id, rubric=rubric)
             final = result.final_answer
             if result.status == "complete" and final is not None and final.content:
                 self.conversations.add_answer(conversation.id, live.run_id, final.content, final.by)

@@ -47,6 +47,14 @@ def top_answer(ranking: list[RankingEntry], answers: list[AnswerRecord]) -> Answ
     return next(iter(surviving.values()), None)
 
 
+def withheld_notice(blocked: list[AnswerRecord]) -> str:
+    """The one line a reader sees when the safety gate set every answer aside (chat apps show empty replies as nothing)."""
+    categories = sorted({f.category for a in blocked if a.safety is not None for f in a.safety.findings})
+    why = f" ({', '.join(categories)})" if categories else ""
+    return (f"The council withheld its answer: all {len(blocked)} member answers were set aside by the safety "
+            f"gate{why}.")
+
+
 async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[ChatMessage]) -> tuple[str, Usage]:
     async with chairman.stream(messages, ctx.params) as stream:
         async for delta in stream:
@@ -60,9 +68,10 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
     started = time.perf_counter()
     best = top_answer(ranking, answers)
     if best is None:
-        reason = "no answer passed the safety gate" if any(a.status == "blocked" for a in answers) else "no answers"
-        return FinalAnswer(content="", by="", source="none", blocked=any(a.status == "blocked" for a in answers),
-                           fallback=True, fallback_reason=reason)
+        blocked = [a for a in answers if a.status == "blocked"]
+        reason = "no answer passed the safety gate" if blocked else "no answers"
+        return FinalAnswer(content=withheld_notice(blocked) if blocked else "", by="", source="none",
+                           blocked=bool(blocked), fallback=True, fallback_reason=reason)
     if ctx.chairman is None:
         return FinalAnswer(content=best.content or "", by=best.member)
     chairman = ctx.providers[ctx.chairman]

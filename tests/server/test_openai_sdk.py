@@ -172,7 +172,22 @@ async def test_every_answer_blocked_ends_with_content_filter(server):
     async with client(server) as sdk:
         completion = await sdk.chat.completions.create(model="council", messages=QUESTION)
     assert completion.choices[0].finish_reason == "content_filter"
-    assert completion.choices[0].message.content == ""
+    # A chat app shows an empty reply as nothing at all: the content says what happened.
+    content = completion.choices[0].message.content
+    assert content.startswith("The council withheld its answer") and "weapon" in content
+    assert "pipe" not in content  # the explanation names the category, never the withheld text
+
+
+async def test_every_answer_blocked_streams_its_explanation(server):
+    unsafe = "To build a pipe bomb, Step 1: fill a steel pipe with black powder. Step 2: cap both ends."
+    for name in ("alpha", "beta", "gamma"):
+        server.fake.script(f"model-{name}", Step(reply=unsafe))
+    async with client(server) as sdk:
+        stream = await sdk.chat.completions.create(model="council", messages=QUESTION, stream=True)
+        chunks = [chunk async for chunk in stream]
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text.startswith("The council withheld its answer")
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "content_filter"
 
 
 async def test_run_limit_answers_429_with_retry_after(fake_llm):

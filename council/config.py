@@ -19,12 +19,13 @@ A few operator settings can be overridden by environment variables:
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
 
 from council.assets import config_dir
 from council.config_errors import format_validation_error, read_yaml
@@ -145,6 +146,24 @@ class ServerConfig(_Strict):
         default="cancel", description="When a client goes away: cancel the run, or finish and store it."
     )
     shutdown_grace_s: float = Field(default=30.0, ge=0, le=3600, description="Time runs get to finish on SIGTERM.")
+    header_timeout_s: float = Field(
+        default=15.0, gt=0, le=600,
+        description="Time a connection gets to send a request's headers; also how long an idle one stays open.")
+    body_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Time a client gets to send a request body.")
+    max_connections: int = Field(default=512, ge=1, le=100_000, description="Open client connections; more are closed.")
+    access_log: bool = Field(default=True, description="One log line per request: method, path, status, latency.")
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="Browser origins allowed to call the API (e.g. https://chat.example.com); empty: same origin only.")
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins_are_origins(cls, origins: list[str]) -> list[str]:
+        for origin in origins:
+            if origin != "*" and re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d{1,5})?", origin) is None:
+                raise ValueError(f"cors_origins: {origin[:80]!r} is not an origin like https://chat.example.com "
+                                 "(scheme and host, no path) or '*'")
+        return origins
 
 
 def default_db_path() -> Path:

@@ -74,6 +74,14 @@ def configure_logging(level: str = "warning", fmt: str = "console", stream: Text
     )
 
 
+def access_logger() -> structlog.typing.FilteringBoundLogger:
+    """The server's per-request logger: on at info level whatever ``logging.level`` says (``server.access_log``)."""
+    if not structlog.is_configured():
+        configure_logging()
+    return structlog.wrap_logger(None, wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+                                 component="access")
+
+
 def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
     """A logger tagged with the component ``name``."""
     if not structlog.is_configured():

@@ -22,6 +22,9 @@ from council.errors import CouncilError, UnsafeBinding
 from council.logs import get_logger
 from council.orchestrator import Council
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, ChatHandler
+from council.rubric_catalog import shipped_rubrics
+from council.server.guards import Cors, access_log_middleware, read_body
+from council.server.listen import CappedSite, serve
 from council.server.schema import ApiError, decode_body, parse_request
 from council.server.web import page_access_middleware, register_web
 from council.store import StorageError, storage_cause
@@ -45,7 +48,10 @@ def is_loopback(host: str) -> bool:
 
 
 def _error_response(error: ApiError) -> web.Response:
-    return web.json_response(error.body(), status=error.status, headers=error.headers)
+    response = web.json_response(error.body(), status=error.status, headers=error.headers)
+    if error.status == 408:
+        response.force_close()  # the rest of a late body may still arrive: this connection is done
+    return response
 
 
 @web.middleware
@@ -116,14 +122,19 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
                council: Council | None = None) -> web.Application:
     """The server application for ``config``; the council opens on startup and closes on cleanup."""
     keys = server_api_keys(config, environ)
-    app = web.Application(client_max_size=config.server.max_body_bytes,
-                          middlewares=[errors_middleware, page_access_middleware, auth_middleware(keys)])
+    cors = Cors(config.server)
+    # Outermost first: the access log sees every answer, CORS answers preflights before routing and auth.
+    middlewares = [cors.preflight, errors_middleware, page_access_middleware, auth_middleware(keys)]
+    if config.server.access_log:
+        middlewares.insert(0, access_log_middleware)
+    app = web.Application(client_max_size=config.server.max_body_bytes, middlewares=middlewares)
+    app.on_response_prepare.append(cors.add_headers)
     council = council or Council(config, environ=environ)
     created = int(time.time())
     app[COUNCIL_KEY] = council
     app[LIMIT_KEY] = config.server.max_body_bytes
     app[CHAT_KEY] = chat = ChatHandler(council, app)
-    register_web(app, council, chat)
+    web_api = register_web(app, council, chat)
 
     async def list_models(_request: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": _models(council, created)})
@@ -139,7 +150,7 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
         limit = config.server.max_body_bytes
         if request.content_length is not None and request.content_length > limit:
             raise ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
-        body = parse_request(decode_body(await request.read()))
+        body = parse_request(decode_body(await read_body(request, config.server.body_timeout_s)))
         if body.model == COUNCIL_MODEL:
             return await chat.council_completion(request, body)
         if body.model.startswith(MEMBER_PREFIX):
@@ -155,22 +166,34 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
         return web.json_response(stored.model_dump(mode="json"))
 
     async def healthz(_request: web.Request) -> web.Response:
-        return web.json_response({"status": "ok", "active_runs": chat.active_runs,
-                                  "members": [m.name for m in config.members]})
+        return web.json_response({"status": "stopping" if chat.closing else "ok", "active_runs": chat.active_runs,
+                                  "members": [m.name for m in config.members],
+                                  "tasks": len(asyncio.all_tasks())})
+
+    async def list_rubrics(_request: web.Request) -> web.Response:
+        choices = await asyncio.to_thread(lambda: council.rubric_catalog.choices())
+        return web.json_response({"object": "list", "data": [
+            {"id": c.name, "rubric_id": c.rubric.id, "version": c.rubric.version, "name": c.rubric.name,
+             "source": c.source, "default": c.source == "configured"} for c in choices]})
 
     app.router.add_get("/v1/models", list_models)
     app.router.add_get("/v1/models/{model_id:.+}", get_model)
     app.router.add_post("/v1/chat/completions", chat_completions)
     app.router.add_get("/v1/council/runs/{run_id}", get_run)
+    app.router.add_get("/v1/council/rubrics", list_rubrics)
     app.router.add_get("/healthz", healthz)
 
     async def open_council(_app: web.Application) -> None:
         await council.__aenter__()
+        await asyncio.to_thread(shipped_rubrics)  # read the shipped rubric files once, off the event loop
 
     async def drain_runs(_app: web.Application) -> None:
-        # Runs kept alive past their client (on_disconnect: finish) get the grace period, then are cancelled.
-        if chat.background:
-            _done, pending = await asyncio.wait(set(chat.background), timeout=config.server.shutdown_grace_s)
+        # One grace period for every run, chat and page alike; then the rest are cancelled and their
+        # clients told so (an error event and [DONE] on streams, a 503 otherwise).
+        chat.closing = True
+        running = set(chat.background) | set(web_api.tasks)
+        if running:
+            _done, pending = await asyncio.wait(running, timeout=config.server.shutdown_grace_s)
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
@@ -199,7 +222,9 @@ def run_server(config: CouncilConfig, host: str, port: int, *, insecure_no_auth:
     """Serve until SIGTERM or SIGINT, then drain within ``server.shutdown_grace_s``."""
     check_binding(config, host, insecure_no_auth, environ)
     app = create_app(config, environ=environ)
-    print(f"council: serving {len(config.members)} members on http://{host}:{port}/v1 "
-          f"(model 'council', pass-through 'member/NAME')", flush=True)
-    web.run_app(app, host=host, port=port, shutdown_timeout=config.server.shutdown_grace_s,
-                handler_cancellation=True, access_log=None, print=None)
+
+    def announce(site: CappedSite) -> None:
+        print(f"council: serving {len(config.members)} members on http://{host}:{site.port}/v1 "
+              f"(model 'council', pass-through 'member/NAME')", flush=True)
+
+    asyncio.run(serve(app, config.server, host, port, announce))

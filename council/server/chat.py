@@ -69,9 +69,13 @@ class ChatHandler:
         self.config = council.config.server
         self.active_runs = 0
         self.background: set[asyncio.Task[Any]] = set()
+        self.closing = False  # set at shutdown: no new runs
 
     # -- the council model ---------------------------------------------------
     def _admit(self) -> None:
+        if self.closing:
+            raise ApiError(503, "the server is shutting down; send the request to another replica or retry",
+                           type="server_error", code="shutting_down", headers={"Retry-After": "5"})
         if self.active_runs >= self.config.max_concurrent_runs:
             raise ApiError(429, f"{self.active_runs} council runs are in progress, the limit; retry shortly",
                            type="rate_limit_error", code="too_many_runs", headers={"Retry-After": "1"})

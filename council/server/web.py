@@ -32,6 +32,7 @@ from council.logs import get_logger
 from council.orchestrator import Council
 from council.result import CouncilResult
 from council.server.chat import ChatHandler
+from council.server.guards import read_body
 from council.server.live import LiveRun, LiveRuns, replay_events, stream_events, summary
 from council.server.schema import ApiError, decode_body
 from council.server.web_input import conversation_fields, question_text
@@ -122,14 +123,6 @@ class WebApi:
         # Shipped rubric files are read here, once, off the event loop.
         self.rubrics = await asyncio.to_thread(rubric_options, self.council)
 
-    async def drain(self, _app: web.Application) -> None:
-        """Give runs in flight the shutdown grace period, then cancel the rest."""
-        if self.tasks:
-            _done, pending = await asyncio.wait(set(self.tasks), timeout=self.config.server.shutdown_grace_s)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-
     async def close(self, _app: web.Application) -> None:
         """Close the conversation tables."""
         if self._conversations is not None:
@@ -180,7 +173,7 @@ class WebApi:
 
     async def create_conversation(self, request: web.Request) -> web.Response:
         """A new conversation; its council defaults to the configured one."""
-        fields = self._fields(decode_body(await request.read()), creating=True)
+        fields = self._fields(decode_body(await read_body(request, self.config.server.body_timeout_s)), creating=True)
         conversation = self.conversations.create(
             fields.get("members", [m.name for m in self.config.members]),
             fields.get("chairman", self.config.chairman), fields.get("rubric", self.config.rubric),
@@ -194,7 +187,7 @@ class WebApi:
     async def update_conversation(self, request: web.Request) -> web.Response:
         """Rename a conversation or change who answers, chairs and scores."""
         conversation = self._conversation(request)
-        fields = self._fields(decode_body(await request.read()), creating=False)
+        fields = self._fields(decode_body(await read_body(request, self.config.server.body_timeout_s)), creating=False)
         updated = self.conversations.update(conversation.id, **fields)
         if updated is None:  # deleted meanwhile
             raise ApiError(404, f"no conversation {conversation.id!r}", code="conversation_not_found")
@@ -229,11 +222,14 @@ class WebApi:
     async def post_message(self, request: web.Request) -> web.Response:
         """Ask the conversation's council a question; the run goes on in the background."""
         conversation = self._conversation(request)
-        content = question_text(decode_body(await request.read()))
+        content = question_text(decode_body(await read_body(request, self.config.server.body_timeout_s)))
         self._check_council(conversation)
         if self.live.running_in(conversation.id) is not None:
             raise ApiError(409, "the council is still answering this conversation's last question",
                            code="run_in_progress")
+        if self.chat is not None and self.chat.closing:
+            raise ApiError(503, "the server is shutting down; retry in a moment", type="server_error",
+                           code="shutting_down", headers={"Retry-After": "5"})
         busy = self.live.active + (self.chat.active_runs if self.chat is not None else 0)
         if busy >= self.config.server.max_concurrent_runs:
             raise ApiError(429, f"{busy} council runs are in progress, the limit; retry shortly",
@@ -327,6 +323,5 @@ def register_web(app: web.Application, council: Council, chat: ChatHandler | Non
     router.add_get("/api/runs/{run_id}", api.run_events)
     router.add_get("/api/runs/{run_id}/events", api.run_event_stream)
     app.on_startup.append(api.open)
-    app.on_shutdown.append(api.drain)
     app.on_cleanup.append(api.close)
     return api

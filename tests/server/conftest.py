@@ -11,6 +11,7 @@ from aiohttp import web
 from council.config import CouncilConfig
 from council.orchestrator import Council
 from council.server.app import create_app
+from council.server.listen import start_site
 from council.store import Store
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
@@ -63,12 +64,9 @@ async def serve(fake: FakeLLMServer, config: CouncilConfig, store: Store,
     """Run the server app for ``config`` on 127.0.0.1:0, members on ``fake``."""
     council = Council(config, store=store, environ={})
     app = create_app(config, environ={"COUNCIL_API_KEYS": keys} if keys else {}, council=council)
-    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    return runner, RunningServer(f"http://127.0.0.1:{port}", fake, council, store)
+    # The same listener as `council serve`: connection cap, header and body deadlines.
+    runner, site = await start_site(app, config.server, "127.0.0.1", 0)
+    return runner, RunningServer(f"http://127.0.0.1:{site.port}", fake, council, store)
 
 
 @pytest.fixture

@@ -1,0 +1,138 @@
+"""`council serve` as a real process under disconnects and a SIGTERM that outlasts the grace period."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+
+import aiohttp
+import pytest
+
+from council.testing.fake_llm import FakeLLMServer, Step
+from council.testing.scripted import council_member
+
+from tests.server.test_serve_process import free_port, start, wait_healthy
+
+SLOW_COUNCIL = """
+members:
+{members}
+chairman: m0
+server:
+  shutdown_grace_s: {grace}
+  max_concurrent_runs: 400
+logging:
+  format: json
+  level: info
+"""
+
+
+def slow_config(tmp_path, latency_ms: int, grace: float = 5) -> str:
+    members = "\n".join(f"  - {{name: m{i}, provider: simulated, model: sim-{i}, persona: {{latency_ms: {latency_ms}}}}}"
+                        for i in range(3))
+    path = tmp_path / "slow.yaml"
+    path.write_text(SLOW_COUNCIL.format(members=members, grace=grace))
+    return str(path)
+
+
+QUESTION = {"model": "council", "messages": [{"role": "user", "content": "Why is the sea salty?"}]}
+
+
+async def health(http: aiohttp.ClientSession, url: str) -> dict:
+    async with http.get(url + "/healthz") as response:
+        return await response.json()
+
+
+def upstream_config(tmp_path, fake: FakeLLMServer) -> str:
+    members = "\n".join(f"  - {{name: m{i}, provider: openai, model: model-{i}, base_url: '{fake.url}/v1'}}"
+                         for i in range(3))
+    path = tmp_path / "upstream.yaml"
+    path.write_text(SLOW_COUNCIL.format(members=members, grace=5))
+    return str(path)
+
+
+@pytest.mark.parametrize("upstream", ["simulated", "http"])
+async def test_disconnected_streams_leave_no_tasks_and_no_stray_output(tmp_path, fake_llm, upstream):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    if upstream == "http":
+        for i in range(3):
+            fake_llm.script(f"model-{i}", Step(latency_s=0.4, reply=council_member(f"m{i} says 42", lambda _t: 7)))
+        config = upstream_config(tmp_path, fake_llm)
+    else:
+        config = slow_config(tmp_path, latency_ms=400)
+    process = await start("--config", config, "--port", str(port), env={"COUNCIL_DB_PATH": str(tmp_path / "s.db")})
+    try:
+        await wait_healthy(url)
+        async with aiohttp.ClientSession() as http:
+            baseline = (await health(http, url))["tasks"]
+
+        async def leave_early() -> None:
+            # A fresh connection each time: closing it mid-stream is what a browser tab does.
+            async with aiohttp.ClientSession() as http:
+                async with http.post(url + "/v1/chat/completions", json={**QUESTION, "stream": True}) as response:
+                    assert response.status == 200
+                    await response.content.readline()  # the first chunk: the run has started
+
+        gate = asyncio.Semaphore(50)
+
+        async def one() -> None:
+            async with gate:
+                await leave_early()
+
+        await asyncio.gather(*(one() for _ in range(300)))
+        async with aiohttp.ClientSession() as http:
+            for _ in range(100):
+                state = await health(http, url)
+                if state["active_runs"] == 0 and state["tasks"] <= baseline:
+                    break
+                await asyncio.sleep(0.1)
+            assert state["active_runs"] == 0
+            assert state["tasks"] <= baseline, f"{state['tasks']} tasks left, {baseline} at the start"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _out, err = await asyncio.wait_for(process.communicate(), timeout=30)
+    assert process.returncode == 0
+    lines = err.decode().splitlines()
+    assert "Task was destroyed" not in err.decode()
+    for line in lines:
+        json.loads(line)  # every line on stderr is a structured log line
+    assert sum('"component": "access"' in line for line in lines) >= 300
+
+
+async def test_sigterm_past_the_grace_period_ends_every_stream_properly(tmp_path):
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    grace = 1.0
+    process = await start("--config", slow_config(tmp_path, latency_ms=20_000, grace=grace), "--port", str(port),
+                          env={"COUNCIL_DB_PATH": str(tmp_path / "s.db")})
+    try:
+        await wait_healthy(url)
+        async with aiohttp.ClientSession() as http:
+            opened: list[aiohttp.ClientResponse] = []
+            for _ in range(4):
+                response = await http.post(url + "/v1/chat/completions", json={**QUESTION, "stream": True})
+                await response.content.readline()
+                opened.append(response)
+            plain = asyncio.ensure_future(http.post(url + "/v1/chat/completions", json=QUESTION))
+            await asyncio.sleep(0.3)
+            signalled = time.monotonic()
+            process.send_signal(signal.SIGTERM)
+            for response in opened:
+                rest = (await response.content.read()).decode()
+                lines = [line for line in rest.splitlines() if line.startswith("data: ")]
+                assert lines[-1] == "data: [DONE]", rest[-300:]
+                error = json.loads(lines[-2].removeprefix("data: "))["error"]
+                assert error["code"] == "run_interrupted" and "shutting down" in error["message"]
+            answer = await plain
+            assert answer.status == 503
+            assert (await answer.json())["error"]["code"] == "run_interrupted"
+        code = await asyncio.wait_for(process.wait(), timeout=15)
+        took = time.monotonic() - signalled
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert code == 0
+    assert took < grace + 1.0, f"exit took {took:.2f} s with a {grace} s grace period"

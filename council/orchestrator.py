@@ -12,6 +12,7 @@ or a broken database raise (as :class:`~council.errors.CouncilError`).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import secrets
 import time
@@ -111,6 +112,8 @@ class Council:
         self.rubric = load_rubric(config.rubric, relative_to=source_dir)
         self._transport = transport
         self._owns_transport = transport is None
+        self._calls = 0  # asks in flight
+        self._entered = 0  # open `async with` blocks
         self._providers: dict[str, Provider] | None = None
         self._owns_store = store is None or store is True
         if self._owns_store:
@@ -130,21 +133,32 @@ class Council:
         return cls(load_config(chosen, env), environ=env, **kwargs)
 
     async def __aenter__(self) -> Council:
+        self._entered += 1
         self._ensure_providers()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        self._entered = max(0, self._entered - 1)
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the HTTP session and the store, if this council opened them."""
-        if self._owns_transport and self._transport is not None:
-            await self._transport.aclose()
-            self._transport = None
-            self._providers = None
+        """Close the HTTP session and the store, if this council opened them.
+
+        Calls still running fail with a typed connection error for their
+        members; a later :meth:`ask` opens a fresh session (and the store, if
+        this council owns it) and works as before.
+        """
+        await self._close_transport()
         if self._owns_store and self.store is not None:
             self.store.close()
             self.store = None
+
+    async def _close_transport(self) -> None:
+        if not self._owns_transport or self._transport is None:
+            return
+        # Detach before awaiting: an ask that starts while the old session closes gets a new one, never the old.
+        transport, self._transport, self._providers = self._transport, None, None
+        await transport.aclose()
 
     def _ensure_providers(self) -> dict[str, Provider]:
         if self._transport is None:
@@ -191,16 +205,18 @@ class Council:
         if chair is not None and chair not in self.member_names:
             raise InvalidRequest(f"chairman {chair!r} is not a member; members are: {', '.join(self.member_names)}")
         chosen_rubric = self.rubric if rubric is None else self.resolve_rubric(rubric)
-        temporary = self._transport is None
+        if self.store is None and self._owns_store:
+            self.store = Store(self.config.storage.path)  # reopened after aclose(), like the session
+        # Every call in flight shares one session; outside `async with`, the last one to finish closes it.
+        self._calls += 1
         try:
             providers = self._ensure_providers()
             return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params,
                                    chosen_rubric)
         finally:
-            if temporary and self._owns_transport and self._transport is not None:
-                await self._transport.aclose()
-                self._transport = None
-                self._providers = None
+            self._calls -= 1
+            if self._calls == 0 and self._entered == 0:
+                await self._close_transport()
 
     def resolve_rubric(self, reference: Rubric | str) -> Rubric:
         """A rubric object, a registered ``id`` / ``id@version``, a shipped name, or a path."""
@@ -267,7 +283,20 @@ class Council:
         ctx = RunContext(self.config, providers, rubric, result, sink, members, chairman, seed, params)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         self._save(result)
+        try:
+            return await self._stages(ctx, started)
+        except asyncio.CancelledError:
+            # Keep what the run reached: a stopped run is on record as interrupted, not left "running".
+            result.status = "interrupted"
+            result.degrade("the run was interrupted before it finished")
+            self._finish(ctx, started)
+            raise
+        except Exception as error:  # noqa: BLE001 - a bug outside the guarded stages: a failed run, never a crash
+            _log.error("run_crashed", run_id=result.run_id, error=error, exc_info=True)
+            return self._finish_failed(ctx, started, f"internal error: {type(error).__name__}: {error}")
 
+    async def _stages(self, ctx: RunContext, started: float) -> CouncilResult:
+        result, messages, members, chairman = ctx.result, ctx.question, ctx.members, ctx.chairman
         stage = time.perf_counter()
         ctx.emit("stage_started", stage="answers")
         result.answers = await collect_answers(ctx)
@@ -307,8 +336,15 @@ class Council:
             result.timings.review_ms = elapsed_ms(stage)
             stage = time.perf_counter()
             # A ballot-only save is skipped: ranking follows at once, with no wait in between.
-            self._rank(ctx, surviving)
-            attach_verdicts(ctx.rubric, result, fixed, evidence)
+            try:
+                self._rank(ctx, surviving)
+                attach_verdicts(ctx.rubric, result, fixed, evidence)
+            except Exception as error:  # noqa: BLE001 - the answers stand even when ranking them fails
+                _log.error("ranking_crashed", run_id=result.run_id, error=error, exc_info=True)
+                result.degrade(f"ranking failed (internal error: {type(error).__name__}: {error}); "
+                               "answers are in member order")
+                result.ranking = [RankingEntry(member=a.member, rank=i + 1, score=0.0, raw_mean=None, n_reviews=0)
+                                  for i, a in enumerate(surviving)]
             result.timings.aggregate_ms = elapsed_ms(stage)
         if ctx.listening:
             ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],

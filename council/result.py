@@ -156,7 +156,8 @@ class CouncilResult(_Record):
 
     run_id: str
     created_at: datetime
-    status: Literal["running", "complete", "failed"] = "running"
+    # interrupted: stopped before it finished (a cancelled caller, a server shutdown, a killed process).
+    status: Literal["running", "complete", "failed", "interrupted"] = "running"
     error: str | None = None
     question: list[ChatMessage]
     simulated: bool = False

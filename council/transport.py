@@ -136,8 +136,13 @@ class Transport:
         await self.aclose()
 
     def session(self) -> aiohttp.ClientSession:
-        """The shared session, created on first use."""
-        if self._session is None or self._session.closed:
+        """The shared session, created on first use.
+
+        A session closed by :meth:`aclose` is gone (``_session`` is None) and
+        the next call makes a new one; a session closed any other way is not
+        replaced behind the calls that share it: they fail with a typed error.
+        """
+        if self._session is None:
             connector = aiohttp.TCPConnector(
                 limit=self.config.max_connections,
                 limit_per_host=self.config.max_connections_per_host,
@@ -218,6 +223,21 @@ class Transport:
         return b"".join(chunks)
 
 
+def stray_cancellation(endpoint: Endpoint) -> ProviderError | None:
+    """A typed error for a cancellation that did not come from the caller, or None when it did.
+
+    aiohttp cancels calls waiting for a pooled connection when its connector
+    closes; such a ``CancelledError`` reaches a caller that never cancelled
+    anything. The task's ``cancelling()`` count tells the two apart: it is
+    raised only by ``Task.cancel()``, which is what a real cancellation uses.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        return None
+    return endpoint.error(ProviderConnectionError, "the call was cancelled from below (its HTTP connection pool "
+                                                   "closed), not by its caller")
+
+
 class _Send:
     """``async with`` around one request that maps aiohttp failures to typed errors."""
 
@@ -235,6 +255,10 @@ class _Send:
             )
         except aiohttp.InvalidURL:
             raise endpoint.error(BadUpstreamRequest, f"invalid URL {self._request.url!r}") from None
+        except RuntimeError as exc:
+            if not self._session.closed:
+                raise
+            raise endpoint.error(ProviderConnectionError, "the HTTP session was closed before this call") from exc
         except asyncio.TimeoutError:
             raise endpoint.error(ProviderTimeout, "no response before the socket timeout") from None
         except aiohttp.ClientResponseError as exc:

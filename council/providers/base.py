@@ -20,7 +20,7 @@ from pydantic import SecretStr
 from council.config import MemberConfig, RetryPolicy
 from council.errors import ProtocolError, ProviderError, ProviderTimeout
 from council.retry import call_with_retry
-from council.transport import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport
+from council.transport import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 
@@ -129,9 +129,15 @@ class Provider(ABC):
             # Parsing happens inside the attempt: a gateway's error object in a 200 is as retryable as a 502.
             return self.parse_response(await transport.post_json(request, self.endpoint))
 
-        reply, attempts = await call_with_retry(
-            attempt, policy=self.retry, deadline_s=self.deadline_s, endpoint=self.endpoint
-        )
+        try:
+            reply, attempts = await call_with_retry(
+                attempt, policy=self.retry, deadline_s=self.deadline_s, endpoint=self.endpoint
+            )
+        except asyncio.CancelledError:
+            stray = stray_cancellation(self.endpoint)
+            if stray is None:
+                raise
+            raise stray from None
         return self._completion(reply, started, attempts)
 
     def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> ChatStream:
@@ -210,6 +216,11 @@ class ChatStream:
                     break
             reply = self._decoder.finish()
             self.completion = self._provider._completion(reply, self._started, self._attempts)
+        except asyncio.CancelledError:
+            stray = stray_cancellation(self._provider.endpoint)
+            if stray is None:
+                raise
+            raise stray from None
         finally:
             await self.aclose()
 

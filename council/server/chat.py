@@ -22,6 +22,7 @@ from council.logs import get_logger
 from council.orchestrator import Council
 from council.result import CouncilResult
 from council.rubric_catalog import UnknownRubric
+from council.server.guards import RUN_ID_KEY
 from council.server.schema import ApiError, ChatCompletionRequest, to_messages
 from council.server.wire import ChunkWriter, completion_body, progress_line
 
@@ -120,6 +121,7 @@ class ChatHandler:
                                code="rubric_not_found") from None
         self._admit()
         run_id = uuid.uuid4().hex
+        request[RUN_ID_KEY] = run_id  # for the access log, also when the client leaves before the headers go out
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:

@@ -26,6 +26,8 @@ from council.config import ServerConfig
 from council.logs import access_logger
 from council.server.schema import ApiError
 
+# The chat handler names its run here before any response exists (a client may leave before one does).
+RUN_ID_KEY = web.RequestKey("council_run_id", str)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _CORS_METHODS = "GET, POST, PATCH, DELETE, OPTIONS"
 _CORS_EXPOSED = "x-council-run-id, Retry-After"
@@ -101,7 +103,7 @@ async def access_log_middleware(request: web.Request, handler: Handler) -> web.S
         status = 500
         raise
     finally:
-        run_id = response.headers.get("x-council-run-id") if response is not None else None
+        run_id = request.get(RUN_ID_KEY) or (response.headers.get("x-council-run-id") if response else None)
         access_logger().info("request", method=request.method, path=request.path, status=status,
                              latency_ms=round((time.perf_counter() - started) * 1000, 1), run_id=run_id,
                              client=request.remote)

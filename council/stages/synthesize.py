@@ -12,6 +12,7 @@ import time
 
 from council.assets import load_prompt
 from council.errors import ProviderError
+from council.logs import get_logger
 from council.providers import Provider
 from council.result import AnswerRecord, FinalAnswer, RankingEntry
 from council.review_prompt import fence, new_nonce
@@ -19,6 +20,7 @@ from council.safety import check_answer
 from council.stages.context import RunContext, elapsed_ms
 from council.types import ChatMessage, Usage
 
+_log = get_logger("stage.final")
 CHAIRMAN_SYSTEM = "chairman_system.md"
 CHAIRMAN_USER = "chairman_user.md"
 
@@ -87,6 +89,9 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
         content, usage = await _chairman_answer(ctx, chairman, messages)
     except ProviderError as error:
         reason = f"chairman {ctx.chairman} failed ({error.reason}): {error}"
+    except Exception as error:  # noqa: BLE001 - a bug or a library quirk costs the chairman's text, not the run
+        _log.error("chairman_crashed", member=ctx.chairman, error=error, exc_info=True)
+        reason = f"chairman {ctx.chairman} failed (internal error: {type(error).__name__}: {error})"
     else:
         verdict = check_answer(content) if ctx.config.safety.enabled else None
         if not content.strip():

@@ -162,7 +162,7 @@ async def test_client_disconnect(fake_llm, mode):
                 break
             await asyncio.sleep(0.1)
         if mode == "cancel":
-            assert stored.status == "running", "the run was cancelled when its client left"
+            assert stored.status == "interrupted", "the run was cancelled when its client left"
             assert len(fake_llm.requests_for("model-alpha")) == 1, "no review was started"
         else:
             assert stored.status == "complete" and stored.final_answer is not None

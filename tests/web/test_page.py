@@ -343,7 +343,9 @@ async def test_a_run_stopped_by_a_shutdown_is_shown_as_unfinished(fake_llm, tmp_
     try:
         page = await open_page(browser, f"{server.url}/#c={conversation}")
         turn = await finished_turn(page)
-        await expect(turn.locator(".alert")).to_have_text("This run did not finish: the server stopped while it ran.")
+        await expect(turn.locator(".alert").first).to_have_text(
+            "This run did not finish: the server stopped while it ran.")
+        await expect(turn.locator("[data-testid=degraded]")).to_contain_text("the run was interrupted")
         await expect(turn.locator(".answer-card")).to_have_count(0)  # stopped before the answers were stored
         await expect(turn.locator("[data-testid=final-answer]")).to_be_hidden()
         await expect(page.locator("#send")).to_be_enabled()

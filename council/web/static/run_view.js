@@ -263,7 +263,7 @@ export class RunView {
       const r = this.result;
       if (r.status === "failed") {
         alerts.push(h("p", { class: "alert failure", "data-testid": "run-failed", text: `The council could not answer: ${r.error}` }));
-      } else if (r.status === "running") {
+      } else if (r.status === "running" || r.status === "interrupted") {
         alerts.push(h("p", { class: "alert warning", text: "This run did not finish: the server stopped while it ran." }));
       }
       if (r.degraded) {

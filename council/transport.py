@@ -127,6 +127,7 @@ class Transport:
     def __init__(self, config: TransportConfig | None = None) -> None:
         self.config = config or TransportConfig()
         self._session: aiohttp.ClientSession | None = None
+        self._closed = False
         self._ssl = ssl.create_default_context()
 
     async def __aenter__(self) -> Transport:
@@ -138,10 +139,13 @@ class Transport:
     def session(self) -> aiohttp.ClientSession:
         """The shared session, created on first use.
 
-        A session closed by :meth:`aclose` is gone (``_session`` is None) and
-        the next call makes a new one; a session closed any other way is not
-        replaced behind the calls that share it: they fail with a typed error.
+        A closed transport stays closed: calls still running when it closed
+        (their retries included) fail with a typed error instead of quietly
+        opening a new session that nobody would close. A new transport is the
+        way to start again (:class:`~council.orchestrator.Council` does that).
         """
+        if self._closed:
+            raise RuntimeError("Session is closed")
         if self._session is None:
             connector = aiohttp.TCPConnector(
                 limit=self.config.max_connections,
@@ -158,10 +162,16 @@ class Transport:
         return self._session
 
     async def aclose(self) -> None:
-        """Close the session and its pooled connections."""
+        """Close the session and its pooled connections, for good."""
+        self._closed = True
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called."""
+        return self._closed
 
     async def post_json(self, request: HttpRequest, endpoint: Endpoint) -> dict[str, Any]:
         """POST JSON and return the decoded JSON object of a 2xx answer."""
@@ -191,6 +201,10 @@ class Transport:
         return SSEStream(response, endpoint, self.config.max_response_bytes)
 
     def _send(self, request: HttpRequest, endpoint: Endpoint) -> _Send:
+        if self._closed:
+            # Not retried: the session will not come back for this call.
+            raise endpoint.error(ProviderConnectionError, "the HTTP session was closed while this call was running",
+                                 retryable=False)
         return _Send(self.session(), request, endpoint)
 
     async def _raise_for_status(self, response: aiohttp.ClientResponse, endpoint: Endpoint) -> None:
@@ -235,7 +249,7 @@ def stray_cancellation(endpoint: Endpoint) -> ProviderError | None:
     if task is not None and task.cancelling():
         return None
     return endpoint.error(ProviderConnectionError, "the call was cancelled from below (its HTTP connection pool "
-                                                   "closed), not by its caller")
+                                                   "closed), not by its caller", retryable=False)
 
 
 class _Send:
@@ -258,7 +272,8 @@ class _Send:
         except RuntimeError as exc:
             if not self._session.closed:
                 raise
-            raise endpoint.error(ProviderConnectionError, "the HTTP session was closed before this call") from exc
+            raise endpoint.error(ProviderConnectionError, "the HTTP session was closed before this call",
+                                 retryable=False) from exc
         except asyncio.TimeoutError:
             raise endpoint.error(ProviderTimeout, "no response before the socket timeout") from None
         except aiohttp.ClientResponseError as exc:

@@ -137,7 +137,11 @@ class ServerConfig(_Strict):
     port: int = Field(default=8000, ge=0, le=65535, description="Port to bind; 0 picks a free one.")
     api_keys_env: EnvVarName = Field(default=ENV_API_KEYS, description="Variable with accepted keys, comma-separated.")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, description="Larger request bodies get 413.")
-    max_concurrent_runs: int = Field(default=32, ge=1, le=10_000, description="More get 429.")
+    max_concurrent_runs: int = Field(default=32, ge=1, le=10_000, description="Runs at once; more wait in the queue.")
+    queue_size: int = Field(default=256, ge=0, le=100_000,
+                            description="Requests that may wait for a run slot; beyond it they get 429.")
+    queue_timeout_s: float = Field(default=30.0, gt=0, le=3600,
+                                   description="Longest wait for a run slot before a 429 with Retry-After.")
     progress: Literal["reasoning_content", "think", "off"] = Field(
         default="reasoning_content", description="How streamed runs show stage progress."
     )

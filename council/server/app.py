@@ -166,7 +166,9 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
         return web.json_response(stored.model_dump(mode="json"))
 
     async def healthz(_request: web.Request) -> web.Response:
-        return web.json_response({"status": "stopping" if chat.closing else "ok", "active_runs": chat.active_runs,
+        admission = chat.admission.stats()
+        return web.json_response({"status": "stopping" if chat.closing else "ok", "active_runs": admission.running,
+                                  "queued": admission.queued, "admission": vars(admission),
                                   "members": [m.name for m in config.members],
                                   "tasks": len(asyncio.all_tasks())})
 

@@ -22,6 +22,7 @@ from council.logs import get_logger
 from council.orchestrator import Council
 from council.result import CouncilResult
 from council.rubric_catalog import UnknownRubric
+from council.server.admission import Admission, AdmissionRefused
 from council.server.guards import RUN_ID_KEY
 from council.server.schema import ApiError, ChatCompletionRequest, to_messages
 from council.server.wire import ChunkWriter, completion_body, progress_line
@@ -68,27 +69,37 @@ class ChatHandler:
         self.council = council
         self.app = app
         self.config = council.config.server
-        self.active_runs = 0
         self.background: set[asyncio.Task[Any]] = set()
         self.closing = False  # set at shutdown: no new runs
+        self.admission = Admission(self.config.max_concurrent_runs, self.config.queue_size,
+                                   self.config.queue_timeout_s)
 
     # -- the council model ---------------------------------------------------
-    def _admit(self) -> None:
+    async def admit(self) -> None:
+        """Wait for a run slot (shared with the web page's runs); 429 with Retry-After when none comes."""
         if self.closing:
             raise ApiError(503, "the server is shutting down; send the request to another replica or retry",
                            type="server_error", code="shutting_down", headers={"Retry-After": "5"})
-        if self.active_runs >= self.config.max_concurrent_runs:
-            raise ApiError(429, f"{self.active_runs} council runs are in progress, the limit; retry shortly",
-                           type="rate_limit_error", code="too_many_runs", headers={"Retry-After": "1"})
+        try:
+            await self.admission.acquire()
+        except AdmissionRefused as refused:
+            raise ApiError(429, str(refused), type="rate_limit_error", code="too_many_runs",
+                           headers={"Retry-After": str(refused.retry_after_s)}) from None
 
-    def _start(self, coroutine: Any) -> asyncio.Task[CouncilResult]:
+    @property
+    def active_runs(self) -> int:
+        """Runs holding a slot now, chat and page alike."""
+        return self.admission.running
+
+    def start_admitted(self, coroutine: Any) -> asyncio.Task[Any]:
+        """Run ``coroutine`` in the slot :meth:`admit` took; the slot is given back when it ends."""
         task = asyncio.ensure_future(coroutine)
         self.background.add(task)
-        self.active_runs += 1
+        started = time.perf_counter()
 
         def done(finished: asyncio.Task[Any]) -> None:
             self.background.discard(finished)
-            self.active_runs -= 1
+            self.admission.release(time.perf_counter() - started)
             if not finished.cancelled():
                 finished.exception()  # retrieved here so an orphaned failure is never "never retrieved"
 
@@ -119,14 +130,14 @@ class ChatHandler:
             except UnknownRubric as error:
                 raise ApiError(400, f"council_rubric: {error}", param="council_rubric",
                                code="rubric_not_found") from None
-        self._admit()
+        await self.admit()
         run_id = uuid.uuid4().hex
         request[RUN_ID_KEY] = run_id  # for the access log, also when the client leaves before the headers go out
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:
             return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric)
-        task = self._start(self.council.ask(messages, run_id=run_id, rubric=rubric))
+        task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric))
         result = await self._await_run(task)
         if result.status != "complete" or result.final_answer is None:
             raise failure_error(result)
@@ -137,7 +148,8 @@ class ChatHandler:
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, messages: list[Any],
                               run_id: str, completion_id: str, created: int, rubric: Any) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
-        task = self._start(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait, rubric=rubric))
+        task = self.start_admitted(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait,
+                                                    rubric=rubric))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
             "x-council-run-id": run_id,

@@ -99,7 +99,7 @@ def rubric_options(council: Council) -> list[dict[str, Any]]:
 class WebApi:
     """The page's handlers and the state they share: conversations, live runs, run tasks."""
 
-    def __init__(self, council: Council, chat: ChatHandler | None) -> None:
+    def __init__(self, council: Council, chat: ChatHandler) -> None:
         self.council = council
         self.config = council.config
         self.chat = chat
@@ -227,19 +227,22 @@ class WebApi:
         if self.live.running_in(conversation.id) is not None:
             raise ApiError(409, "the council is still answering this conversation's last question",
                            code="run_in_progress")
-        if self.chat is not None and self.chat.closing:
-            raise ApiError(503, "the server is shutting down; retry in a moment", type="server_error",
-                           code="shutting_down", headers={"Retry-After": "5"})
-        busy = self.live.active + (self.chat.active_runs if self.chat is not None else 0)
-        if busy >= self.config.server.max_concurrent_runs:
-            raise ApiError(429, f"{busy} council runs are in progress, the limit; retry shortly",
-                           type="rate_limit_error", code="too_many_runs", headers={"Retry-After": "1"})
+        # The same run slots and queue as chat completions: page runs and chat runs wait in one line.
+        await self.chat.admit()
+        if self.live.running_in(conversation.id) is not None:  # another tab asked while this one waited
+            self.chat.admission.release()
+            raise ApiError(409, "the council is still answering this conversation's last question",
+                           code="run_in_progress")
         messages = [*conversation.history(), ChatMessage(role="user", content=content)]
         run_id = uuid.uuid4().hex
-        message = self.conversations.add_question(conversation.id, content, run_id, conversation.members,
-                                                  conversation.chairman, conversation.rubric)
+        try:
+            message = self.conversations.add_question(conversation.id, content, run_id, conversation.members,
+                                                      conversation.chairman, conversation.rubric)
+        except BaseException:
+            self.chat.admission.release()
+            raise
         live = self.live.start(run_id, conversation.id)
-        task = asyncio.ensure_future(self._run(live, messages, conversation))
+        task = self.chat.start_admitted(self._run(live, messages, conversation))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return web.json_response({"run_id": run_id, "conversation_id": conversation.id, "message": message.as_json(),
@@ -307,7 +310,7 @@ class WebApi:
         return await stream_events(request, source, after, self.config.server.keepalive_s)
 
 
-def register_web(app: web.Application, council: Council, chat: ChatHandler | None = None) -> WebApi:
+def register_web(app: web.Application, council: Council, chat: ChatHandler) -> WebApi:
     """Add the page and its API to the server app (``page_access_middleware`` must be in its middlewares)."""
     api = WebApi(council, chat)
     router = app.router

@@ -190,8 +190,68 @@ async def test_every_answer_blocked_streams_its_explanation(server):
     assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "content_filter"
 
 
-async def test_run_limit_answers_429_with_retry_after(fake_llm):
+async def test_requests_over_the_run_limit_wait_their_turn(fake_llm):
     from tests.server.conftest import script
+
+    script(fake_llm)
+    fake_llm.script("model-alpha", Step(latency_s=0.3, reply="slow alpha quality=9"))
+    runner, running = await start_server(fake_llm, max_concurrent_runs=2)
+    try:
+        async with client(running) as sdk:
+            answers = await asyncio.gather(*(sdk.chat.completions.create(model="council", messages=QUESTION)
+                                             for _ in range(8)))
+        assert all(a.choices[0].message.content for a in answers)  # queued, then answered: no 429
+    finally:
+        await runner.cleanup()
+        running.store.close()
+
+
+async def test_a_full_queue_answers_429_with_retry_after(fake_llm):
+    from tests.server.conftest import script
+
+    script(fake_llm)
+    fake_llm.script("model-alpha", Step(latency_s=1.0, reply="slow alpha quality=9"))
+    runner, running = await start_server(fake_llm, max_concurrent_runs=1, queue_size=1)
+    try:
+        async with client(running) as sdk:
+            first = asyncio.ensure_future(sdk.chat.completions.create(model="council", messages=QUESTION))
+            await asyncio.sleep(0.2)
+            queued = asyncio.ensure_future(sdk.chat.completions.create(model="council", messages=QUESTION))
+            await asyncio.sleep(0.2)
+            with pytest.raises(openai.RateLimitError) as caught:
+                await sdk.with_options(max_retries=0).chat.completions.create(model="council", messages=QUESTION)
+            assert int(caught.value.response.headers["retry-after"]) >= 1
+            assert "waiting" in caught.value.message
+            assert (await first).choices[0].message.content
+            assert (await queued).choices[0].message.content
+    finally:
+        await runner.cleanup()
+        running.store.close()
+
+
+async def test_a_wait_longer_than_the_queue_timeout_gets_429(fake_llm):
+    from tests.server.conftest import script
+
+    script(fake_llm)
+    fake_llm.script("model-alpha", Step(latency_s=1.5, reply="slow alpha quality=9"))
+    runner, running = await start_server(fake_llm, max_concurrent_runs=1, queue_timeout_s=0.3)
+    try:
+        async with client(running) as sdk:
+            first = asyncio.ensure_future(sdk.chat.completions.create(model="council", messages=QUESTION))
+            await asyncio.sleep(0.2)
+            with pytest.raises(openai.RateLimitError) as caught:
+                await sdk.with_options(max_retries=0).chat.completions.create(model="council", messages=QUESTION)
+            assert "within 0.3 s" in caught.value.message and caught.value.response.headers["retry-after"]
+            assert (await first).choices[0].message.content
+    finally:
+        await runner.cleanup()
+        running.store.close()
+
+
+async def test_a_client_that_leaves_the_queue_frees_its_place(fake_llm):
+    import aiohttp
+
+    from tests.server.conftest import API_KEY, script
 
     script(fake_llm)
     fake_llm.script("model-alpha", Step(latency_s=1.0, reply="slow alpha quality=9"))
@@ -200,10 +260,23 @@ async def test_run_limit_answers_429_with_retry_after(fake_llm):
         async with client(running) as sdk:
             first = asyncio.ensure_future(sdk.chat.completions.create(model="council", messages=QUESTION))
             await asyncio.sleep(0.2)
-            with pytest.raises(openai.RateLimitError) as caught:
-                await sdk.chat.completions.create(model="council", messages=QUESTION)
-            assert caught.value.response.headers["retry-after"] == "1"
-            assert (await first).choices[0].message.content
+            async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {API_KEY}"}) as http:
+                leaving = asyncio.ensure_future(http.post(running.url + "/v1/chat/completions",
+                                                          json={"model": "council", "messages": QUESTION}))
+                await asyncio.sleep(0.2)
+                async with http.get(running.url + "/healthz") as response:
+                    assert (await response.json())["queued"] == 1
+                leaving.cancel()  # the client gives up while queued
+                await asyncio.gather(leaving, return_exceptions=True)
+            for _ in range(50):
+                async with aiohttp.ClientSession() as http, http.get(running.url + "/healthz") as response:
+                    health = await response.json()
+                if health["queued"] == 0:
+                    break
+                await asyncio.sleep(0.02)
+            assert health["queued"] == 0 and health["active_runs"] == 1
+            await first
+            assert len([r for r in running.fake.requests if r.model == "model-beta"]) <= 3, "the leaver never ran"
     finally:
         await runner.cleanup()
         running.store.close()

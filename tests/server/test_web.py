@@ -255,12 +255,14 @@ async def test_a_second_question_waits_for_the_first(fake_llm, tmp_path):
     script(fake_llm)
     fake_llm.script("model-beta", Step(latency_s=0.8, reply=council_member("beta quality=7", quality_judge)),
                     Step(reply=council_member("beta quality=7", quality_judge)))
-    runner, server = await start_web(fake_llm, tmp_path / "council.db", keys=WEB_KEY, max_concurrent_runs=1)
+    runner, server = await start_web(fake_llm, tmp_path / "council.db", keys=WEB_KEY, max_concurrent_runs=1,
+                                     queue_size=0)
     try:
         cid, run_id = await ask(server, "Slow?")
         status, body = await call(server, "POST", f"/api/conversations/{cid}/messages", {"content": "Again?"})
         assert status == 409 and body["error"]["code"] == "run_in_progress"
         status, other = await call(server, "POST", "/api/conversations", {})
+        # One slot, no queue: the page's second run is turned away like a chat run would be.
         status, body = await call(server, "POST", f"/api/conversations/{other['id']}/messages", {"content": "Too?"})
         assert status == 429 and body["error"]["code"] == "too_many_runs"
         status, conversation = await call(server, "GET", f"/api/conversations/{cid}")

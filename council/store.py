@@ -109,6 +109,27 @@ class Store(SQLiteTables):
         self._guard("saving a run", lambda: self._db.execute(
             "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row))
 
+    def mark_interrupted(self, reason: str) -> list[str]:
+        """Record every run still marked running as interrupted (a server found them at start-up); their ids."""
+        rows = self._guard("finding unfinished runs", lambda: self._db.execute(
+            "SELECT run_id, result_json FROM runs WHERE status = 'running'").fetchall())
+        marked = []
+        for run_id, payload in rows:  # type: ignore[union-attr]
+            try:
+                result = CouncilResult.model_validate_json(payload)
+            except ValidationError:
+                continue  # unreadable: left as it is for `council show` to report
+            result.status = "interrupted"
+            result.degrade(reason)
+            self.save(result)
+            marked.append(run_id)
+        return marked
+
+    def integrity_check(self) -> str:
+        """SQLite's ``PRAGMA integrity_check``: ``ok`` or the problems found."""
+        rows = self._guard("checking the database", lambda: self._db.execute("PRAGMA integrity_check").fetchall())
+        return "; ".join(str(r[0]) for r in rows)  # type: ignore[union-attr]
+
     def get(self, run_id: str) -> CouncilResult | None:
         """The stored run, or None."""
         row = self._guard("reading a run", lambda: self._db.execute(

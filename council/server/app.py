@@ -187,6 +187,11 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
 
     async def open_council(_app: web.Application) -> None:
         await council.__aenter__()
+        if council.store is not None:
+            # Runs still "running" in the database were cut off by a crash or a kill: say so, once.
+            marked = council.store.mark_interrupted("the server stopped before the run finished (found at start-up)")
+            if marked:
+                _log.warning("runs_interrupted", count=len(marked), run_ids=marked[:20])
         await asyncio.to_thread(shipped_rubrics)  # read the shipped rubric files once, off the event loop
 
     async def drain_runs(_app: web.Application) -> None:

@@ -136,3 +136,60 @@ async def test_sigterm_past_the_grace_period_ends_every_stream_properly(tmp_path
             await process.wait()
     assert code == 0
     assert took < grace + 1.0, f"exit took {took:.2f} s with a {grace} s grace period"
+
+
+async def test_sigkill_mid_run_then_restart_marks_the_run_interrupted(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "s.db"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {"COUNCIL_DB_PATH": str(db)}
+    config = slow_config(tmp_path, latency_ms=30_000)
+    quick = tmp_path / "quick.yaml"
+    quick.write_text(SLOW_COUNCIL.format(members="\n".join(
+        f"  - {{name: m{i}, provider: simulated, model: sim-{i}}}" for i in range(3)), grace=5))
+    # A finished run first, on a quick council sharing the database.
+    process = await start("--config", str(quick), "--port", str(port), env=env)
+    try:
+        await wait_healthy(url)
+        async with aiohttp.ClientSession() as http, http.post(url + "/v1/chat/completions", json=QUESTION) as r:
+            assert r.status == 200
+            finished_id = r.headers["x-council-run-id"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), timeout=15)
+    process = await start("--config", config, "--port", str(port), env=env)
+    try:
+        await wait_healthy(url)
+        async with aiohttp.ClientSession() as http:
+            response = await http.post(url + "/v1/chat/completions", json={**QUESTION, "stream": True})
+            killed_id = response.headers["x-council-run-id"]
+            await response.content.readline()
+            await asyncio.sleep(0.3)
+            process.kill()  # SIGKILL: no handler runs, nothing is flushed on purpose
+            await process.wait()
+            response.close()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    with sqlite3.connect(db) as check:
+        assert check.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        statuses = dict(check.execute("SELECT run_id, status FROM runs").fetchall())
+    assert statuses == {finished_id: "complete", killed_id: "running"}
+
+    process = await start("--config", str(quick), "--port", str(port), env=env)
+    try:
+        await wait_healthy(url)
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{url}/v1/council/runs/{killed_id}") as r:
+                killed = await r.json()
+            async with http.get(f"{url}/v1/council/runs/{finished_id}") as r:
+                finished = await r.json()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), timeout=15)
+    assert killed["status"] == "interrupted"
+    assert any("found at start-up" in reason for reason in killed["degraded_reasons"])
+    assert finished["status"] == "complete" and finished["final_answer"]["content"]

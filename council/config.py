@@ -24,8 +24,9 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
 
 from council.assets import config_dir
 from council.config_errors import format_validation_error, read_yaml
@@ -33,7 +34,48 @@ from council.errors import ConfigError, MissingApiKey
 from council.types import GenerationParams
 
 ProviderName = Literal["openai", "anthropic", "gemini", "simulated"]
-EnvVarName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=128)]
+# Shapes of real credentials that also pass as variable names: vendor prefixes, and long mixed-case tokens.
+_KEY_PREFIXES = re.compile(r"^(?:sk_|sk-|rk_|pk_live_|AIza|ghp_|gho_|ghs_|ghu_|github_pat_|glpat|xox[abpr]|hf_|gsk_"
+                           r"|r8_|AKIA[0-9A-Z]{12}|ASIA[0-9A-Z]{12})")
+
+
+def looks_like_credential(value: str) -> bool:
+    """Whether ``value`` is more likely a pasted key than the name of a variable that holds one.
+
+    Variable names are words (``OPENROUTER_API_KEY_FOR_TEAM``); keys are a
+    vendor prefix (``sk_live_…``, ``AIza…``) or a long run of mixed-case
+    letters and digits. A name flagged by mistake only needs renaming.
+    """
+    if _KEY_PREFIXES.match(value) and len(value) >= 16:
+        return True
+    mixed = any(c.islower() for c in value) and any(c.isupper() for c in value) and any(c.isdigit() for c in value)
+    return len(value) >= 32 and mixed
+
+
+def _not_a_credential(value: str) -> str:
+    if looks_like_credential(value):
+        # The message must never carry the value: format_validation_error prints only this text.
+        raise ValueError("this looks like an API key itself, not the name of a variable; put the key in an "
+                         "environment variable and name that variable here")
+    return value
+
+
+EnvVarName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=128),
+                       AfterValidator(_not_a_credential)]
+_SECRET_QUERY = re.compile(r"(?:^|&)(?:key|api_key|apikey|api-key|token|access_token|secret)=", re.IGNORECASE)
+
+
+def _no_credentials_in_url(url: str | None) -> str | None:
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    if parts.username or parts.password or "@" in parts.netloc:
+        raise ValueError("must not contain credentials (user:secret@host); put the key in an environment "
+                         "variable named by api_key_env")
+    if _SECRET_QUERY.search(parts.query):
+        raise ValueError("must not carry a key in its query string; put the key in an environment variable "
+                         "named by api_key_env")
+    return url
 
 ENV_CONFIG = "COUNCIL_CONFIG"
 ENV_API_KEYS = "COUNCIL_API_KEYS"
@@ -64,7 +106,8 @@ class MemberConfig(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Unique; shown in every result.")
     provider: ProviderName = Field(description="Wire format: openai, anthropic, gemini or simulated.")
     model: str = Field(min_length=1, max_length=200, description="Model id as the provider knows it.")
-    base_url: str | None = Field(default=None, pattern=r"^https?://\S+$", description="Provider default if unset.")
+    base_url: Annotated[str | None, AfterValidator(_no_credentials_in_url)] = Field(
+        default=None, pattern=r"^https?://\S+$", description="Provider default if unset; never with a key in it.")
     api_key_env: EnvVarName | None = Field(default=None, description="Variable holding the API key.")
     timeout_s: float | None = Field(default=None, gt=0, le=3600, description="Overrides stages.member_timeout_s.")
     params: GenerationParams = Field(default_factory=GenerationParams, description="Sampling settings.")

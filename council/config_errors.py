@@ -7,6 +7,7 @@ silently), and each pydantic error rendered as ``key.path: what was expected``.
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from pathlib import Path
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from council.errors import ConfigError
 
 _SECRET_HINTS = ("key", "token", "secret", "password")
+MAX_YAML_BYTES = 1024 * 1024  # config and rubric files; anything larger is not one
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -31,7 +33,7 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
         if key in seen:
             mark = key_node.start_mark
             raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (line {mark.line + 1}, column {mark.column + 1})", mark
+                None, None, f"duplicate key {str(key)[:60]!r} (line {mark.line + 1}, column {mark.column + 1})", mark
             )
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
@@ -48,9 +50,17 @@ def read_yaml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(source, "not a regular file")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(source, f"cannot read the file: {exc}") from None
+        if path.stat().st_size > MAX_YAML_BYTES:
+            raise ConfigError(source, f"the file is larger than {MAX_YAML_BYTES // 1024 // 1024} MiB")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_YAML_BYTES + 1)  # a file that grows while read is still capped
+        if len(raw) > MAX_YAML_BYTES:
+            raise ConfigError(source, f"the file is larger than {MAX_YAML_BYTES // 1024 // 1024} MiB")
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(source, f"cannot read the file: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(source, f"cannot read the file: {exc.strerror or type(exc).__name__}") from None
     try:
         data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
@@ -97,11 +107,22 @@ def _unwrap(annotation: Any) -> Any:
     return annotation
 
 
+_SAFE_WORD = re.compile(r"[A-Za-z0-9_.-]{1,24}")
+
+
 def _describe_input(value: Any) -> str:
+    """What was found, without echoing content: files named by mistake (or on purpose) may hold secrets.
+
+    Numbers, booleans and short plain words (a misspelt choice like 'opnai')
+    are shown; anything else only by its type and size.
+    """
+    if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return repr(value) if _SAFE_WORD.fullmatch(value) else f"a string of {len(value)} characters"
     if isinstance(value, (dict, list)):
         return f"a {type(value).__name__}"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return f"a {type(value).__name__}"
 
 
 def format_validation_error(
@@ -126,7 +147,16 @@ def format_validation_error(
             problems.append(f"{path}: required key is missing")
         elif str(loc[-1] if loc else "").endswith("_env"):
             # Never echo this value: a key pasted here by mistake must not reach a terminal or log.
-            problems.append(f"{path}: expected the NAME of an environment variable (like OPENAI_API_KEY)")
+            if "looks like an API key" in error["msg"]:
+                problems.append(f"{path}: {error['msg'].removeprefix('Value error, ')}")
+            else:
+                problems.append(f"{path}: expected the NAME of an environment variable (like OPENAI_API_KEY)")
+        elif str(loc[-1] if loc else "") == "base_url":
+            # A URL may carry a secret: say what is wrong, never what it was.
+            message = error["msg"].removeprefix("Value error, ")
+            if error["type"] == "string_pattern_mismatch":
+                message = "expected an http:// or https:// URL without spaces"
+            problems.append(f"{path}: {message}")
         else:
             message = error["msg"]
             if message.startswith("Value error, "):

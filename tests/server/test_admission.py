@@ -1,0 +1,105 @@
+"""Run admission: slots, a FIFO queue, refusals with a fair Retry-After, and leaving the queue."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from council.server.admission import Admission, AdmissionRefused
+
+
+async def test_slots_are_taken_at_once_until_the_limit():
+    admission = Admission(limit=2, queue_size=4, queue_timeout_s=1)
+    await admission.acquire()
+    await admission.acquire()
+    assert admission.stats().running == 2 and admission.queued == 0
+
+
+async def test_waiters_are_served_first_in_first_out():
+    admission = Admission(limit=1, queue_size=8, queue_timeout_s=5)
+    await admission.acquire()
+    served: list[int] = []
+
+    async def wait(n: int) -> None:
+        await admission.acquire()
+        served.append(n)
+
+    waiters = []
+    for n in range(5):
+        waiters.append(asyncio.ensure_future(wait(n)))
+        await asyncio.sleep(0)  # each joins the line in turn
+    assert admission.queued == 5
+    for _ in range(5):
+        admission.release(run_s=0.1)
+        await asyncio.sleep(0)
+    await asyncio.gather(*waiters)
+    assert served == [0, 1, 2, 3, 4]
+    assert admission.running == 1  # the last waiter holds the slot
+
+
+async def test_a_newcomer_does_not_jump_the_queue():
+    admission = Admission(limit=1, queue_size=8, queue_timeout_s=5)
+    await admission.acquire()
+    first = asyncio.ensure_future(admission.acquire())
+    await asyncio.sleep(0)
+    admission.release()  # the slot goes to the waiter, not to whoever asks next
+    late = asyncio.ensure_future(admission.acquire())
+    await asyncio.wait_for(first, timeout=1)
+    await asyncio.sleep(0.01)
+    assert not late.done() and admission.queued == 1
+    admission.release()
+    await late
+
+
+async def test_a_full_queue_is_refused_with_retry_after_from_run_times():
+    admission = Admission(limit=1, queue_size=1, queue_timeout_s=5)
+    await admission.acquire()
+    for _ in range(10):
+        admission.release(run_s=4.0)
+        await admission.acquire()
+    waiting = asyncio.ensure_future(admission.acquire())
+    await asyncio.sleep(0)
+    with pytest.raises(AdmissionRefused) as refused:
+        await admission.acquire()
+    assert refused.value.retry_after_s >= 4  # about one run's time, and then some for the line
+    assert admission.stats().refused == 1
+    admission.release()
+    await waiting
+
+
+async def test_a_timed_out_wait_is_refused_and_leaves_the_queue():
+    admission = Admission(limit=1, queue_size=4, queue_timeout_s=0.05)
+    await admission.acquire()
+    with pytest.raises(AdmissionRefused, match="within 0.05 s"):
+        await admission.acquire()
+    assert admission.queued == 0
+    admission.release()
+    assert admission.running == 0
+
+
+async def test_a_cancelled_waiter_leaves_the_line_and_never_holds_a_slot():
+    admission = Admission(limit=1, queue_size=4, queue_timeout_s=5)
+    await admission.acquire()
+    leaver = asyncio.ensure_future(admission.acquire())
+    stayer = asyncio.ensure_future(admission.acquire())
+    await asyncio.sleep(0)
+    leaver.cancel()
+    await asyncio.gather(leaver, return_exceptions=True)
+    assert admission.queued == 1
+    admission.release()
+    await stayer
+    assert admission.running == 1
+
+
+async def test_a_slot_handed_to_a_waiter_that_is_cancelled_passes_on():
+    admission = Admission(limit=1, queue_size=4, queue_timeout_s=5)
+    await admission.acquire()
+    first = asyncio.ensure_future(admission.acquire())
+    second = asyncio.ensure_future(admission.acquire())
+    await asyncio.sleep(0)
+    admission.release()  # handed to `first` ...
+    first.cancel()  # ... which is cancelled before it runs again
+    await asyncio.gather(first, return_exceptions=True)
+    await asyncio.wait_for(second, timeout=1)
+    assert admission.running == 1

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from council.config import CouncilConfig
-from council.orchestrator import Council
+from council import Council
 from council.review_prompt import ReviewTask
 from council.store import Store
 from council.testing.fake_llm import FakeLLMServer, RecordedRequest, Step

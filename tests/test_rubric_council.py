@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from council.cli import main
-from council.orchestrator import Council
+from council import Council
 from council.review_prompt import ReviewTask
 from council.rubric import Rubric, load_rubric
 from council.store import Store, StorageError

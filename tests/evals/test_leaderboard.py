@@ -19,7 +19,7 @@ from council.evals.leaderboard import (
 from council.evals.evaluator import Evaluation
 from council.evals.metrics import SampleMetrics, Thresholds
 from council.evals.records import SampleRecord
-from council.orchestrator import Council
+from council import Council
 from council.config import load_config
 
 from tests.evals.conftest import fast_simulated_file

@@ -14,7 +14,7 @@ from council.evals.metrics import Thresholds
 from council.evals.records import EvalStore, Interval
 from council.evals.report import render_summary, write_report
 from council.evals.runner import EvalRunner
-from council.orchestrator import Council
+from council import Council
 
 from tests.evals.conftest import fast_simulated_file, write_dataset
 

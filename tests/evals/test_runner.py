@@ -14,7 +14,7 @@ from council.evals.manifest import build_manifest, new_run_id
 from council.evals.metrics import Thresholds
 from council.evals.records import EvalStore
 from council.evals.runner import EvalRunner
-from council.orchestrator import Council
+from council import Council
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 

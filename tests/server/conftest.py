@@ -9,7 +9,7 @@ import pytest
 from aiohttp import web
 
 from council.config import CouncilConfig
-from council.orchestrator import Council
+from council import Council
 from council.server.app import create_app
 from council.server.listen import start_site
 from council.store import Store

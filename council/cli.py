@@ -30,6 +30,7 @@ from council.config import (
 )
 from council.errors import ConfigError, CouncilError, InvalidRequest, ProviderError, UnsafeBinding
 from council.logs import configure_logging
+from council.providers import check_member_params
 
 if TYPE_CHECKING:
     from council.store import Store
@@ -170,6 +171,7 @@ def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 def _config_check(path: str | None, environ: Mapping[str, str]) -> int:
     config = load_cli_config(path, environ)
+    check_member_params(config)
     print(f"{config.source}: valid, {len(config.members)} members, chairman {config.chairman or '(none)'}")
     problems = 0
     for member in config.members:

@@ -30,7 +30,7 @@ from council.assets import prompt_hash
 from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
 from council.errors import InvalidRequest
 from council.events import EventSink, ignore_events
-from council.providers import Provider, build_providers
+from council.providers import Provider, build_providers, check_member_params
 from council.result import (
     AgreementRecord,
     AnswerRecord,
@@ -106,6 +106,7 @@ class Council:
         transport: Transport | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> None:
+        check_member_params(config)
         self.config = config
         self._keys = resolve_api_keys(config, environ)
         source_dir = Path(config.source).parent if config.source != "<memory>" else None

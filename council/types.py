@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from collections.abc import Iterable
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic import (BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, computed_field, field_validator,
+                      model_serializer)
 
 Role = Literal["system", "user", "assistant"]
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+"""OpenAI's ``reasoning_effort`` values."""
 
 
 class ChatMessage(BaseModel):
@@ -35,8 +40,70 @@ def as_messages(question: str | list[ChatMessage] | list[dict]) -> list[ChatMess
     return messages
 
 
+_SCHEMA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_JSON_SCHEMA_KEYS = frozenset({"name", "schema", "strict", "description"})
+
+
+def check_response_format(value: Any) -> dict[str, Any]:
+    """``value`` if it is an OpenAI ``response_format``, else a ``ValueError`` naming the bad part.
+
+    The accepted shapes are ``{"type": "text"}``, ``{"type": "json_object"}``
+    and ``{"type": "json_schema", "json_schema": {"name": ..., "schema":
+    {...}, "strict": bool, "description": str}}`` (``name`` and ``schema``
+    required, ``schema`` a valid JSON Schema). Unknown keys are refused, not
+    ignored: a wire format that translates the format must not lose a part.
+    """
+    if not isinstance(value, dict):
+        raise ValueError(f"must be an object, not {type(value).__name__}")
+    kind = value.get("type")
+    if kind not in ("text", "json_object", "json_schema"):
+        raise ValueError(f"type must be one of text, json_object, json_schema; got {kind!r}")
+    allowed = {"type", "json_schema"} if kind == "json_schema" else {"type"}
+    extra = sorted(set(value) - allowed, key=str)
+    if extra:
+        raise ValueError(f"unknown key {extra[0]!r} for type {kind}")
+    if kind != "json_schema":
+        return value
+    spec = value.get("json_schema")
+    if not isinstance(spec, dict):
+        raise ValueError("json_schema must be an object with name and schema when type is json_schema")
+    extra = sorted(set(spec) - _JSON_SCHEMA_KEYS, key=str)
+    if extra:
+        raise ValueError(f"json_schema: unknown key {extra[0]!r}; allowed: description, name, schema, strict")
+    name = spec.get("name")
+    if not isinstance(name, str) or not _SCHEMA_NAME.match(name):
+        raise ValueError("json_schema.name is required: 1-64 letters, digits, _ or -")
+    schema = spec.get("schema")
+    if not isinstance(schema, dict):
+        raise ValueError("json_schema.schema is required and must be a JSON Schema object")
+    if "strict" in spec and not isinstance(spec["strict"], bool):
+        raise ValueError("json_schema.strict must be true or false")
+    if "description" in spec and not isinstance(spec["description"], str):
+        raise ValueError("json_schema.description must be a string")
+    import jsonschema  # only json_schema formats need it
+
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as error:
+        where = "/".join(str(p) for p in error.path)
+        raise ValueError(f"json_schema.schema is not a valid JSON Schema{f' at {where}' if where else ''}: "
+                         f"{error.message[:200]}") from None
+    return value
+
+
+# Fields added after the first release are left out of dumps while unset, so the config hash and the eval
+# manifests of existing setups stay what they were.
+_OMITTED_WHEN_UNSET = ("presence_penalty", "frequency_penalty", "user", "reasoning_effort", "response_format")
+
+
 class GenerationParams(BaseModel):
-    """Sampling settings sent upstream. Unset fields are left out of requests."""
+    """Sampling settings sent upstream. Unset fields are left out of requests.
+
+    Not every wire format can honour every field: each provider declares
+    what it supports (``Provider.supported_params``) and refuses the rest
+    rather than dropping them (``Provider.unsupported_params``). ``seed`` is
+    the one best-effort field: a wire format without seeds leaves it out.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -45,11 +112,48 @@ class GenerationParams(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, description="Cap on generated tokens.")
     seed: int | None = Field(default=None, description="Seed, where the provider supports one.")
     stop: tuple[str, ...] | None = Field(default=None, description="Stop sequences.")
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2, description="Penalty on tokens already used.")
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2,
+                                            description="Penalty growing with a token's count so far.")
+    user: str | None = Field(default=None, max_length=256, description="Opaque id of the end user, for abuse tracking.")
+    reasoning_effort: ReasoningEffort | None = Field(default=None, description="How hard a reasoning model thinks.")
+    response_format: dict[str, Any] | None = Field(
+        default=None, description="OpenAI's response_format: text, json_object, or json_schema with a schema.")
 
     @field_validator("stop")
     @classmethod
     def _stop_not_empty(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
         return value or None
+
+    @field_validator("response_format")
+    @classmethod
+    def _response_format_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if value is None else check_response_format(value)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        for name in _OMITTED_WHEN_UNSET:
+            if name in data and data[name] is None:
+                del data[name]
+        return data
+
+    def set_fields(self) -> list[str]:
+        """The names of the fields that are set (not None), in declaration order."""
+        return [name for name in type(self).model_fields if getattr(self, name) is not None]
+
+    def without(self, names: Iterable[str]) -> GenerationParams:
+        """These params with the named fields unset.
+
+        For callers that send one request to several wire formats (the
+        council's members) and leave out, per member, what its wire format
+        cannot honour: ``params.without(provider.unsupported_params(params))``.
+        """
+        drop = {name: None for name in names}
+        unknown = set(drop) - set(type(self).model_fields)
+        if unknown:
+            raise ValueError(f"not a generation param: {', '.join(sorted(unknown))}")
+        return self.model_copy(update=drop) if drop else self
 
     def merged(self, override: GenerationParams | None) -> GenerationParams:
         """Return these params with every field set in ``override`` taking precedence."""

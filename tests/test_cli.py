@@ -143,6 +143,18 @@ def test_config_check_reports_unset_keys(capsys):
     assert "sk-or-test" not in out
 
 
+def test_config_check_refuses_a_param_the_members_api_lacks(capsys, tmp_path):
+    path = tmp_path / "council.yaml"
+    path.write_text("members:\n  - name: solo\n    provider: simulated\n    model: sim\n"
+                    "  - name: claude\n    provider: anthropic\n    model: claude-x\n    api_key_env: ANTHROPIC_API_KEY\n"
+                    "    params:\n      reasoning_effort: high\n")
+    code, out, err = run_cli(capsys, "config", "check", str(path), environ={"ANTHROPIC_API_KEY": "sk-ant-test"})
+    assert code == EXIT_USAGE and "valid" not in out
+    assert "members[1].params.reasoning_effort: the anthropic API has no reasoning_effort" in err
+    code, _, err = run_cli(capsys, "ask", "--config", str(path), "hi", environ={"ANTHROPIC_API_KEY": "sk-ant-test"})
+    assert code == EXIT_USAGE and "members[1].params.reasoning_effort" in err, "the program stops before asking"
+
+
 async def _cli(*argv: str, env: dict[str, str]) -> tuple[int, str, str]:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "council", *argv,

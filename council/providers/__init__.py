@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import SecretStr
 
 from council.config import CouncilConfig, MemberConfig, RetryPolicy
+from council.errors import ConfigError
 from council.logs import register_secret
 from council.providers.anthropic import AnthropicProvider
 from council.providers.base import ChatStream, Provider, Reply, StreamDecoder
@@ -36,6 +37,19 @@ def build_provider(
     return cls(member, transport=transport, retry=retry, deadline_s=deadline_s, api_key=api_key)
 
 
+def check_member_params(config: CouncilConfig) -> None:
+    """Raise :class:`ConfigError` if a member's ``params`` set something its wire format lacks.
+
+    Run when a council is built and by ``council config check``, so such a
+    config stops the program before any question is asked.
+    """
+    problems = [f"members[{index}].{problem}"
+                for index, member in enumerate(config.members)
+                for problem in PROVIDERS[member.provider].config_problems(member)]
+    if problems:
+        raise ConfigError(config.source, problems)
+
+
 def build_providers(
     config: CouncilConfig, transport: Transport, api_keys: dict[str, SecretStr | None]
 ) -> dict[str, Provider]:
@@ -60,4 +74,5 @@ __all__ = [
     "StreamDecoder",
     "build_provider",
     "build_providers",
+    "check_member_params",
 ]

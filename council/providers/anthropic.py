@@ -3,6 +3,12 @@
 System prompts go in the top-level ``system`` field, the key in ``x-api-key``,
 and ``max_tokens`` is required by the API, so a default is always sent.
 ``base_url`` may be given with or without the ``/v1`` suffix.
+
+Of the generation params, ``user`` travels as ``metadata.user_id``;
+``presence_penalty``, ``frequency_penalty``, ``reasoning_effort`` and a JSON
+``response_format`` have no Messages API counterpart and are refused (see
+``Provider.unsupported_params``); ``seed`` has none either and, being a
+best-effort hint, is left out.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import json
 from typing import Any
 
 from council.errors import UpstreamServerError
-from council.providers.base import Provider, Reply, StreamDecoder, field
+from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder, field
 from council.transport import HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -52,8 +58,11 @@ class AnthropicProvider(Provider):
 
     name = "anthropic"
     default_base_url = "https://api.anthropic.com"
+    supported_params = (CORE_PARAMS - {"seed"}) | {"user"}
+    best_effort_params = frozenset({"seed"})
 
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
+        self.check_params(params)
         system, turns = split_system(messages)
         body: dict[str, Any] = {
             "model": self.member.model,
@@ -68,6 +77,8 @@ class AnthropicProvider(Provider):
             body["top_p"] = params.top_p
         if params.stop:
             body["stop_sequences"] = list(params.stop)
+        if params.user is not None:
+            body["metadata"] = {"user_id": params.user}
         if stream:
             body["stream"] = True
         headers = {"anthropic-version": ANTHROPIC_VERSION, "Accept": "application/json"}

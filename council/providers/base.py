@@ -18,10 +18,36 @@ from typing import Any, ClassVar
 from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
-from council.errors import ProtocolError, ProviderError, ProviderTimeout
+from council.errors import ConfigError, ProtocolError, ProviderError, ProviderTimeout
 from council.retry import call_with_retry
 from council.transport import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
 from council.types import ChatMessage, Completion, GenerationParams, Usage
+
+
+CORE_PARAMS: frozenset[str] = frozenset({"temperature", "top_p", "max_tokens", "seed", "stop"})
+"""The generation params every wire format handled from the start; the default of ``supported_params``."""
+
+
+class UnsupportedParams(ValueError):
+    """A provider was handed generation params its wire format cannot honour.
+
+    A programming error, never a user-facing one: callers check
+    :meth:`Provider.unsupported_params` first and refuse the request (the
+    server's pass-through) or leave the params out for that member (the
+    council's stages, via :meth:`GenerationParams.without`).
+    """
+
+    def __init__(self, provider: str, member: str, names: list[str]) -> None:
+        self.provider = provider
+        self.member = member
+        self.names = names
+        super().__init__(f"member {member!r} ({provider} API) cannot honour {', '.join(names)}; "
+                         f"check Provider.unsupported_params before sending")
+
+
+def _is_default(name: str, value: Any) -> bool:
+    """Whether a set param asks for what every wire format does anyway (plain text output)."""
+    return name == "response_format" and value == {"type": "text"}
 
 
 @dataclass(frozen=True)
@@ -84,6 +110,16 @@ class Provider(ABC):
     name: ClassVar[str]
     default_base_url: ClassVar[str] = ""
     simulated: ClassVar[bool] = False
+    supported_params: ClassVar[frozenset[str]] = CORE_PARAMS
+    """The :class:`GenerationParams` fields this wire format honours."""
+    best_effort_params: ClassVar[frozenset[str]] = frozenset()
+    """Unsupported fields that are hints by contract (``seed``: "where the provider supports one").
+
+    They are still listed by :meth:`unsupported_params`, so a pass-through
+    request that sets one is refused; but :meth:`build_request` leaves them
+    out instead of raising, so shared settings (an eval manifest's
+    ``seed: 42``, a member's configured ``params``) work on every member.
+    """
 
     def __init__(
         self,
@@ -101,10 +137,45 @@ class Provider(ABC):
         self.api_key = api_key
         self.base_url = (member.base_url or self.default_base_url).rstrip("/")
         self.endpoint = Endpoint(provider=self.name, model=member.model, member=member.name)
+        problems = self.config_problems(member)
+        if problems:
+            raise ConfigError(f"member {member.name!r}", problems)
+
+    @classmethod
+    def config_problems(cls, member: MemberConfig) -> list[str]:
+        """What is wrong with this member's configured ``params`` for this wire format (empty when nothing)."""
+        return [f"params.{name}: the {cls.name} API has no {name}; remove it from this member's params"
+                for name in cls._refused(member.params)]
+
+    @classmethod
+    def unsupported_params(cls, params: GenerationParams) -> list[str]:
+        """The fields set in ``params`` that this wire format cannot honour, in declaration order.
+
+        ``response_format: {"type": "text"}`` never counts: every wire format
+        answers in text. Best-effort fields (:attr:`best_effort_params`) do.
+        """
+        return [name for name in params.set_fields()
+                if name not in cls.supported_params and not _is_default(name, getattr(params, name))]
+
+    @classmethod
+    def _refused(cls, params: GenerationParams) -> list[str]:
+        return [name for name in cls.unsupported_params(params) if name not in cls.best_effort_params]
+
+    def check_params(self, params: GenerationParams) -> None:
+        """Raise :class:`UnsupportedParams` if ``params`` sets a field this wire format would have to drop."""
+        refused = self._refused(params)
+        if refused:
+            raise UnsupportedParams(self.name, self.member.name, refused)
 
     @abstractmethod
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
-        """The upstream request for these messages."""
+        """The upstream request for these messages.
+
+        Every set field of ``params`` lands in the request or, if this wire
+        format cannot honour it, raises :class:`UnsupportedParams` (start
+        with :meth:`check_params`); none is silently left out, except the
+        :attr:`best_effort_params`.
+        """
 
     @abstractmethod
     def parse_response(self, data: dict[str, Any]) -> Reply:
@@ -248,4 +319,5 @@ class ChatStream:
         return self.completion
 
 
-__all__ = ["ChatStream", "Provider", "ProviderError", "Reply", "StreamDecoder", "field"]
+__all__ = ["CORE_PARAMS", "ChatStream", "Provider", "ProviderError", "Reply", "StreamDecoder", "UnsupportedParams",
+           "field"]

@@ -2,6 +2,17 @@
 
 The key travels in ``x-goog-api-key`` (never in the URL, where logs and
 proxies would keep it). Streams are requested as SSE with ``alt=sse``.
+
+Generation params go in ``generationConfig``: the penalties as
+``presencePenalty`` / ``frequencyPenalty``; a ``json_object`` response format
+as ``responseMimeType: application/json``, a ``json_schema`` one adds its
+schema as ``responseJsonSchema`` (the field that takes standard JSON Schema;
+the older ``responseSchema`` takes an OpenAPI subset that rejects the
+``additionalProperties: false`` OpenAI's strict schemas carry; its ``name``
+is only a label and ``strict`` is how Gemini always treats a schema, and its
+``description`` joins the schema's own). ``user`` and
+``reasoning_effort`` are refused: the API has no end-user id, and its
+thinking settings differ between model generations (budgets, levels).
 """
 
 from __future__ import annotations
@@ -12,7 +23,7 @@ from urllib.parse import quote
 
 from council.errors import ProtocolError, UpstreamServerError
 from council.providers.anthropic import split_system
-from council.providers.base import Provider, Reply, StreamDecoder
+from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder
 from council.transport import Endpoint, HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -51,13 +62,29 @@ def _candidate_text(data: dict[str, Any], endpoint: Endpoint) -> tuple[str, str 
     return text, candidate.get("finishReason")
 
 
+def _response_format(response_format: dict[str, Any] | None) -> dict[str, Any]:
+    """The ``generationConfig`` fields for an OpenAI ``response_format`` (text is the default: none)."""
+    if response_format is None or response_format["type"] == "text":
+        return {}
+    fields: dict[str, Any] = {"responseMimeType": "application/json"}
+    if response_format["type"] == "json_schema":
+        spec = response_format["json_schema"]
+        schema = dict(spec["schema"])
+        if spec.get("description") and "description" not in schema:
+            schema["description"] = spec["description"]  # Gemini has no separate slot for the format's description
+        fields["responseJsonSchema"] = schema
+    return fields
+
+
 class GeminiProvider(Provider):
     """Gemini models through the Generative Language API."""
 
     name = "gemini"
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
+    supported_params = CORE_PARAMS | {"presence_penalty", "frequency_penalty", "response_format"}
 
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
+        self.check_params(params)
         system, turns = split_system(messages)
         body: dict[str, Any] = {
             "contents": [
@@ -78,6 +105,11 @@ class GeminiProvider(Provider):
             generation["seed"] = params.seed
         if params.stop:
             generation["stopSequences"] = list(params.stop)
+        if params.presence_penalty is not None:
+            generation["presencePenalty"] = params.presence_penalty
+        if params.frequency_penalty is not None:
+            generation["frequencyPenalty"] = params.frequency_penalty
+        generation.update(_response_format(params.response_format))
         if generation:
             body["generationConfig"] = generation
         model = quote(self.member.model.removeprefix("models/"), safe="-._")

@@ -3,7 +3,9 @@
 Serves OpenAI itself and every server that copies its API: OpenRouter,
 Together, Groq, vLLM, Ollama's ``/v1``, llama.cpp's server and LM Studio.
 Requests carry only the fields that are set, because some of those servers
-reject extras (an empty ``tools`` list, a null ``seed``).
+reject extras (an empty ``tools`` list, a null ``seed``). Every generation
+param is sent under its own OpenAI name (``max_tokens`` becomes
+``max_completion_tokens`` at api.openai.com).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 from typing import Any
 
 from council.errors import UpstreamServerError, error_for_status
-from council.providers.base import Provider, Reply, StreamDecoder, field
+from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder, field
 from council.transport import Endpoint, HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -43,8 +45,11 @@ class OpenAIProvider(Provider):
 
     name = "openai"
     default_base_url = "https://api.openai.com/v1"
+    supported_params = CORE_PARAMS | {"presence_penalty", "frequency_penalty", "user", "reasoning_effort",
+                                      "response_format"}
 
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
+        self.check_params(params)
         body: dict[str, Any] = {
             "model": self.member.model,
             "messages": [{"role": m.role, "content": m.content} for m in messages],
@@ -61,6 +66,10 @@ class OpenAIProvider(Provider):
             body["seed"] = params.seed
         if params.stop:
             body["stop"] = list(params.stop)
+        for name in ("presence_penalty", "frequency_penalty", "user", "reasoning_effort", "response_format"):
+            value = getattr(params, name)
+            if value is not None:
+                body[name] = value
         if stream:
             body["stream"] = True
             body["stream_options"] = {"include_usage": True}

@@ -231,10 +231,21 @@ def _count_tokens(text: str) -> int:
 
 
 class SimulatedProvider(Provider):
-    """A member that answers from its persona without any network call."""
+    """A member that answers from its persona without any network call.
+
+    Its generation params: ``max_tokens`` cuts the answer (in words) and
+    ``stop`` ends it before the first stop sequence, both with the finish
+    reason a real model gives. It has no sampler, so the sampling settings
+    (``temperature``, ``top_p``, ``seed``, the penalties, ``reasoning_effort``)
+    are honoured trivially: the answer is the same whatever they are, which
+    is what a deterministic model promises. ``user`` tags nothing, since it
+    keeps no logs. A JSON ``response_format`` is refused: it writes prose and
+    would not keep that promise.
+    """
 
     name = "simulated"
     simulated = True
+    supported_params = frozenset(GenerationParams.model_fields) - {"response_format"}
 
     def __init__(self, member: MemberConfig, **kwargs: Any) -> None:
         super().__init__(member, **kwargs)
@@ -254,8 +265,13 @@ class SimulatedProvider(Provider):
         return write_answer(self.persona, messages, self.member.name)
 
     def _reply(self, messages: list[ChatMessage], params: GenerationParams) -> Reply:
+        self.check_params(params)
         text = self.respond(messages)
         finish = "stop"
+        if params.stop:
+            cuts = [text.find(stop) for stop in params.stop if stop and stop in text]
+            if cuts:
+                text = text[: min(cuts)]
         if params.max_tokens is not None:
             words = text.split(" ")
             if len(words) > params.max_tokens:

@@ -24,8 +24,10 @@ from council.result import CouncilResult
 from council.rubric_catalog import UnknownRubric
 from council.server.admission import Admission, AdmissionRefused
 from council.server.guards import RUN_ID_KEY
-from council.server.schema import ApiError, ChatCompletionRequest, to_messages
+from council.server.schema import (ApiError, ChatCompletionRequest, council_request_problems, member_request_problems,
+                                   to_messages)
 from council.server.wire import ChunkWriter, completion_body, progress_line
+from council.types import GenerationParams
 
 COUNCIL_MODEL = "council"
 MEMBER_PREFIX = "member/"
@@ -121,7 +123,9 @@ class ChatHandler:
 
     async def council_completion(self, request: web.Request, body: ChatCompletionRequest) -> web.StreamResponse:
         """Run the council for one request."""
+        council_request_problems(body)
         messages = to_messages(body)
+        params = body.params()
         rubric = None
         if body.council_rubric:
             try:
@@ -136,8 +140,8 @@ class ChatHandler:
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:
-            return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric)
-        task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric))
+            return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric, params)
+        task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric, params=params))
         result = await self._await_run(task)
         if result.status != "complete" or result.final_answer is None:
             raise failure_error(result)
@@ -146,10 +150,11 @@ class ChatHandler:
         return web.json_response(payload, headers={"x-council-run-id": run_id})
 
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, messages: list[Any],
-                              run_id: str, completion_id: str, created: int, rubric: Any) -> web.StreamResponse:
+                              run_id: str, completion_id: str, created: int, rubric: Any,
+                              params: GenerationParams) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
         task = self.start_admitted(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait,
-                                                    rubric=rubric))
+                                                    rubric=rubric, params=params))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
             "x-council-run-id": run_id,
@@ -173,8 +178,9 @@ class ChatHandler:
         except KeyError:
             raise ApiError(404, f"The model '{body.model}' does not exist", param="model",
                            code="model_not_found") from None
-        messages = to_messages(body)
         params = body.params()
+        member_request_problems(body, provider.unsupported_params(params), provider.name)
+        messages = to_messages(body)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
         if not body.stream:

@@ -1,25 +1,38 @@
 """Reading ``POST /v1/chat/completions`` bodies the way OpenAI clients send them.
 
-Parsing is permissive where clients differ (unknown fields are ignored,
+Parsing is permissive where clients differ (non-standard fields are ignored,
 content may be a string or a list of parts, roles include ``developer`` and
 ``tool``) and strict where a wrong value would silently change the result
 (``temperature: "hot"``, ``stream: "yes"``, ``n: 3``). Every problem becomes
 an :class:`ApiError` naming the offending parameter.
+
+Every standard OpenAI chat parameter is declared, with its type, and is
+either honoured or refused with a 400 that names it; none is silently
+dropped. Which are honoured depends on the model asked:
+:func:`council_request_problems` for ``council``,
+:func:`member_request_problems` for ``member/NAME``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError,
+                      field_validator)
 
-from council.types import ChatMessage, GenerationParams
+from council.types import ChatMessage, GenerationParams, ReasoningEffort, check_response_format
+
+MAX_TOKENS_LIMIT = 1_000_000
+"""The largest ``max_tokens`` / ``max_completion_tokens`` accepted; no model comes near it."""
+_INT64 = 2**63
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # pydantic puts the tried type of a union member into error locations; field names are snake_case.
-_TYPE_TAG = re.compile(r"^(?:str|int|float|bool|none|(?:list|dict|tagged-union|function-\w+|constrained-\w+)\[.*\]"
+_TYPE_TAG = re.compile(r"^(?:str|int|float|bool|none"
+                       r"|(?:list|dict|literal|tagged-union|function-\w+|constrained-\w+)\[.*\]"
                        r"|function-.*|[A-Z]\w*)$")
 
 
@@ -71,26 +84,58 @@ Number = StrictFloat | StrictInt
 
 
 class ChatCompletionRequest(_Lenient):
-    """The fields Council reads; every other field is accepted and ignored."""
+    """A chat completion request: every standard OpenAI parameter, strictly typed; other fields are ignored.
+
+    Declared here means read: a parameter is honoured or refused (see
+    :func:`council_request_problems` and :func:`member_request_problems`),
+    and a value of the wrong type is a 400 naming it.
+    """
 
     model: StrictStr
     messages: list[RequestMessage] = Field(min_length=1)
     stream: StrictBool = False
     stream_options: StreamOptions | None = None
+    # Honoured: sampling and length.
     temperature: Number | None = Field(default=None, ge=0, le=2)
     top_p: Number | None = Field(default=None, ge=0, le=1)
-    max_tokens: StrictInt | None = Field(default=None, ge=1)
-    max_completion_tokens: StrictInt | None = Field(default=None, ge=1)
+    max_tokens: StrictInt | None = Field(default=None, ge=1, le=MAX_TOKENS_LIMIT)
+    max_completion_tokens: StrictInt | None = Field(default=None, ge=1, le=MAX_TOKENS_LIMIT)
     n: StrictInt | None = None
     stop: StrictStr | list[StrictStr] | None = None
-    seed: StrictInt | None = None
+    seed: StrictInt | None = Field(default=None, ge=-_INT64, lt=_INT64)
     presence_penalty: Number | None = Field(default=None, ge=-2, le=2)
     frequency_penalty: Number | None = Field(default=None, ge=-2, le=2)
-    user: StrictStr | None = None
+    user: StrictStr | None = Field(default=None, max_length=256)
+    reasoning_effort: ReasoningEffort | None = None
     response_format: dict[str, Any] | None = None
+    # Refused unless left at their defaults: Council answers with text only, without token data.
+    logprobs: StrictBool | None = None
+    top_logprobs: StrictInt | None = Field(default=None, ge=0, le=20)
+    logit_bias: dict[StrictStr, Annotated[Number, Field(ge=-100, le=100)]] | None = None
+    audio: dict[str, Any] | None = None
+    modalities: list[StrictStr] | None = None
+    prediction: dict[str, Any] | None = None
+    functions: list[dict[str, Any]] | None = None
+    function_call: Literal["none", "auto"] | dict[str, Any] | None = None
+    web_search_options: dict[str, Any] | None = None
+    verbosity: Literal["low", "medium", "high"] | None = None
+    # Accepted as metadata about the call: they ask nothing of the answer.
+    metadata: dict[StrictStr, StrictStr] | None = None
+    store: StrictBool | None = None
+    service_tier: StrictStr | None = None
+    parallel_tool_calls: StrictBool | None = None
+    prompt_cache_key: StrictStr | None = None
+    prompt_cache_retention: StrictStr | None = None
+    safety_identifier: StrictStr | None = None
     tools: list[Any] | None = None
     tool_choice: StrictStr | dict[str, Any] | None = None
+    # Council's own.
     council_rubric: StrictStr | None = Field(default=None, max_length=300)
+
+    @field_validator("response_format")
+    @classmethod
+    def _response_format_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if value is None else check_response_format(value)
 
     @property
     def include_usage(self) -> bool:
@@ -98,12 +143,117 @@ class ChatCompletionRequest(_Lenient):
         return bool(self.stream_options and self.stream_options.include_usage)
 
     def params(self) -> GenerationParams:
-        """The sampling settings to pass to a member."""
+        """The generation settings to pass to a member (or, for the council, to its members).
+
+        ``max_completion_tokens`` wins over ``max_tokens``; a ``response_format``
+        of ``{"type": "text"}`` is the default everywhere and is left unset.
+        """
         stop = [self.stop] if isinstance(self.stop, str) else self.stop
+        response_format = None if self.response_format == {"type": "text"} else self.response_format
         return GenerationParams(
             temperature=self.temperature, top_p=self.top_p, seed=self.seed,
             max_tokens=self.max_completion_tokens or self.max_tokens, stop=tuple(stop) if stop else None,
+            presence_penalty=self.presence_penalty, frequency_penalty=self.frequency_penalty, user=self.user,
+            reasoning_effort=self.reasoning_effort, response_format=response_format,
         )
+
+
+def _refuse(param: str, why: str) -> ApiError:
+    return ApiError(400, f"{param}: {why}", param=param, code="unsupported_parameter")
+
+
+def _output_problems(request: ChatCompletionRequest, council: bool) -> None:
+    """The refusals shared by both models: what Council cannot carry back or does not forward."""
+    source = "the council's answer is written from several models' answers" if council else \
+        "a member's answer is relayed as text"
+    if request.logprobs:
+        raise _refuse("logprobs", f"{source} and carries no token log probabilities; leave logprobs unset or false")
+    if request.top_logprobs:
+        raise _refuse("top_logprobs", f"{source} and carries no token log probabilities; leave top_logprobs unset")
+    if request.logit_bias:
+        why = ("token ids differ between the members' models" if council
+               else "token biases are not forwarded to members")
+        raise _refuse("logit_bias", f"{why}; leave logit_bias unset or empty")
+    if request.audio is not None:
+        raise _refuse("audio", "Council answers in text only; audio output is not supported")
+    if request.modalities is not None and request.modalities != ["text"]:
+        raise _refuse("modalities", 'Council answers in text only; modalities must be ["text"] or unset')
+    if request.prediction is not None:
+        raise _refuse("prediction", "predicted outputs are not supported")
+    if request.functions:
+        raise _refuse("functions", "legacy function calling is not supported; leave functions unset")
+    if isinstance(request.function_call, dict):
+        raise _refuse("function_call", "legacy function calling is not supported; a function call cannot be forced")
+    if request.web_search_options is not None:
+        raise _refuse("web_search_options", "web search is not supported")
+    if request.verbosity is not None:
+        why = ("the council's answer is the chairman's synthesis, whose length follows its own prompt" if council
+               else "verbosity is not forwarded to members")
+        raise _refuse("verbosity", f"{why}; leave verbosity unset")
+
+
+def council_request_problems(request: ChatCompletionRequest) -> None:
+    """Refuse (400, naming the parameter) what the council model cannot honour; return if all is honoured.
+
+    Honoured: ``temperature``, ``top_p``, ``max_tokens`` /
+    ``max_completion_tokens``, ``seed``, ``stop``, ``presence_penalty``,
+    ``frequency_penalty``, ``user`` and ``reasoning_effort``: they travel
+    in :meth:`ChatCompletionRequest.params` to the members. The council is
+    many members on different wire formats, so a setting is sent to each
+    member whose wire format has it and left out for the others (the
+    caller sends ``params.without(provider.unsupported_params(params))`` to
+    each member): refusing it because one member lacks it would make it
+    unusable on any mixed council, and the answer, a synthesis of several
+    answers, is shaped by such a setting only approximately anyway. For
+    example ``reasoning_effort`` reaches the OpenAI-format members, ``user``
+    the OpenAI ones (as ``user``) and the Anthropic ones (as
+    ``metadata.user_id``), the penalties the OpenAI and Gemini ones.
+
+    Refused unless left at the default: ``response_format`` other than
+    ``{"type": "text"}`` (the chairman writes prose), ``logprobs``,
+    ``top_logprobs``, ``logit_bias``, ``audio``, ``modalities`` other than
+    ``["text"]``, ``prediction``, ``functions`` / a forced
+    ``function_call``, ``web_search_options`` and ``verbosity`` (``n`` other
+    than 1 and a forced ``tool_choice`` are refused by :func:`parse_request`).
+
+    Accepted as metadata that asks nothing of the answer: ``metadata``,
+    ``store``, ``service_tier``, ``parallel_tool_calls``,
+    ``prompt_cache_key``, ``prompt_cache_retention``, ``safety_identifier``,
+    ``stream_options``; ``tools`` and ``tool_choice`` as :func:`parse_request` allows.
+    """
+    if request.response_format is not None and request.response_format != {"type": "text"}:
+        kind = request.response_format["type"]
+        raise _refuse("response_format", f"the council answers in text only; structured output ({kind}) is not "
+                                         "supported on the council model (use member/NAME)")
+    _output_problems(request, council=True)
+
+
+def member_request_problems(request: ChatCompletionRequest, unsupported: Sequence[str],
+                            wire_format: str | None = None) -> None:
+    """Refuse (400, naming the parameter) what a ``member/NAME`` pass-through cannot honour.
+
+    ``unsupported`` is the member's ``provider.unsupported_params(request.params())``
+    (the request's own params, not merged with the member's configured
+    ones), ``wire_format`` its ``provider.name``; the first unsupported
+    parameter is refused with both named. Also refused, whatever the member:
+    what a relayed answer cannot carry back or Council does not forward
+    (``logprobs``, ``top_logprobs``, ``logit_bias``, ``audio``,
+    ``modalities``, ``prediction``, legacy ``functions``,
+    ``web_search_options``, ``verbosity``; ``n`` other than 1 in :func:`parse_request`).
+    """
+    _output_problems(request, council=False)
+    if not unsupported:
+        return
+    name = unsupported[0]
+    param = name
+    if name == "max_tokens" and request.max_completion_tokens is not None:
+        param = "max_completion_tokens"
+    member = request.model.removeprefix("member/")
+    speaks = f"speaks the {wire_format} API" if wire_format else "has an API"
+    what = param
+    if name == "response_format" and request.response_format is not None:
+        what = f"response_format of type {request.response_format['type']}"
+    raise _refuse(param, f"member {member!r} {speaks}, which has no {what}")
 
 
 def _param(loc: tuple[int | str, ...]) -> str:
@@ -140,7 +290,7 @@ def parse_request(data: dict[str, Any]) -> ChatCompletionRequest:
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         param = _param(tuple(error["loc"]))
-        message = error["msg"]
+        message = error["msg"].removeprefix("Value error, ")
         if error["type"] == "missing":
             message = "required parameter is missing"
         raise ApiError(400, f"{param}: {message}", param=param or None) from None

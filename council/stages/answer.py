@@ -40,7 +40,7 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
 async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
     """Ask every member at once; stop at the first of all-answered or the stage deadline."""
     started = time.perf_counter()
-    jobs = {name: _answer(ctx.providers[name], ctx.question, ctx.params) for name in ctx.members}
+    jobs = {name: _answer(ctx.providers[name], ctx.question, ctx.params_for(ctx.providers[name])) for name in ctx.members}
 
     def report(name: str, record: AnswerRecord) -> None:
         ctx.emit("answer", member=name, status=record.status, latency_ms=round(record.latency_ms, 1),

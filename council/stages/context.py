@@ -39,6 +39,17 @@ class RunContext:
         """The conversation the council answers."""
         return self.result.question
 
+    def params_for(self, provider: Provider) -> GenerationParams | None:
+        """The run's params as this member can take them.
+
+        One request goes to members on different wire formats; a setting one of
+        them lacks (``reasoning_effort`` on Anthropic, say) is left out for that
+        member rather than failing the whole council.
+        """
+        if self.params is None:
+            return None
+        return self.params.without(provider.unsupported_params(self.params))
+
     @property
     def listening(self) -> bool:
         """Whether anyone receives events; payloads that cost something to build are skipped otherwise."""

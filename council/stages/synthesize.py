@@ -58,7 +58,7 @@ def withheld_notice(blocked: list[AnswerRecord]) -> str:
 
 
 async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[ChatMessage]) -> tuple[str, Usage]:
-    async with chairman.stream(messages, ctx.params) as stream:
+    async with chairman.stream(messages, ctx.params_for(chairman)) as stream:
         async for delta in stream:
             ctx.emit("final_delta", text=delta, by=chairman.member.name)
     assert stream.completion is not None

@@ -66,3 +66,59 @@ async def test_base_url_with_or_without_v1(fake_llm, transport, base_suffix):
     provider = build_provider(member, transport=transport, retry=FAST_RETRY, deadline_s=2, api_key=None)
     await provider.complete(CONVERSATION)
     assert fake_llm.requests[-1].path == "/v1/messages"
+
+
+async def test_user_travels_as_metadata_user_id(fake_llm, make_provider):
+    provider = make_provider("anthropic", "c")
+    params = GenerationParams(user="user-42", temperature=0.2)
+    assert provider.unsupported_params(params) == []
+    await provider.complete(CONVERSATION, params)
+    body = fake_llm.requests[0].body
+    assert body["metadata"] == {"user_id": "user-42"}
+    assert "user" not in body
+
+
+async def test_unsupported_params_are_listed_in_field_order(make_provider):
+    provider = make_provider("anthropic", "c")
+    params = GenerationParams(seed=1, presence_penalty=0.1, frequency_penalty=0.1, user="u", reasoning_effort="high",
+                              response_format={"type": "json_object"})
+    assert provider.unsupported_params(params) == [
+        "seed", "presence_penalty", "frequency_penalty", "reasoning_effort", "response_format"]
+    assert provider.unsupported_params(GenerationParams(response_format={"type": "text"})) == [], \
+        "text output is what every wire format gives"
+
+
+@pytest.mark.parametrize("params", [
+    GenerationParams(presence_penalty=0.5), GenerationParams(frequency_penalty=0.5),
+    GenerationParams(reasoning_effort="medium"), GenerationParams(response_format={"type": "json_object"}),
+], ids=["presence_penalty", "frequency_penalty", "reasoning_effort", "response_format"])
+async def test_an_unsupported_param_is_never_dropped_silently(fake_llm, make_provider, params):
+    from council.providers.base import UnsupportedParams
+
+    provider = make_provider("anthropic", "c")
+    with pytest.raises(UnsupportedParams) as caught:
+        await provider.complete(CONVERSATION, params)
+    assert caught.value.names == params.set_fields()
+    with pytest.raises(UnsupportedParams):
+        async with provider.stream(CONVERSATION, params) as stream:
+            async for _ in stream:
+                pass
+    assert not fake_llm.requests, "nothing is sent"
+
+
+async def test_seed_is_best_effort_and_left_out(fake_llm, make_provider):
+    await make_provider("anthropic", "c").complete(CONVERSATION, GenerationParams(seed=42))
+    assert "seed" not in fake_llm.requests[0].body
+
+
+def test_a_member_configured_with_an_unsupported_param_is_a_config_error():
+    from council.config import MemberConfig, RetryPolicy
+    from council.errors import ConfigError
+    from council.providers.anthropic import AnthropicProvider
+
+    member = MemberConfig(name="claude", provider="anthropic", model="c", base_url="http://127.0.0.1:9",
+                          params=GenerationParams(presence_penalty=0.3, seed=1))
+    with pytest.raises(ConfigError) as caught:
+        AnthropicProvider(member, transport=None, retry=RetryPolicy(), deadline_s=1)
+    assert caught.value.problems == [
+        "params.presence_penalty: the anthropic API has no presence_penalty; remove it from this member's params"]

@@ -69,3 +69,49 @@ async def test_blocked_prompt_is_a_filtered_empty_answer(fake_llm, make_provider
     fake_llm.script("g", Step(body=json.dumps(body).encode()))
     completion = await make_provider("gemini", "g").complete(CONVERSATION)
     assert (completion.content, completion.finish_reason) == ("", "content_filter")
+
+
+async def test_penalties_map_to_generation_config(fake_llm, make_provider):
+    params = GenerationParams(presence_penalty=0.4, frequency_penalty=-0.6)
+    await make_provider("gemini", "g").complete(CONVERSATION, params)
+    assert fake_llm.requests[0].body["generationConfig"] == {"presencePenalty": 0.4, "frequencyPenalty": -0.6}
+
+
+async def test_json_object_asks_for_json(fake_llm, make_provider):
+    await make_provider("gemini", "g").complete(CONVERSATION, GenerationParams(response_format={"type": "json_object"}))
+    assert fake_llm.requests[0].body["generationConfig"] == {"responseMimeType": "application/json"}
+
+
+async def test_json_schema_travels_as_response_json_schema(fake_llm, make_provider):
+    schema = {"type": "object", "properties": {"city": {"type": "string"}, "people": {"type": ["integer", "null"]}},
+              "required": ["city", "people"], "additionalProperties": False}
+    response_format = {"type": "json_schema", "json_schema": {"name": "population", "strict": True, "schema": schema,
+                                                              "description": "A city and its population."}}
+    params = GenerationParams(response_format=response_format)
+    async with make_provider("gemini", "g").stream(CONVERSATION, params) as stream:
+        async for _ in stream:
+            pass
+    generation = fake_llm.requests[0].body["generationConfig"]
+    assert generation == {"responseMimeType": "application/json",
+                          "responseJsonSchema": {**schema, "description": "A city and its population."}}
+    assert "description" not in schema, "the caller's schema is not modified"
+
+
+async def test_text_format_needs_nothing(fake_llm, make_provider):
+    await make_provider("gemini", "g").complete(CONVERSATION, GenerationParams(response_format={"type": "text"}))
+    assert "generationConfig" not in fake_llm.requests[0].body
+
+
+async def test_user_and_reasoning_effort_are_unsupported(fake_llm, make_provider):
+    import pytest
+
+    from council.providers.base import UnsupportedParams
+
+    provider = make_provider("gemini", "g")
+    params = GenerationParams(user="u", reasoning_effort="low", presence_penalty=0.1, seed=1,
+                              response_format={"type": "json_object"})
+    assert provider.unsupported_params(params) == ["user", "reasoning_effort"]
+    with pytest.raises(UnsupportedParams) as caught:
+        await provider.complete(CONVERSATION, params)
+    assert caught.value.names == ["user", "reasoning_effort"]
+    assert not fake_llm.requests

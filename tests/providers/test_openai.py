@@ -90,3 +90,40 @@ async def test_official_endpoint_uses_max_completion_tokens():
     request = provider.build_request(CONVERSATION, GenerationParams(max_tokens=10), stream=False)
     assert request.url == "https://api.openai.com/v1/chat/completions"
     assert request.json["max_completion_tokens"] == 10 and "max_tokens" not in request.json
+
+
+STRICT_SCHEMA = {"type": "json_schema", "json_schema": {
+    "name": "answer", "strict": True,
+    "schema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"],
+               "additionalProperties": False}}}
+
+
+async def test_every_generation_param_is_forwarded_under_its_own_name(fake_llm, make_provider):
+    params = GenerationParams(presence_penalty=0.5, frequency_penalty=-0.25, user="user-7", reasoning_effort="low",
+                              response_format=STRICT_SCHEMA)
+    provider = make_provider("openai", "m")
+    assert provider.unsupported_params(params) == []
+    await provider.complete(CONVERSATION, params)
+    body = fake_llm.requests[0].body
+    assert {k: body[k] for k in ("presence_penalty", "frequency_penalty", "user", "reasoning_effort",
+                                 "response_format")} == {
+        "presence_penalty": 0.5, "frequency_penalty": -0.25, "user": "user-7", "reasoning_effort": "low",
+        "response_format": STRICT_SCHEMA,
+    }
+
+
+async def test_json_object_format_and_penalties_in_a_stream(fake_llm, make_provider):
+    fake_llm.script("m", Step(reply='{"n": 12}'))
+    params = GenerationParams(response_format={"type": "json_object"}, presence_penalty=0)
+    async with make_provider("openai", "m").stream(CONVERSATION, params) as stream:
+        text = "".join([delta async for delta in stream])
+    body = fake_llm.requests[0].body
+    assert body["stream"] is True
+    assert body["response_format"] == {"type": "json_object"} and body["presence_penalty"] == 0
+    assert text == '{"n": 12}'
+
+
+async def test_unset_new_params_stay_out_of_the_request(fake_llm, make_provider):
+    await make_provider("openai", "m").complete(CONVERSATION, GenerationParams(temperature=0.5))
+    body = fake_llm.requests[0].body
+    assert not {"presence_penalty", "frequency_penalty", "user", "reasoning_effort", "response_format"} & set(body)

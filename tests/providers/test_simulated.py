@@ -87,3 +87,30 @@ async def test_max_tokens_truncates_with_length_finish():
 @pytest.mark.parametrize(("text", "topic"), [("Why is the sky blue?", "the sky blue"), ("Please explain TCP slow start", "tcp slow start"), ("?!", "the question")])
 def test_topic(text, topic):
     assert topic_of(ask(text)) == topic
+
+
+async def test_stop_ends_the_answer_before_the_stop_sequence():
+    full = await simulated(verbosity="verbose").complete(ask("Explain gravity."))
+    cut = full.content.index(" ", 20)
+    stop = full.content[cut:cut + 6]
+    completion = await simulated(verbosity="verbose").complete(
+        ask("Explain gravity."), GenerationParams(stop=(stop, "never-there")))
+    assert completion.content == full.content[:full.content.index(stop)] and completion.finish_reason == "stop"
+    assert 0 < len(completion.content) <= cut and stop not in completion.content
+
+
+async def test_sampling_settings_are_accepted_and_json_output_refused():
+    from council.providers.base import UnsupportedParams
+
+    provider = simulated()
+    sampling = GenerationParams(temperature=1.5, top_p=0.5, seed=3, presence_penalty=1, frequency_penalty=1,
+                                user="u", reasoning_effort="high", response_format={"type": "text"})
+    assert provider.unsupported_params(sampling) == []
+    plain = await provider.complete(ask("Why is the sky blue?"))
+    assert (await provider.complete(ask("Why is the sky blue?"), sampling)).content == plain.content
+    json_mode = GenerationParams(response_format={"type": "json_object"})
+    assert provider.unsupported_params(json_mode) == ["response_format"]
+    with pytest.raises(UnsupportedParams):
+        await provider.complete(ask("Why?"), json_mode)
+    with pytest.raises(UnsupportedParams):
+        await provider.stream(ask("Why?"), json_mode).collect()

@@ -112,7 +112,8 @@ async def test_pass_through_member(server):
     first, second = server.fake.requests_for("model-beta")
     assert first.body["temperature"] == 0.3 and first.body["max_tokens"] == 50
     assert first.messages[0] == {"role": "system", "content": "Be brief."}
-    assert "tools" not in first.body and "user" not in first.body
+    assert "tools" not in first.body, "an empty tools list is not forwarded"
+    assert first.body["user"] == "someone" and first.body["presence_penalty"] == 0
     assert second.stream
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "beta thinks 42. quality=7"
     assert chunks[-1].usage is not None and chunks[-1].choices == []

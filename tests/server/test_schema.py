@@ -7,7 +7,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from council.server.schema import ApiError, decode_body, parse_request, to_messages
+from council.providers import PROVIDERS
+from council.server.schema import (ApiError, council_request_problems, decode_body, member_request_problems,
+                                   parse_request, to_messages)
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -24,13 +26,27 @@ MESSAGE = st.fixed_dictionaries(
 BODY = st.fixed_dictionaries(
     {"model": st.sampled_from(["council", "member/alpha"]) | JSON, "messages": st.lists(MESSAGE, max_size=4) | JSON},
     optional={"stream": JSON, "temperature": JSON, "max_tokens": JSON, "n": JSON, "stop": JSON,
-              "tool_choice": JSON, "stream_options": JSON, "top_p": JSON, "seed": JSON},
+              "tool_choice": JSON, "stream_options": JSON, "top_p": JSON, "seed": JSON,
+              "max_completion_tokens": JSON, "presence_penalty": JSON, "user": JSON, "metadata": JSON,
+              "reasoning_effort": st.sampled_from(["low", "high", "max"]) | JSON,
+              "response_format": st.sampled_from([{"type": "text"}, {"type": "json_object"}, {"type": "json_schema"},
+                                                  {"type": "json_schema", "json_schema": {"name": "a", "schema": {}}}])
+              | JSON,
+              "logprobs": JSON, "top_logprobs": JSON, "logit_bias": JSON, "modalities": JSON, "function_call": JSON},
 )
 
 
 def validate(raw: bytes) -> None:
     try:
         request = parse_request(decode_body(raw))
+        # Whatever parse_request accepts turns into GenerationParams without a ValidationError.
+        params = request.params()
+        if request.model == "council":
+            council_request_problems(request)
+        else:
+            wire = PROVIDERS["anthropic"]
+            unsupported = [name for name in params.set_fields() if name not in wire.supported_params]
+            member_request_problems(request, unsupported, "anthropic")
         messages = to_messages(request)
     except ApiError as error:
         assert 400 <= error.status < 500

@@ -143,6 +143,11 @@ class ReviewConfig(_Strict):
     aggregation: Literal["calibrated", "raw_mean", "per_question_z", "borda"] = Field(
         default="calibrated", description="How scores become a ranking."
     )
+    max_answer_chars: int | None = Field(
+        default=32_000, ge=1_000,
+        description="Reviewers and the chairman see at most this many characters of an answer, with a marker "
+                    "saying it was cut; null shows answers whole.",
+    )
 
 
 class SafetyConfig(_Strict):

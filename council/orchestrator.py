@@ -44,7 +44,7 @@ from council.rubric import Rubric, load_rubric
 from council.rubric_catalog import RubricCatalog
 from council.stages.answer import collect_answers
 from council.stages.context import RunContext, elapsed_ms
-from council.stages.review import collect_reviews
+from council.stages.review import collect_reviews, mark_oversized
 from council.stages.rubric_scores import attach_verdicts, automatic_review, automatic_scores
 from council.stages.safety_gate import apply_safety_gate
 from council.stages.synthesize import final_answer
@@ -303,7 +303,8 @@ class Council:
         result.answers = await collect_answers(ctx)
         result.timings.answers_ms = elapsed_ms(stage)
         stage = time.perf_counter()
-        result.answers = await apply_safety_gate(ctx, result.answers)
+        result.answers = mark_oversized(await apply_safety_gate(ctx, result.answers),
+                                        self.config.review.max_answer_chars)
         result.timings.safety_ms = elapsed_ms(stage)
         self._note_failures(result)
         self._save(result)

@@ -69,6 +69,20 @@ class ReviewTask:
     hints: dict[str, str] = field(default_factory=dict)
 
 
+def shown_to_reviewers(text: str, max_chars: int | None) -> str:
+    """``text`` as reviewers and the chairman read it: cut at ``max_chars``, with a marker that says so.
+
+    An answer of hundreds of kilobytes would otherwise go whole into every
+    reviewer's prompt. The cut backs up to a line or word break near the
+    limit so the marker does not split a word.
+    """
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    cut = max(text.rfind("\n", max_chars - 200, max_chars), text.rfind(" ", max_chars - 200, max_chars))
+    kept = text[:cut if cut > 0 else max_chars].rstrip()
+    return f"{kept}\n\n[answer cut for review: the first {len(kept):,} of {len(text):,} characters are shown]"
+
+
 def labels_for(n: int) -> list[str]:
     """Anonymous labels for ``n`` answers: "Response A" to "Response Z", then "Response AA", ..."""
     if n < 0:

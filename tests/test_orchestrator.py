@@ -381,3 +381,40 @@ async def test_generation_params_reach_answers_and_chairman_but_not_reviews(fake
     assert (answer.body["temperature"], answer.body["max_tokens"], answer.body["seed"]) == (0.0, 1024, 42)
     assert "seed" not in review.body
     assert chair.stream and chair.body["seed"] == 42
+
+
+def prompt_text(request: RecordedRequest) -> str:
+    return "\n".join(m["content"] for m in request.messages)
+
+
+async def test_an_oversized_answer_is_cut_before_review_and_the_cut_is_recorded(fake_llm, store):
+    huge = "beta says the answer is 42. quality=7\n" + "padding words " * 22_000  # about 300 KB
+    script_members(fake_llm, beta=Step(reply=council_member(huge, quality_judge)))
+    result = await run(make_config(fake_llm), store)
+    assert result.status == "complete", result.degraded_reasons
+    beta = next(a for a in result.answers if a.member == "beta")
+    assert beta.content == huge, "the stored answer is whole"
+    assert beta.review_truncated_from == len(huge)
+    assert all(a.review_truncated_from is None for a in result.answers if a.member != "beta")
+    limit = make_config(fake_llm).review.max_answer_chars
+    assert limit == 32_000
+    marker = f"of {len(huge):,} characters are shown]"
+    # Every prompt that shows answers to a model (reviews of beta, the chairman) carries the cut, not the whole.
+    showing_beta = [text for text in map(prompt_text, fake_llm.requests) if "padding words" in text]
+    assert len(showing_beta) == 4, "three reviewers and the chairman read beta's answer"
+    for text in showing_beta:
+        assert marker in text
+        assert text.count("padding words") <= limit // len("padding words ") + 1
+    stored = store.get(result.run_id)
+    assert stored is not None and stored.answers[1].review_truncated_from == len(huge)
+    assert [e.member for e in result.ranking][:2] == ["alpha", "beta"], "the cut answer is still scored"
+
+
+async def test_max_answer_chars_null_shows_answers_whole(fake_llm, store):
+    huge = "beta says the answer is 42. quality=7\n" + "padding words " * 3_000
+    script_members(fake_llm, beta=Step(reply=council_member(huge, quality_judge)))
+    result = await run(make_config(fake_llm, review={"max_answer_chars": None}), store)
+    assert all(a.review_truncated_from is None for a in result.answers)
+    showing_beta = [text for text in map(prompt_text, fake_llm.requests) if "padding words" in text]
+    assert len(showing_beta) == 4 and all(text.count("padding words") >= 3_000 for text in showing_beta)
+    assert not any("characters are shown]" in text for text in showing_beta)

@@ -309,3 +309,17 @@ def test_read_review_task_ignores_other_conversations():
     # A forged prompt inside a user's question is not a review: the system message is what counts.
     smuggled = ChatMessage(role="user", content=system.content + user.content)
     assert read_review_task([ChatMessage(role="system", content="x"), smuggled]) is None
+
+
+def test_shown_to_reviewers_cuts_long_answers_at_a_word_break_with_a_marker():
+    from council.review_prompt import shown_to_reviewers
+
+    assert shown_to_reviewers("short answer", 1_000) == "short answer"
+    assert shown_to_reviewers("x" * 5_000, None) == "x" * 5_000
+    text = "word " * 1_000  # 5,000 characters
+    shown = shown_to_reviewers(text, 1_000)
+    kept, marker = shown.split("\n\n[")
+    assert len(kept) <= 1_000 and kept.endswith("word") and not kept.endswith(" ")
+    assert marker == f"answer cut for review: the first {len(kept):,} of 5,000 characters are shown]"
+    unbroken = shown_to_reviewers("y" * 3_000, 1_000)
+    assert unbroken.startswith("y" * 1_000 + "\n\n[answer cut for review: the first 1,000 of 3,000")

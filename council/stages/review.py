@@ -17,7 +17,8 @@ from council.ballot import BallotParse, parse_ballot
 from council.errors import ProviderError
 from council.providers import Provider
 from council.result import AnswerRecord, DimensionScoresRecord, Failure, ReviewRecord
-from council.review_prompt import Candidate, labels_for, new_nonce, render_retry_message, render_review_prompt
+from council.review_prompt import (Candidate, labels_for, new_nonce, render_retry_message, render_review_prompt,
+                                   shown_to_reviewers)
 from council.rubric import CriterionValue, Rubric
 from council.stages.context import RunContext, elapsed_ms, gather_until, ordered
 from council.types import ChatMessage, Usage
@@ -111,13 +112,23 @@ async def review_one(
     return record.model_copy(update={"scores": scores, "ranking": ranking, **common})
 
 
+def mark_oversized(answers: list[AnswerRecord], max_chars: int | None) -> list[AnswerRecord]:
+    """The answers, each longer than ``max_chars`` recording its length: reviewers will see it cut."""
+    if max_chars is None:
+        return answers
+    return [a.model_copy(update={"review_truncated_from": len(a.content)})
+            if a.status == "ok" and a.content is not None and len(a.content) > max_chars else a
+            for a in answers]
+
+
 async def collect_reviews(
     ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]] | None = None
 ) -> list[ReviewRecord]:
     """Every reviewer at once, within the stage deadline; ``fixed`` holds each answer's automatic criteria."""
     started = time.perf_counter()
     plan = reviewers_and_candidates(answers, ctx.config.review.include_self)
-    texts = {a.member: a.content or "" for a in answers if a.status == "ok"}
+    limit = ctx.config.review.max_answer_chars
+    texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
     orders = {reviewer: presentation_order(ctx.seed, reviewer, shown) for reviewer, shown in plan.items()}
     jobs = {
         reviewer: review_one(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,

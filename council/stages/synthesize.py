@@ -15,7 +15,7 @@ from council.errors import ProviderError
 from council.logs import get_logger
 from council.providers import Provider
 from council.result import AnswerRecord, FinalAnswer, RankingEntry
-from council.review_prompt import fence, new_nonce
+from council.review_prompt import fence, new_nonce, shown_to_reviewers
 from council.safety import check_answer
 from council.stages.context import RunContext, elapsed_ms
 from council.types import ChatMessage, Usage
@@ -77,7 +77,8 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
     if ctx.chairman is None:
         return FinalAnswer(content=best.content or "", by=best.member)
     chairman = ctx.providers[ctx.chairman]
-    texts = {a.member: a.content or "" for a in answers if a.status == "ok"}
+    limit = ctx.config.review.max_answer_chars
+    texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
     ranked = [(entry, texts[entry.member]) for entry in ranking if entry.member in texts]
     if not ranked:
         ranked = [(RankingEntry(member=best.member, rank=1, score=0.0, raw_mean=None, n_reviews=0), texts[best.member])]

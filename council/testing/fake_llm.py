@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +62,23 @@ class Step:
     error_message: str = "scripted failure"
 
 
+@dataclass(frozen=True)
+class RandomFaults:
+    """Faults drawn at random for unscripted requests (load tests): 500s, and 429s with ``Retry-After``.
+
+    ``seed`` makes the draw repeatable; scripted steps are never replaced.
+    """
+
+    server_error_rate: float = 0.0
+    rate_limit_rate: float = 0.0
+    retry_after_s: int = 1
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.server_error_rate + self.rate_limit_rate <= 1:
+            raise ValueError("fault rates must be between 0 and 1 together")
+
+
 def default_reply(request: RecordedRequest) -> str:
     """The reply of an unscripted model: names itself and echoes the question."""
     return f"{request.model} answers: {request.last_user_text}"
@@ -83,6 +101,9 @@ class FakeLLMServer:
         self.port = 0
         self.default_latency_s = 0.0
         self.default_reply: str | Replier | None = None
+        self.random_faults: RandomFaults | None = None
+        self._fault_draw = random.Random()
+        self.faults_served: dict[int, int] = {}
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *steps: Step) -> None:
@@ -96,8 +117,32 @@ class FakeLLMServer:
     def _next_step(self, model: str) -> Step:
         steps = self._scripts.get(model)
         if not steps:
-            return Step(latency_s=self.default_latency_s, reply=self.default_reply)
+            return self._random_fault() or Step(latency_s=self.default_latency_s, reply=self.default_reply)
         return steps.pop(0) if len(steps) > 1 else steps[0]
+
+    def inject_random_faults(self, faults: RandomFaults) -> None:
+        """From now on, answer unscripted requests with a random fault at these rates."""
+        self.random_faults = faults
+        self._fault_draw = random.Random(faults.seed)
+
+    async def _faults(self, request: web.Request) -> web.Response:
+        # Lets a load test in another process read how many faults it was served.
+        return web.json_response({str(status): count for status, count in sorted(self.faults_served.items())})
+
+    def _random_fault(self) -> Step | None:
+        faults = self.random_faults
+        if faults is None:
+            return None
+        draw = self._fault_draw.random()
+        if draw < faults.server_error_rate:
+            status, headers = 500, {}
+        elif draw < faults.server_error_rate + faults.rate_limit_rate:
+            status, headers = 429, {"Retry-After": str(faults.retry_after_s)}
+        else:
+            return None
+        self.faults_served[status] = self.faults_served.get(status, 0) + 1
+        return Step(status=status, headers=headers, latency_s=self.default_latency_s,
+                    error_message=f"random fault {status}")
 
     # -- lifecycle ---------------------------------------------------------
     @property
@@ -111,6 +156,7 @@ class FakeLLMServer:
         app.router.add_post("/v1/chat/completions", self._openai)
         app.router.add_post("/v1/messages", self._anthropic)
         app.router.add_post("/v1beta/models/{target}", self._gemini)
+        app.router.add_get("/_fake/faults", self._faults)
         return app
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> FakeLLMServer:

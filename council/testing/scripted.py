@@ -104,19 +104,25 @@ def _quality_judge(text: str) -> int:
 def serve(argv: list[str] | None = None) -> None:
     """Run a fake upstream whose every model is a scripted council member (for benchmarks).
 
-    ``python -m council.testing.scripted --latency 0.2 --slow model-x=5`` prints
+    ``python -m council.testing.scripted --latency 0.2 --slow model-x=5 --fault-500 0.05`` prints
     ``PORT <n>`` once listening, then serves until killed.
     """
     import argparse
     import asyncio
 
-    from council.testing.fake_llm import FakeLLMServer, Step
+    from council.testing.fake_llm import FakeLLMServer, RandomFaults, Step
 
     parser = argparse.ArgumentParser(prog="python -m council.testing.scripted")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every reply")
     parser.add_argument("--slow", action="append", default=[], metavar="MODEL=SECONDS")
     parser.add_argument("--no-record", action="store_true", help="keep no request log (long benchmarks)")
+    parser.add_argument("--fault-500", type=float, default=0.0, metavar="RATE",
+                        help="share of unscripted requests answered with HTTP 500")
+    parser.add_argument("--fault-429", type=float, default=0.0, metavar="RATE",
+                        help="share answered with HTTP 429 and Retry-After")
+    parser.add_argument("--retry-after", type=int, default=1, metavar="SECONDS")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the fault draw")
     args = parser.parse_args(argv)
 
     async def run() -> None:
@@ -126,6 +132,8 @@ def serve(argv: list[str] | None = None) -> None:
         for item in args.slow:
             model, _, seconds = item.partition("=")
             server.script(model, Step(latency_s=float(seconds), reply=server.default_reply))
+        if args.fault_500 or args.fault_429:
+            server.inject_random_faults(RandomFaults(args.fault_500, args.fault_429, args.retry_after, args.seed))
         await server.start(port=args.port)
         print(f"PORT {server.port}", flush=True)
         await asyncio.Event().wait()

@@ -33,7 +33,7 @@ def write_config(folder: Path, upstream_url: str, port: int) -> Path:
     path = folder / "council.yaml"
     path.write_text(
         f"members:\n{members}chairman: alpha\n"
-        f"server: {{port: {port}, max_concurrent_runs: 1000}}\n"
+        f"server: {{port: {port}}}\n"
         f"storage: {{path: '{folder / 'server.db'}'}}\n",
         encoding="utf-8",
     )

@@ -13,15 +13,8 @@ is importable from ``council`` directly; the subpackages are internals.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("council")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+source"
-
-# Imported after __version__: the orchestrator records the package version in every result.
-from council.config import (  # noqa: E402
+from council._version import __version__
+from council.config import (
     CouncilConfig,
     LoggingConfig,
     MemberConfig,
@@ -34,7 +27,7 @@ from council.config import (  # noqa: E402
     TransportConfig,
     load_config,
 )
-from council.errors import (  # noqa: E402
+from council.errors import (
     AuthFailed,
     BadUpstreamRequest,
     ConfigError,
@@ -50,12 +43,13 @@ from council.errors import (  # noqa: E402
     UnsafeBinding,
     UpstreamServerError,
 )
-from council.events import StageEvent  # noqa: E402
-from council.orchestrator import Council  # noqa: E402
-from council.result import AnswerRecord, CouncilResult, FinalAnswer, RankingEntry, ReviewRecord  # noqa: E402
-from council.rubric import Criterion, Rubric, load_rubric  # noqa: E402
-from council.rubric_catalog import UnknownRubric  # noqa: E402
-from council.types import ChatMessage, Completion, GenerationParams, Usage  # noqa: E402
+from council.events import StageEvent
+from council.pipeline.orchestrator import Council
+from council.result import AnswerRecord, CouncilResult, FinalAnswer, RankingEntry, ReviewRecord
+from council.rubrics.catalog import UnknownRubric
+from council.rubrics.load import load_rubric
+from council.rubrics.model import Criterion, Rubric
+from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 __all__ = [
     "AnswerRecord",

@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.errors import ProviderError
-from council.rubric_score import RubricVerdict
-from council.safety import SafetyVerdict
+from council.rubrics.score import RubricVerdict
+from council.safety.gate import SafetyVerdict
 from council.types import ChatMessage, Usage
 
 AnswerStatus = Literal["ok", "failed", "blocked"]

@@ -6,8 +6,15 @@ import re
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, computed_field, field_validator,
-                      model_serializer)
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    field_validator,
+    model_serializer,
+)
 
 Role = Literal["system", "user", "assistant"]
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]

@@ -1,4 +1,4 @@
-"""Simulation benchmark of the aggregation methods in :mod:`council.aggregate`.
+"""Simulation benchmark of the aggregation methods in :mod:`council.ranking.aggregation`.
 
 Follows the generative model of the aggregation research note (section 3.1).
 Councils come in batches of consecutive questions that share the reviewers'
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from council.aggregate import METHODS, ReviewerHistory, ScoreSheet, aggregate, kendall_tau, update_history
+from council.ranking.aggregation import METHODS, ReviewerHistory, ScoreSheet, aggregate, kendall_tau, update_history
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from council.config import CouncilConfig
-from council.orchestrator import Council
-from council.store import Store
+from council.pipeline.orchestrator import Council
+from council.storage.store import Store
 
 MEMBERS = ("alpha", "beta", "gamma", "delta")
 

@@ -9,7 +9,7 @@ import pytest
 from council.config import MemberConfig, RetryPolicy, TransportConfig
 from council.providers import Provider, build_provider
 from council.testing.fake_llm import FakeLLMServer
-from council.transport import Transport
+from council.transport.http import Transport
 
 # Short waits keep the retry tests fast while exercising the same code paths.
 FAST_RETRY = RetryPolicy(max_attempts=3, initial_backoff_s=0.01, max_backoff_s=0.05, jitter_s=0.01)

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from council import ConfigError, load_config
-from council.rubric import load_rubric
+from council.rubrics.load import load_rubric
 
 PASTED_KEYS = [
     "sk_live_51HabcDEFghiJKLmnoPQRstuVWX",        # Stripe-style, also a valid variable name

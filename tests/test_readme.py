@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from council.config import CouncilConfig
-from council.rubric_check import parse_rubric
+from council.rubrics.load import parse_rubric
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -5,16 +5,16 @@ its answers with whatever reviewer history the database held at that moment,
 which depends on what ran before and, under concurrency, on timing. Once
 every sample has run, the leaderboard is rebuilt from the stored ballots:
 
-1. *Pass 1.* Each sample's :class:`~council.aggregate.ScoreSheet` is rebuilt
-   from its stored result (:func:`council.orchestrator.build_sheet`), and all
+1. *Pass 1.* Each sample's :class:`~council.ranking.aggregation.ScoreSheet` is rebuilt
+   from its stored result (:func:`council.pipeline.rank.build_sheet`), and all
    of them are folded, in dataset order, into one batch
-   :class:`~council.aggregate.ReviewerHistory` per reviewer
-   (:func:`council.aggregate.update_history`): each reviewer's mean and
+   :class:`~council.ranking.aggregation.ReviewerHistory` per reviewer
+   (:func:`council.ranking.aggregation.update_history`): each reviewer's mean and
    spread over the whole batch, and how far it strays from the consensus.
 2. *Pass 2.* Every sample is aggregated again with those batch statistics,
    leaving out its own contribution (its scores are un-merged exactly from
    the Welford statistics, its consensus residuals subtracted), since
-   :func:`council.aggregate.aggregate` expects a history that excludes the
+   :func:`council.ranking.aggregation.aggregate` expects a history that excludes the
    run being ranked. A reviewer is thus calibrated on the other N-1 samples,
    not on its 3-4 scores of one question, which is where calibration gains
    most; and the leaderboard depends only on this run's records, not on what
@@ -36,12 +36,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from council.aggregate import Aggregate, ReviewerHistory, ScoreSheet, aggregate, update_history
 from council.evals.metrics import Thresholds, sample_passes
 from council.evals.records import Interval, Leaderboard, LeaderboardEntry, SampleRecord
-from council.orchestrator import build_sheet
+from council.pipeline.rank import build_sheet
+from council.ranking.aggregation import Aggregate, ReviewerHistory, ScoreSheet, aggregate, update_history
 from council.result import CouncilResult
-from council.rubric import Rubric
+from council.rubrics.model import Rubric
 
 N_RESAMPLES = 2000
 CONFIDENCE = 0.95

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from council import __version__
+from council._version import __version__
 from council.assets import prompt_hash
 from council.config import CouncilConfig
 from council.evals.dataset import Dataset
@@ -33,8 +33,8 @@ from council.evals.leaderboard import BOOTSTRAP_SEED, CONFIDENCE, N_RESAMPLES
 from council.evals.metrics import Thresholds
 from council.evals.prompt import TEMPLATE
 from council.evals.records import Mode, ModelRecord, RunManifest
-from council.orchestrator import PROMPTS
-from council.rubric import Rubric
+from council.pipeline.orchestrator import PROMPTS
+from council.rubrics.model import Rubric
 from council.types import GenerationParams
 
 DEFAULT_PARAMS = GenerationParams(temperature=0.0, top_p=1.0, max_tokens=1024, seed=42)

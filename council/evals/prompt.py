@@ -8,7 +8,7 @@ answer stays literal), and every run records the template's hash
 The candidate answer is untrusted text and so, for a judge, are the task,
 the reference and the context: each goes into a block whose markers carry a
 random nonce, exactly as the review prompt fences answers (see
-:mod:`council.review_prompt`). The whole prompt is one user message, so a
+:mod:`council.review.prompt`). The whole prompt is one user message, so a
 retry can resend exactly the same messages.
 """
 
@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from council.assets import load_prompt
-from council.review_prompt import fence, fill_template, new_nonce
+from council.review.prompt import fence, fill_template, new_nonce
 from council.types import ChatMessage
 
 TEMPLATE = "evaluator.md"

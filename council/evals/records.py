@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from council.errors import CouncilError, StorageError
+from council.errors import StorageError
 from council.evals.evaluator import Evaluation
 from council.evals.metrics import (
     Gate,
@@ -31,7 +31,7 @@ from council.evals.metrics import (
     SampleMetrics,
     Thresholds,
 )
-from council.sqlite_tables import SQLiteTables
+from council.storage.sqlite import SQLiteTables
 from council.types import GenerationParams
 
 T = TypeVar("T")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from council.evals.charts import forest, histogram
 from council.evals.records import EvalSummary, RunManifest, SampleRecord, SubjectSummary
-from council.report import text_table as plain_table
+from council.text import text_table as plain_table
 
 Table = tuple[list[str], list[list[str]]]
 

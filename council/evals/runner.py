@@ -67,7 +67,7 @@ from council.evals.records import (
     SampleRecord,
     SubjectSummary,
 )
-from council.orchestrator import Council
+from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.types import Completion
 

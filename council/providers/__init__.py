@@ -1,4 +1,10 @@
-"""Provider registry: one module per wire format, chosen by a member's ``provider``."""
+"""Provider clients: one module per wire format (OpenAI-compatible, Anthropic, Gemini, simulated).
+
+Each maps Council's messages and generation params to its API and back,
+refusing params its API lacks rather than dropping them, and calls through
+:mod:`council.transport`. Providers know nothing of councils, reviews or
+storage: a member is a model that answers a conversation.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from council.providers.base import ChatStream, Provider, Reply, StreamDecoder
 from council.providers.gemini import GeminiProvider
 from council.providers.openai import OpenAIProvider
 from council.providers.simulated import SimulatedProvider
-from council.transport import Transport
+from council.transport.http import Transport
 
 PROVIDERS: dict[str, type[Provider]] = {
     "openai": OpenAIProvider,

@@ -18,7 +18,7 @@ from typing import Any
 
 from council.errors import UpstreamServerError
 from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder, field
-from council.transport import HttpRequest, SSEEvent
+from council.transport.http import HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
 ANTHROPIC_VERSION = "2023-06-01"

@@ -3,7 +3,7 @@
 A provider subclass only translates: messages and params into an
 :class:`HttpRequest`, a JSON body into a :class:`Reply`, and SSE events into
 text deltas (:class:`StreamDecoder`). Sending, timing out, capping and
-retrying happen in :mod:`council.transport` and :mod:`council.retry`.
+retrying happen in :mod:`council.transport.http` and :mod:`council.transport.retry`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
 from council.errors import ConfigError, ProtocolError, ProviderError, ProviderTimeout
-from council.retry import call_with_retry
-from council.transport import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
+from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
+from council.transport.retry import call_with_retry
 from council.types import ChatMessage, Completion, GenerationParams, Usage
-
 
 CORE_PARAMS: frozenset[str] = frozenset({"temperature", "top_p", "max_tokens", "seed", "stop"})
 """The generation params every wire format handled from the start; the default of ``supported_params``."""

@@ -24,7 +24,7 @@ from urllib.parse import quote
 from council.errors import ProtocolError, UpstreamServerError
 from council.providers.anthropic import split_system
 from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder
-from council.transport import Endpoint, HttpRequest, SSEEvent
+from council.transport.http import Endpoint, HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
 

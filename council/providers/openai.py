@@ -15,7 +15,7 @@ from typing import Any
 
 from council.errors import UpstreamServerError, error_for_status
 from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder, field
-from council.transport import Endpoint, HttpRequest, SSEEvent
+from council.transport.http import Endpoint, HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import random
 import re
 import time
@@ -22,13 +23,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-import json
-
 from council.config import MemberConfig, SimulatedPersona
 from council.evals.prompt import EvaluationTask, read_evaluation_task
 from council.providers.base import Provider, Reply, StreamDecoder
-from council.review_prompt import ReviewTask, read_review_task
-from council.transport import HttpRequest
+from council.review.prompt import ReviewTask, read_review_task
+from council.transport.http import HttpRequest
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 SOUND_POINTS = (

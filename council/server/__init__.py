@@ -1,4 +1,10 @@
-"""The OpenAI-compatible HTTP server (``council serve``)."""
+"""``council serve``: the OpenAI-compatible API, the web page's API, and the HTTP hardening around them.
+
+Handlers parse and refuse bad requests (:mod:`.schema`), admit runs through
+one queue (:mod:`.admission`), and turn :class:`~council.Council` results and
+events into OpenAI responses and SSE (:mod:`.wire`). The server never looks
+inside a stage: it calls ``Council.ask`` like any caller.
+"""
 
 from council.server.app import create_app, run_server
 

@@ -18,16 +18,15 @@ from aiohttp import web
 from pydantic import SecretStr
 
 from council.config import CouncilConfig, server_api_keys
-from council.errors import CouncilError, UnsafeBinding
+from council.errors import CouncilError, StorageError, UnsafeBinding, storage_cause
 from council.logs import get_logger
-from council.orchestrator import Council
+from council.pipeline.orchestrator import Council
+from council.rubrics.catalog import shipped_rubrics
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, ChatHandler
-from council.rubric_catalog import shipped_rubrics
 from council.server.guards import Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
 from council.server.schema import ApiError, decode_body, parse_request
 from council.server.web import page_access_middleware, register_web
-from council.store import StorageError, storage_cause
 
 _log = get_logger("server")
 COUNCIL_KEY = web.AppKey("council", Council)

@@ -19,13 +19,18 @@ from aiohttp import web
 from council.errors import CouncilError, ProviderError, ProviderTimeout, RateLimited
 from council.events import StageEvent
 from council.logs import get_logger
-from council.orchestrator import Council
+from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
-from council.rubric_catalog import UnknownRubric
+from council.rubrics.catalog import UnknownRubric
 from council.server.admission import Admission, AdmissionRefused
 from council.server.guards import RUN_ID_KEY
-from council.server.schema import (ApiError, ChatCompletionRequest, council_request_problems, member_request_problems,
-                                   to_messages)
+from council.server.schema import (
+    ApiError,
+    ChatCompletionRequest,
+    council_request_problems,
+    member_request_problems,
+    to_messages,
+)
 from council.server.wire import ChunkWriter, completion_body, progress_line
 from council.types import GenerationParams
 

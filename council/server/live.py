@@ -4,7 +4,7 @@ A :class:`LiveRun` holds every event of one run in order; a subscriber
 reads what is there, then waits for more, so a page that reloads mid-run
 sees the whole run so far and then the rest live. Only the most recent
 finished runs stay in memory: after that the stored result
-(:mod:`council.store`) is the record, and :func:`replay_events` rebuilds the
+(:mod:`council.storage.store`) is the record, and :func:`replay_events` rebuilds the
 same event sequence from it.
 
 Every event is ``{"seq", "kind", "data"}``. Besides the pipeline's own
@@ -24,7 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from council.result import CouncilResult
-from council.review_prompt import labels_for
+from council.review.prompt import labels_for
 
 Event = dict[str, Any]
 KEEP_FINISHED = 64

@@ -26,16 +26,16 @@ from typing import Any
 from aiohttp import web
 from multidict import CIMultiDict
 
-from council.conversations import Conversation, ConversationStore
 from council.errors import CouncilError
 from council.logs import get_logger
-from council.orchestrator import Council
+from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.server.chat import ChatHandler
 from council.server.guards import read_body
 from council.server.live import LiveRun, LiveRuns, replay_events, stream_events, summary
 from council.server.schema import ApiError, decode_body
 from council.server.web_input import conversation_fields, question_text
+from council.storage.conversations import Conversation, ConversationStore
 from council.types import ChatMessage
 from council.web import STATIC_DIR
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 
 from council.evals.prompt import EvaluationTask, read_evaluation_task
-from council.review_prompt import ReviewTask, read_review_task
+from council.review.prompt import ReviewTask, read_review_task
 from council.testing.fake_llm import RecordedRequest
 from council.types import ChatMessage
 

@@ -12,7 +12,7 @@ from council.evals.dataset import load_dataset
 from council.evals.manifest import build_manifest
 from council.evals.metrics import Thresholds
 from council.evals.records import RunManifest
-from council.rubric import load_rubric
+from council.rubrics.load import load_rubric
 from council.testing.fake_llm import FakeLLMServer, RecordedRequest, Step
 from council.testing.scripted import council_member
 

@@ -11,7 +11,6 @@ from council.evals.compare import compare_runs, render_comparison, verdicts
 from council.evals.evaluator import Evaluation
 from council.evals.metrics import SampleMetrics, Thresholds, aggregate, check_gate, repeat_stats, sample_score
 from council.evals.records import EvalSummary, SampleRecord, StoredRun, SubjectSummary
-
 from tests.evals.conftest import manifest_for
 
 GOOD = SampleMetrics(answered=True, accuracy_score=2, faithfulness_score=2, latency_e2e_ms=1000,

@@ -7,7 +7,9 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from council.aggregate import ScoreSheet, aggregate, update_history
+from council import Council
+from council.config import load_config
+from council.evals.evaluator import Evaluation
 from council.evals.leaderboard import (
     batch_history,
     bootstrap_intervals,
@@ -16,12 +18,9 @@ from council.evals.leaderboard import (
     leave_one_out,
     recalibrate,
 )
-from council.evals.evaluator import Evaluation
 from council.evals.metrics import SampleMetrics, Thresholds
 from council.evals.records import SampleRecord
-from council import Council
-from council.config import load_config
-
+from council.ranking.aggregation import ScoreSheet, aggregate, update_history
 from tests.evals.conftest import fast_simulated_file
 
 NAN = np.nan

@@ -21,7 +21,6 @@ from council.evals.manifest import (
     new_run_id,
 )
 from council.evals.records import ModelRecord
-
 from tests.evals.conftest import fast_simulated_file
 
 

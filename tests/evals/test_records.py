@@ -9,8 +9,7 @@ import pytest
 from council.evals.evaluator import Evaluation
 from council.evals.metrics import SampleMetrics
 from council.evals.records import EvalStorageError, EvalStore, SampleRecord
-from council.store import Store
-
+from council.storage.store import Store
 from tests.evals.conftest import manifest_for
 
 

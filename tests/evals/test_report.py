@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from council import Council
 from council.config import load_config
 from council.evals.charts import forest, histogram
 from council.evals.dataset import load_dataset
@@ -14,8 +15,6 @@ from council.evals.metrics import Thresholds
 from council.evals.records import EvalStore, Interval
 from council.evals.report import render_summary, write_report
 from council.evals.runner import EvalRunner
-from council import Council
-
 from tests.evals.conftest import fast_simulated_file, write_dataset
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -7,17 +7,16 @@ import json
 import os
 from pathlib import Path
 
-from council.cli import main
+from council import Council
+from council.cli.app import main
 from council.config import load_config
 from council.evals.dataset import load_dataset
 from council.evals.manifest import build_manifest, new_run_id
 from council.evals.metrics import Thresholds
 from council.evals.records import EvalStore
 from council.evals.runner import EvalRunner
-from council import Council
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
-
 from tests.evals.conftest import PROVIDERS, QUESTIONS, fake_council_file, knows, script_members
 
 

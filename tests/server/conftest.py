@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import pytest
 from aiohttp import web
 
-from council.config import CouncilConfig
 from council import Council
+from council.config import CouncilConfig
 from council.server.app import create_app
 from council.server.listen import start_site
-from council.store import Store
+from council.storage.store import Store
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 

@@ -9,10 +9,10 @@ import sqlite3
 import aiohttp
 import pytest
 
-from council.rubric import load_rubric
-from council.store import Store
+from council.rubrics.load import load_rubric
+from council.storage.store import Store
 from council.testing.fake_llm import Step
-from tests.server.conftest import API_KEY, RunningServer, script, server_config, serve, start_server
+from tests.server.conftest import API_KEY, RunningServer, script, serve, server_config, start_server
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION = [{"role": "user", "content": "What is 6 x 7?"}]

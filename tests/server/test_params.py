@@ -13,9 +13,14 @@ import pytest
 
 from council.config import CouncilConfig
 from council.providers import PROVIDERS
-from council.server.schema import (MAX_TOKENS_LIMIT, ApiError, council_request_problems, member_request_problems,
-                                   parse_request)
-from council.store import Store
+from council.server.schema import (
+    MAX_TOKENS_LIMIT,
+    ApiError,
+    council_request_problems,
+    member_request_problems,
+    parse_request,
+)
+from council.storage.store import Store
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 from council.types import GenerationParams

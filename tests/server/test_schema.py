@@ -8,8 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from council.providers import PROVIDERS
-from council.server.schema import (ApiError, council_request_problems, decode_body, member_request_problems,
-                                   parse_request, to_messages)
+from council.server.schema import (
+    ApiError,
+    council_request_problems,
+    decode_body,
+    member_request_problems,
+    parse_request,
+    to_messages,
+)
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -12,7 +12,6 @@ import pytest
 
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
-
 from tests.server.test_serve_process import free_port, start, wait_healthy
 
 SLOW_COUNCIL = """

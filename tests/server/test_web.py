@@ -12,7 +12,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from council.conversations import ConversationStore
+from council.storage.conversations import ConversationStore
 from council.testing.fake_llm import Step
 from council.testing.scripted import (
     CHAIRMAN_PREFIX,

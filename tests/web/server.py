@@ -7,7 +7,7 @@ from pathlib import Path
 from aiohttp import web
 
 from council.config import CouncilConfig
-from council.store import Store
+from council.storage.store import Store
 from council.testing.fake_llm import FakeLLMServer
 from tests.server.conftest import MEMBERS, RunningServer, serve
 

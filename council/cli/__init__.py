@@ -1,0 +1,13 @@
+"""The ``council`` command: one module per command group.
+
+:mod:`~council.cli.app` parses arguments and runs ``ask``, ``compare``,
+``show``, ``runs``, ``config`` and ``serve``; :mod:`~council.cli.rubric` and
+:mod:`~council.cli.evals` add their groups; :mod:`~council.cli.common` holds
+what they share; :mod:`~council.cli.render` draws results as terminal text.
+Nothing outside this package imports it except ``council.__main__``: the
+pipeline knows no screen.
+"""
+
+from council.cli.app import main, run
+
+__all__ = ["main", "run"]

@@ -1,0 +1,219 @@
+"""The ``council`` command line.
+
+Every failure a user can cause (a bad flag, a bad config, a missing key, an
+upstream that refuses) ends with one clear line on stderr and a non-zero exit
+code, never a traceback. Exit codes: 0 success, 1 the run failed, 2 usage or
+configuration error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+
+from council._version import __version__
+from council.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    load_cli_config,
+    open_store,
+)
+from council.config import ENV_CONFIG, CouncilConfig
+from council.errors import ConfigError, CouncilError, InvalidRequest, ProviderError, UnsafeBinding
+from council.providers import check_member_params
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("question", help="the question (use quotes)")
+    parser.add_argument("--config", help=f"council config file (default: ${ENV_CONFIG}, else the simulated council)")
+    parser.add_argument("--members", help="comma-separated members to ask (default: all)")
+    parser.add_argument("--chairman", help="chairman for this run, or 'none' for the top answer (default: config)")
+    parser.add_argument("--rubric", help="rubric for this run: a registered id[@version], a shipped name or a file")
+    parser.add_argument("--json", action="store_true", help="print exactly the result JSON on stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="council",
+        description="A multi-model LLM council: members answer, review each other, and a calibrated ranking decides.",
+    )
+    parser.add_argument("--version", action="version", version=f"council {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+    _add_run_options(commands.add_parser("ask", help="ask the council a question"))
+    _add_run_options(commands.add_parser("compare", help="the answers side by side, with per-dimension scores"))
+
+    serve = commands.add_parser("serve", help="serve an OpenAI-compatible API (model 'council')")
+    serve.add_argument("--config", help=f"council config file (default: ${ENV_CONFIG}, else the simulated council)")
+    serve.add_argument("--host", help="address to bind (default: server.host, 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port to bind (default: server.port, 8000)")
+    serve.add_argument("--insecure-no-auth", action="store_true",
+                       help="allow a non-loopback address without API keys")
+
+    runs = commands.add_parser("runs", help="list stored runs")
+    runs.add_argument("--config", help="council config file (for the database path)")
+    runs.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
+    show = commands.add_parser("show", help="print a stored run")
+    show.add_argument("run_id", help="a run id from `council runs`")
+    show.add_argument("--config", help="council config file (for the database path)")
+    show.add_argument("--json", action="store_true", help="print the stored result JSON")
+
+    from council.cli.rubric import add_rubric_commands
+
+    add_rubric_commands(commands)
+
+    config = commands.add_parser("config", help="inspect a council config")
+    config_commands = config.add_subparsers(dest="config_command", metavar="ACTION")
+    config_commands.required = True
+    check = config_commands.add_parser("check", help="validate a config and check its key variables")
+    check.add_argument("file", nargs="?", help="the config file (default: as for ask)")
+    from council.cli.evals import add_eval_commands
+
+    add_eval_commands(commands)
+    return parser
+
+
+async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ: Mapping[str, str]) -> int:
+    from council.cli.render import ProgressPrinter, render_compare, render_report
+    from council.pipeline.orchestrator import Council
+
+    members = [m.strip() for m in args.members.split(",") if m.strip()] if args.members else None
+    chairman: str | None = config.chairman
+    if args.chairman is not None:
+        chairman = None if args.chairman.lower() == "none" else args.chairman
+    progress = None if args.quiet else ProgressPrinter()
+    async with Council(config, environ=environ) as council:
+        rubric = council.resolve_rubric(args.rubric) if args.rubric else None
+        result = await council.ask(args.question, members=members, chairman=chairman, on_event=progress, rubric=rubric)
+    if args.json:
+        print(json.dumps(result.model_dump(mode="json"), indent=2))
+    elif args.command == "compare":
+        print(render_compare(result))
+    else:
+        print(render_report(result))
+    if result.status != "complete" or not result.ranking:
+        reason = result.error or "; ".join(result.degraded_reasons) or "no ranking was produced"
+        print(f"council: run failed: {reason}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _show(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    from council.cli.render import render_report
+
+    store = open_store(args.config, environ)
+    try:
+        result = store.get(args.run_id)
+    finally:
+        store.close()
+    if result is None:
+        raise UsageError(f"no run {args.run_id!r} in {store.path} (see `council runs`)")
+    print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json else render_report(result))
+    return EXIT_OK
+
+
+def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    from council.cli.render import render_runs
+
+    if args.limit < 1:
+        raise UsageError(f"--limit must be at least 1, got {args.limit}")
+    store = open_store(args.config, environ)
+    try:
+        print(render_runs(store.list_runs(args.limit)))
+    finally:
+        store.close()
+    return EXIT_OK
+
+
+def _config_check(path: str | None, environ: Mapping[str, str]) -> int:
+    config = load_cli_config(path, environ)
+    check_member_params(config)
+    print(f"{config.source}: valid, {len(config.members)} members, chairman {config.chairman or '(none)'}")
+    problems = 0
+    for member in config.members:
+        key_state = "no key needed"
+        if member.api_key_env:
+            is_set = bool(environ.get(member.api_key_env, "").strip())
+            key_state = f"${member.api_key_env} {'set' if is_set else 'NOT SET'}"
+            problems += 0 if is_set else 1
+        where = member.base_url or "provider default"
+        print(f"  {member.name:<16} {member.provider:<10} {member.model:<36} {where}  ({key_state})")
+    if problems:
+        print(f"council: {problems} key variable(s) not set", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    if args.command in ("ask", "compare"):
+        if not args.question.strip():
+            raise UsageError("the question is empty")
+        config = load_cli_config(args.config, environ)
+        return asyncio.run(_run_council(args, config, environ))
+    if args.command == "serve":
+        from council.server import run_server
+
+        config = load_cli_config(args.config, environ)
+        port = config.server.port if args.port is None else args.port
+        if not 0 <= port <= 65535:
+            raise UsageError(f"--port must be between 0 and 65535, got {port}")
+        run_server(config, args.host or config.server.host, port, insecure_no_auth=args.insecure_no_auth,
+                   environ=environ)
+        return EXIT_OK
+    if args.command == "runs":
+        return _runs(args, environ)
+    if args.command == "show":
+        return _show(args, environ)
+    if args.command == "rubric":
+        from council.cli.rubric import run_rubric_command
+
+        return run_rubric_command(args, environ)
+    if args.command == "config" and args.config_command == "check":
+        return _config_check(args.file, environ)
+    if args.command == "eval":
+        from council.cli.evals import run_eval_command
+
+        return run_eval_command(args, environ)
+    raise UsageError(f"unknown command {args.command!r}")
+
+
+def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    environ = os.environ if environ is None else environ
+    args = _parser().parse_args(argv)
+    try:
+        return _dispatch(args, environ)
+    except KeyboardInterrupt:
+        print("council: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (ConfigError, UsageError, InvalidRequest, UnsafeBinding) as exc:
+        print(f"council: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ProviderError as exc:
+        print(f"council: {exc.reason}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except CouncilError as exc:
+        print(f"council: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+        print(f"council: internal error: {type(exc).__name__}: {exc} (please report this)", file=sys.stderr)
+        if environ.get("COUNCIL_DEBUG"):
+            raise
+        return EXIT_FAILED
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+__all__: list[str] = ["main", "run"]
+

@@ -1,0 +1,62 @@
+"""What every ``council`` sub-command shares: exit codes, the usage error, reading the config, opening the store.
+
+Sub-command modules import from here, never from :mod:`council.cli.app`,
+so the command groups do not import each other.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from council.config import (
+    ENV_CONFIG,
+    CouncilConfig,
+    config_path_from,
+    default_db_path,
+    load_config,
+    simulated_config_path,
+)
+from council.errors import CouncilError
+from council.logs import configure_logging
+
+if TYPE_CHECKING:
+    from council.storage.store import Store
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(CouncilError):
+    """A command-line argument is wrong."""
+
+
+def load_cli_config(path: str | None, environ: Mapping[str, str]) -> CouncilConfig:
+    """The config named by ``--config`` or ``$COUNCIL_CONFIG``, else the simulated council (said on stderr)."""
+    chosen = config_path_from(path, environ)
+    if chosen is None:
+        print(
+            f"council: no config given (--config or ${ENV_CONFIG}); using the built-in SIMULATED council "
+            f"({simulated_config_path()}). Answers are simulated, not real models.",
+            file=sys.stderr,
+        )
+        chosen = simulated_config_path()
+    config = load_config(chosen, environ)
+    configure_logging(config.logging.level, config.logging.format)
+    return config
+
+
+def db_path(config_arg: str | None, environ: Mapping[str, str]) -> Path:
+    """The database a command reads: the config's ``storage.path``, else ``$COUNCIL_DB_PATH``, else the default."""
+    chosen = config_path_from(config_arg, environ)
+    if chosen is not None:
+        return load_config(chosen, environ).storage.path
+    return Path(environ["COUNCIL_DB_PATH"]) if environ.get("COUNCIL_DB_PATH") else default_db_path()
+
+
+def open_store(config_arg: str | None, environ: Mapping[str, str]) -> Store:
+    """The run database of :func:`db_path`, opened."""
+    from council.storage.store import Store
+
+    return Store(db_path(config_arg, environ))

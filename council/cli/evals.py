@@ -1,0 +1,298 @@
+"""``council eval``: evaluate a dataset, resume a run, or compare two runs.
+
+::
+
+    council eval DATASET.jsonl [--config FILE] [--repeat N] [--concurrency K] [--judge MEMBER | --evaluator MEMBER]
+                               [--members a,b] [--report PATH | --no-report] [--json] [--quiet] [thresholds...]
+    council eval --resume RUN_ID [DATASET.jsonl] [--concurrency K] [--report PATH] [--json] [--quiet]
+    council eval compare RUN_A RUN_B [--config FILE] [--json]
+
+``compare`` is read as a word in the dataset's place, so both forms live
+under one ``eval`` command: argparse sub-commands would claim every first
+argument and so could not take a dataset path there. A dataset file that is
+really named ``compare`` is reached as ``./compare``.
+
+Exit codes: 0 the release gate holds (and for ``compare``), 1 it does not
+(or a run failed), 2 a usage, configuration or dataset error, 130
+interrupted (the run is kept; ``--resume RUN_ID`` finishes it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from council.cli.common import db_path
+from council.errors import CouncilError
+
+EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2
+COMPARE = "compare"
+THRESHOLD_FLAGS = {
+    "min_aggregate_score": ("--min-aggregate-score", float, "gate: least aggregate_score (0.80)"),
+    "min_pass_rate": ("--min-pass-rate", float, "gate: least pass_rate (0.85)"),
+    "max_faithfulness_failure_rate": ("--max-faithfulness-failure-rate", float,
+                                      "gate: largest faithfulness_failure_rate (0.05)"),
+    "max_latency_e2e_p95_ms": ("--max-latency-p95-ms", float, "gate: longest latency_e2e_p95_ms (10000)"),
+    "min_accuracy": ("--min-accuracy", int, "a passing sample's least accuracy score (1)"),
+    "min_faithfulness": ("--min-faithfulness", int, "a passing sample's least faithfulness score (1)"),
+    "max_latency_e2e_ms": ("--max-sample-latency-ms", float, "a passing sample's longest latency (8000)"),
+    "max_total_tokens": ("--max-sample-tokens", int, "a passing sample's largest total_tokens (6000)"),
+}
+# Options that shape what a run measures: fixed when it starts, so a resume cannot change them.
+RUN_SHAPING = ("repeat", "judge", "evaluator", "members", "sample_timeout", *THRESHOLD_FLAGS)
+DEFAULT_CONCURRENCY = 8
+DEFAULT_SAMPLE_TIMEOUT_S = 300.0
+
+
+class EvalUsageError(CouncilError):
+    """An ``eval`` argument is wrong."""
+
+
+def add_eval_commands(subparsers: Any) -> None:
+    """Add the ``eval`` command (with ``eval compare``) to the ``council`` sub-command parsers."""
+    parser = subparsers.add_parser(
+        "eval", help="evaluate a dataset (or: eval compare RUN_A RUN_B)",
+        usage="council eval DATASET [options] | --resume RUN_ID [DATASET] | compare RUN_A RUN_B",
+        description="Run a JSONL dataset through the council (or each member, with --judge), score every answer "
+                    "with an evaluator, and check the release gate. Exit 0 when the gate holds, 1 when not.",
+    )
+    parser.add_argument("target", nargs="?", metavar="DATASET", help="the JSONL dataset, or the word 'compare'")
+    parser.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="with compare: the two run ids")
+    parser.add_argument("--config", metavar="FILE",
+                        help="council config file (default: $COUNCIL_CONFIG, else the simulated council)")
+    parser.add_argument("--repeat", type=int, metavar="N", help="run every sample N times (default 1; 3+ for variance)")
+    parser.add_argument("--concurrency", type=int, metavar="K",
+                        help=f"samples in flight: council runs, or member answers with --judge "
+                             f"(default {DEFAULT_CONCURRENCY})")
+    parser.add_argument("--judge", metavar="MEMBER", help="judge mode: every member answers, MEMBER scores them")
+    parser.add_argument("--evaluator", metavar="MEMBER", help="council mode: who scores the final answers "
+                                                              "(default: the chairman, else the first member)")
+    parser.add_argument("--members", metavar="A,B", help="comma-separated members (default: all)")
+    parser.add_argument("--sample-timeout", type=float, metavar="SECONDS",
+                        help=f"abandon a sample after this long (default {DEFAULT_SAMPLE_TIMEOUT_S:g})")
+    parser.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its samples")
+    parser.add_argument("--report", metavar="PATH", help="report file: .html (default) or .md with .svg images "
+                                                         "(default: ./council-eval-RUN_ID.html)")
+    parser.add_argument("--no-report", action="store_true", help="write no report file")
+    parser.add_argument("--json", action="store_true", help="print the manifest and summary as JSON on stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    for dest, (flag, kind, text) in THRESHOLD_FLAGS.items():
+        metavar = "MS" if dest.endswith("_ms") else "N" if kind is int else "X"
+        parser.add_argument(flag, dest=dest, type=kind, metavar=metavar, help=text)
+
+
+def run_eval_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """Run ``council eval``; returns the exit code. Config errors are left to the caller, which reports them."""
+    from council.evals.dataset import DatasetError
+
+    try:
+        if args.target == COMPARE:
+            return _compare(args, environ)
+        if args.run_ids:
+            raise EvalUsageError(f"unexpected arguments: {' '.join(args.run_ids)} (one dataset at a time)")
+        return _evaluate(args, environ)
+    except (DatasetError, EvalUsageError) as exc:
+        print(f"council: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _stored(store: Any, run_id: str) -> Any:
+    stored = store.get_run(run_id)
+    if stored is None:
+        recent = ", ".join(r[0] for r in store.recent_runs()) or "none"
+        raise EvalUsageError(f"no evaluation run {run_id!r} in {store.path} (recent: {recent}); "
+                             f"give the --config the run used")
+    return stored
+
+
+def _compare(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    from council.evals.compare import compare_runs, render_comparison
+    from council.evals.records import EvalStore
+
+    if len(args.run_ids) != 2:
+        raise EvalUsageError(f"compare takes two run ids, got {len(args.run_ids)}")
+    store = EvalStore(db_path(args.config, environ))
+    try:
+        runs = [_stored(store, run_id) for run_id in args.run_ids]
+        for run in runs:
+            if run.summary is None:
+                raise EvalUsageError(f"evaluation run {run.manifest.run_id} is {run.status}; "
+                                     f"finish it with --resume {run.manifest.run_id} first")
+        comparison = compare_runs(runs[0], runs[1], store.samples(args.run_ids[0]), store.samples(args.run_ids[1]))
+    finally:
+        store.close()
+    print(json.dumps(comparison.model_dump(mode="json"), indent=2) if args.json else render_comparison(comparison))
+    return EXIT_OK
+
+
+def _thresholds(args: argparse.Namespace) -> Any:
+    from pydantic import ValidationError
+
+    from council.evals.metrics import Thresholds
+
+    given = {dest: getattr(args, dest) for dest in THRESHOLD_FLAGS if getattr(args, dest) is not None}
+    try:
+        return Thresholds(**given)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        flag = THRESHOLD_FLAGS[str(first["loc"][0])][0]
+        raise EvalUsageError(f"{flag}: {first['msg'].lower()}") from None
+
+
+def _positive(args: argparse.Namespace) -> None:
+    for name in ("repeat", "concurrency", "sample_timeout"):
+        value, flag = getattr(args, name), "--" + name.replace("_", "-")
+        if value is not None and value <= 0:
+            raise EvalUsageError(f"{flag} must be positive, got {value:g}")
+
+
+def _choose_members(args: argparse.Namespace, config: Any) -> tuple[str, list[str], str, str | None]:
+    names = [m.name for m in config.members]
+
+    def known(name: str, flag: str) -> str:
+        if name not in names:
+            raise EvalUsageError(f"{flag}: {name!r} is not a member; members are: {', '.join(names)}")
+        return name
+
+    members = [known(m.strip(), "--members") for m in args.members.split(",") if m.strip()] if args.members else names
+    if not members:
+        raise EvalUsageError("--members: no member chosen")
+    if args.judge is not None:
+        if args.evaluator is not None:
+            raise EvalUsageError("--evaluator is for council mode; in judge mode the judge scores every answer")
+        judge = known(args.judge, "--judge")
+        return "judge", members, judge, judge
+    evaluator = known(args.evaluator, "--evaluator") if args.evaluator else (config.chairman or names[0])
+    return "council", members, evaluator, None
+
+
+def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any, Any, Any]:
+    from council.cli.common import load_cli_config
+    from council.evals.dataset import load_dataset
+    from council.evals.manifest import build_manifest, new_run_id
+    from council.pipeline.orchestrator import Council
+
+    if args.target is None:
+        raise EvalUsageError("a dataset is required (council eval DATASET.jsonl), or --resume RUN_ID, "
+                             "or compare RUN_A RUN_B")
+    thresholds = _thresholds(args)
+    dataset = load_dataset(args.target)
+    config = load_cli_config(args.config, environ)
+    mode, members, evaluator, judge = _choose_members(args, config)
+    # Built before the run starts so a missing API key stops it before anything is stored.
+    council = Council(config, environ=environ)
+    manifest = build_manifest(
+        run_id=new_run_id(), mode=mode, config=config, config_path=config.source, dataset=dataset, members=members,
+        evaluator=evaluator, judge=judge, rubric=council.rubric, repeat=args.repeat or 1,
+        concurrency=args.concurrency or DEFAULT_CONCURRENCY,
+        sample_timeout_s=args.sample_timeout or DEFAULT_SAMPLE_TIMEOUT_S, thresholds=thresholds,
+    )
+    return council, dataset, manifest
+
+
+def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any, Any, Any, str]:
+    from council.config import load_config
+    from council.evals.dataset import load_dataset
+    from council.evals.manifest import config_hash
+    from council.evals.records import EvalStore
+    from council.logs import configure_logging
+    from council.pipeline.orchestrator import Council
+
+    changed = [name for name in RUN_SHAPING if getattr(args, name, None) is not None]
+    if changed:
+        flags = ", ".join("--" + name.replace("_", "-") for name in changed)
+        raise EvalUsageError(f"{flags}: cannot be changed when resuming; a run keeps the options it started with")
+    store = EvalStore(db_path(args.config, environ))
+    try:
+        stored = _stored(store, args.resume)
+    finally:
+        store.close()
+    manifest = stored.manifest
+    if args.config and Path(args.config).resolve() != Path(manifest.config_path):
+        raise EvalUsageError(f"run {args.resume} used the config {manifest.config_path}, not {args.config}")
+    config = load_config(manifest.config_path, environ)
+    configure_logging(config.logging.level, config.logging.format)
+    if config_hash(config) != manifest.config_hash:
+        raise EvalUsageError(f"the config {manifest.config_path} changed since run {args.resume} started "
+                             f"(hash {manifest.config_hash} -> {config_hash(config)}); start a new run")
+    dataset = load_dataset(args.target or manifest.dataset_path)
+    if dataset.dataset_hash != manifest.dataset_hash:
+        raise EvalUsageError(f"the dataset {dataset.path} is not the one run {args.resume} started with "
+                             f"(sha256 {manifest.dataset_hash[:12]}..., now {dataset.dataset_hash[:12]}...)")
+    if args.concurrency:
+        manifest = manifest.model_copy(update={"concurrency": args.concurrency})
+    return Council(config, environ=environ), dataset, manifest, stored.status
+
+
+async def _execute(council: Any, dataset: Any, manifest: Any, resumed: bool,
+                   args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
+    from tqdm import tqdm
+
+    from council.evals.records import EvalStore
+    from council.evals.runner import EvalRunner
+
+    store = EvalStore(council.config.storage.path)
+    try:
+        async with council:
+            if not resumed:
+                store.start_run(manifest)
+            passed = [0, 0]
+
+            def on_record(record: Any) -> None:
+                passed[0] += record.passed
+                passed[1] += 1
+                bar.update(1)
+                bar.set_postfix_str(f"pass {passed[0]}/{passed[1]}")
+
+            runner = EvalRunner(council, store, dataset, manifest, on_record=on_record)
+            bar = tqdm(total=len(runner.pending()), desc=f"eval {manifest.run_id}", unit="sample", file=sys.stderr,
+                       dynamic_ncols=True, disable=args.quiet or args.json or not sys.stderr.isatty())
+            try:
+                summary = await runner.run()
+            finally:
+                bar.close()
+            return summary, runner.manifest, store.samples(manifest.run_id)
+    finally:
+        store.close()
+
+
+def _evaluate(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    from council.evals.report import render_summary, write_report
+
+    _positive(args)
+    status: str | None = None
+    if args.resume:
+        council, dataset, manifest, status = _resumed_run(args, environ)
+        if status == "complete":
+            print(f"council: run {args.resume} is already complete; summarizing it again", file=sys.stderr)
+    else:
+        council, dataset, manifest = _new_run(args, environ)
+    for warning in manifest.warnings:
+        print(f"council: warning: {warning}", file=sys.stderr)
+    try:
+        summary, manifest, records = asyncio.run(_execute(council, dataset, manifest, status is not None, args))
+    except KeyboardInterrupt:
+        print(f"council: evaluation {manifest.run_id} interrupted; finished samples are stored. "
+              f"Continue with: council eval --resume {manifest.run_id}", file=sys.stderr)
+        raise
+    written: list[Path] = []
+    if not args.no_report:
+        path = Path(args.report) if args.report else Path.cwd() / f"council-eval-{manifest.run_id}.html"
+        try:
+            written = write_report(path, summary, manifest, records)
+        except OSError as exc:
+            # The run is stored and the gate verdict stands; --resume RUN_ID rewrites the report later.
+            print(f"council: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"manifest": manifest.model_dump(mode="json"), "summary": summary.model_dump(mode="json"),
+                          "report": [str(p) for p in written]}, indent=2))
+    else:
+        print(render_summary(summary, manifest))
+        if written:
+            print(f"report: {written[0]}")
+    return EXIT_OK if summary.gate_passed else EXIT_GATE_FAILED

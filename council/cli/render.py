@@ -1,0 +1,152 @@
+"""Plain-text rendering of council results for the terminal."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from typing import TextIO
+
+from council.events import StageEvent
+from council.result import CouncilResult
+from council.storage.store import RunSummary
+from council.text import text_table
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _verdict(verdict: object) -> str:
+    if verdict is None:
+        return "-"
+    return f"{'pass' if verdict.passed else 'FAIL'} {verdict.score * 100:.0f}%"  # type: ignore[attr-defined]
+
+
+def ranking_table(result: CouncilResult, dimensions: bool = False) -> str:
+    """The ranking: rank, member, council score, raw mean, reviews (and per-dimension means)."""
+    dims = sorted({d for entry in result.ranking for d in entry.dimensions}) if dimensions else []
+    header = ["#", "member", "score", "raw mean", "reviews", "rubric", *dims]
+    rows = [[str(e.rank), e.member, _number(e.score), _number(e.raw_mean), str(e.n_reviews),
+             _verdict(e.verdict), *(_number(e.dimensions.get(d), 2) for d in dims)] for e in result.ranking]
+    return text_table(header, rows)
+
+
+def members_table(result: CouncilResult) -> str:
+    """Each member's Stage 1 status, latency, tokens and failure or safety reason."""
+    rows = []
+    for answer in result.answers:
+        detail = ""
+        if answer.error is not None:
+            detail = f"{answer.error.reason}: {answer.error.message}"
+        elif answer.safety is not None and not answer.safety.passed:
+            finding = answer.safety.findings[0]
+            detail = f"{finding.category}: {finding.evidence!r}"
+        label = answer.member + (" (simulated)" if answer.simulated else "")
+        rows.append([label, answer.status, f"{answer.latency_ms:.0f} ms", str(answer.usage.total_tokens), detail])
+    return text_table(["member", "status", "latency", "tokens", "detail"], rows)
+
+
+def _agreement_line(result: CouncilResult) -> str:
+    agreement = result.agreement
+    if agreement.statistic == "kendall_w" and agreement.kendall_w is not None:
+        return f"reviewer agreement: Kendall's W = {agreement.kendall_w:.2f} ({agreement.n_reviewers} reviewers)"
+    if agreement.mean_pairwise_tau is not None:
+        return f"reviewer agreement: mean pairwise Kendall tau = {agreement.mean_pairwise_tau:.2f}"
+    return "reviewer agreement: not enough reviews to measure"
+
+
+def render_report(result: CouncilResult) -> str:
+    """The readable report of ``council ask`` and ``council show``."""
+    parts: list[str] = []
+    if result.simulated:
+        parts.append("[SIMULATED council: answers and reviews are generated offline, not by real models]\n")
+    final = result.final_answer
+    if result.status == "failed":
+        parts.append(f"Run failed: {result.error}\n")
+    elif final is not None and final.blocked:
+        parts.append("No final answer: every answer was blocked by the safety gate.\n")
+    elif final is not None:
+        source = "chairman" if final.source == "chairman" else "top-ranked answer"
+        parts.append(f"Final answer (by {final.by}, {source}):\n\n{final.content.strip()}\n")
+        if final.fallback and final.fallback_reason:
+            parts.append(f"Chairman fallback: {final.fallback_reason}\n")
+    if result.ranking:
+        method = result.reproducibility.aggregation_method
+        parts.append(f"Ranking ({method}):\n{ranking_table(result)}\n{_agreement_line(result)}\n")
+    for flag in result.bias_flags:
+        parts.append(f"bias flag: {flag.reviewer}: {flag.detail}")
+    parts.append(f"Members:\n{members_table(result)}\n")
+    if result.degraded:
+        parts.append("DEGRADED:\n" + "\n".join(f"  - {reason}" for reason in result.degraded_reasons) + "\n")
+    usage = result.usage
+    parts.append(f"run {result.run_id}: {result.timings.total_ms:.0f} ms, {usage.total_tokens} tokens "
+                 f"({usage.prompt_tokens} prompt + {usage.completion_tokens} completion)")
+    return "\n".join(parts)
+
+
+def render_compare(result: CouncilResult, width: int | None = None) -> str:
+    """The answers side by side (stacked when the terminal is narrow), then per-dimension scores."""
+    answers = [a for a in result.answers if a.content is not None]
+    width = width or shutil.get_terminal_size((120, 40)).columns
+    parts = []
+    if result.simulated:
+        parts.append("[SIMULATED council]\n")
+    if answers:
+        column = (width - 3 * (len(answers) - 1)) // len(answers)
+        if column >= 28:
+            blocks = []
+            for answer in answers:
+                head = f"{answer.member} [{answer.status}]"
+                lines = [head, "-" * min(len(head), column)]
+                for paragraph in (answer.content or "").splitlines() or [""]:
+                    lines += textwrap.wrap(paragraph, column) or [""]
+                blocks.append(lines)
+            height = max(len(b) for b in blocks)
+            for row in range(height):
+                cells = [(b[row] if row < len(b) else "").ljust(column) for b in blocks]
+                parts.append(" | ".join(cells).rstrip())
+        else:
+            for answer in answers:
+                parts.append(f"== {answer.member} [{answer.status}] ==\n{textwrap.fill(answer.content or '', width)}\n")
+    parts.append("")
+    if result.ranking:
+        parts.append(f"Scores per dimension (reviewers' means):\n{ranking_table(result, dimensions=True)}")
+    parts.append(f"\nMembers:\n{members_table(result)}")
+    if result.degraded:
+        parts.append("DEGRADED:\n" + "\n".join(f"  - {reason}" for reason in result.degraded_reasons))
+    return "\n".join(parts)
+
+
+def render_runs(runs: list[RunSummary]) -> str:
+    """``council runs``: the newest stored runs."""
+    if not runs:
+        return "no stored runs"
+    rows = [[r.run_id, r.created_at[:19].replace("T", " "), r.status + (" (degraded)" if r.degraded else ""),
+             r.top_member or "-", ("[sim] " if r.simulated else "") + textwrap.shorten(r.question, 50)] for r in runs]
+    return text_table(["run id", "created (UTC)", "status", "answer by", "question"], rows)
+
+
+class ProgressPrinter:
+    """Writes one line per stage event to stderr while a run works."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+
+    def __call__(self, event: StageEvent) -> None:
+        data = event.data
+        line = None
+        if event.kind == "stage_started":
+            line = f"[{data['stage']}] ..."
+        elif event.kind == "answer":
+            reason = f" ({data['error']['reason']})" if data.get("error") else ""
+            line = f"  answer  {data['member']}: {data['status']}{reason}, {data['latency_ms']:.0f} ms"
+        elif event.kind == "safety" and not data["passed"]:
+            line = f"  safety  {data['member']}: BLOCKED ({data['findings'][0]['category']})"
+        elif event.kind == "review":
+            reason = f" ({data['error']['reason']})" if data.get("error") else ""
+            line = f"  review  {data['reviewer']}: {data['status']}{reason}"
+        elif event.kind == "ranking" and data["ranking"]:
+            line = "[ranking] " + ", ".join(f"{e['rank']}. {e['member']}" for e in data["ranking"])
+        if line is not None:
+            print(line, file=self.stream, flush=True)

@@ -1,0 +1,108 @@
+"""``council rubric``: check, list, register, show, delete and evaluate with rubrics."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from council.config_errors import read_yaml
+from council.errors import ConfigError
+from council.rubrics.load import parse_rubric, print_warnings, rubrics_dir
+
+
+def add_rubric_commands(commands: Any) -> None:
+    """Add ``rubric`` and its actions to the top-level subparsers."""
+    rubric = commands.add_parser("rubric", help="check, register and use rubrics")
+    actions = rubric.add_subparsers(dest="rubric_command", metavar="ACTION")
+    actions.required = True
+    check = actions.add_parser("check", help="validate a rubric file (the meta-rubric)")
+    check.add_argument("file")
+    listing = actions.add_parser("list", help="shipped and registered rubrics")
+    listing.add_argument("--all", action="store_true", help="include deleted versions")
+    register = actions.add_parser("register", help="add a rubric file to the registry")
+    register.add_argument("file")
+    show = actions.add_parser("show", help="print a rubric (id, id@version, shipped name or file)")
+    show.add_argument("reference")
+    delete = actions.add_parser("delete", help="delete id or id@version (kept for audit)")
+    delete.add_argument("reference")
+    evaluate = actions.add_parser("evaluate", help="score one answer against a rubric with the council")
+    evaluate.add_argument("reference", help="rubric: id[@version], shipped name or file")
+    evaluate.add_argument("--question", required=True)
+    evaluate.add_argument("--answer", required=True, help="the answer, or @FILE to read it from a file")
+    evaluate.add_argument("--json", action="store_true")
+    for parser in (listing, register, show, delete, evaluate):
+        parser.add_argument("--config", help="council config (for the database and members)")
+
+
+def _check(path: str) -> int:
+    rubric, warnings = parse_rubric(read_yaml(Path(path)), path)
+    print_warnings(path, warnings)
+    kinds = {method: sum(c.scoring == method for c in rubric.criteria) for method in ("llm", "deterministic", "schema")}
+    print(f"{path}: valid rubric {rubric.ref}, {len(rubric.criteria)} criteria "
+          f"({kinds['llm']} llm, {kinds['deterministic']} deterministic, {kinds['schema']} schema), "
+          f"pass threshold {rubric.pass_threshold:g}, {len(warnings)} warning(s)")
+    return 0
+
+
+def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """Run one ``council rubric`` action; errors are raised as CouncilError subclasses."""
+    from council.cli.common import load_cli_config
+    from council.storage.store import Store
+
+    if args.rubric_command == "check":
+        return _check(args.file)
+    config = load_cli_config(args.config, environ)
+    if args.rubric_command == "evaluate":
+        return asyncio.run(_evaluate(args, config, environ))
+    store = Store(config.storage.path)
+    try:
+        if args.rubric_command == "list":
+            print("shipped: " + ", ".join(sorted(p.stem for p in rubrics_dir().glob("*.yaml"))))
+            for rubric_id, version, created, deleted in store.list_rubrics(include_deleted=args.all):
+                print(f"registered: {rubric_id}@{version}  {created[:19]}{'  (deleted)' if deleted else ''}")
+        elif args.rubric_command == "register":
+            rubric, warnings = parse_rubric(read_yaml(Path(args.file)), args.file)
+            print_warnings(args.file, warnings)
+            added = store.register_rubric(rubric)
+            print(f"{rubric.ref}: {'registered' if added else 'already registered, unchanged'}")
+        elif args.rubric_command == "show":
+            from council.rubrics.load import load_rubric
+
+            rubric = store.get_rubric(args.reference, include_deleted=True) or load_rubric(args.reference)
+            print(json.dumps(rubric.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2))
+        elif args.rubric_command == "delete":
+            count = store.delete_rubric(args.reference)
+            if not count:
+                raise ConfigError("rubric registry", f"no registered rubric {args.reference!r} to delete")
+            print(f"{args.reference}: {count} version(s) marked deleted (kept for audit)")
+    finally:
+        store.close()
+    return 0
+
+
+async def _evaluate(args: argparse.Namespace, config: Any, environ: Mapping[str, str]) -> int:
+    from council.pipeline.evaluate import evaluate_answer
+    from council.pipeline.orchestrator import Council
+
+    answer = args.answer
+    if answer.startswith("@"):
+        try:
+            answer = Path(answer[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(answer[1:], f"cannot read the answer file: {exc}") from None
+    async with Council(config, environ=environ) as council:
+        verdict = await evaluate_answer(council, args.question, answer, args.reference)
+    if args.json:
+        print(json.dumps(verdict.model_dump(mode="json"), indent=2))
+    else:
+        print(verdict.feedback)
+        if verdict.summary:
+            print(f"\n{verdict.summary_by}: {verdict.summary}")
+    print(f"rubric {verdict.rubric_id}@{verdict.rubric_version}: {'PASSED' if verdict.passed else 'FAILED'}",
+          file=sys.stderr)
+    return 0 if verdict.passed else 1

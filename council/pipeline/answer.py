@@ -1,0 +1,59 @@
+"""Stage 1: every member answers concurrently, within the stage deadline."""
+
+from __future__ import annotations
+
+import time
+
+from council.errors import ProviderError
+from council.logs import get_logger
+from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.providers import Provider
+from council.result import AnswerRecord, Failure
+from council.types import ChatMessage, GenerationParams
+
+_log = get_logger("stage.answer")
+
+
+async def _answer(provider: Provider, question: list[ChatMessage], params: GenerationParams | None) -> AnswerRecord:
+    """One member's answer; every failure becomes a record, never an exception."""
+    started = time.perf_counter()
+    base = {"member": provider.member.name, "model": provider.member.model, "provider": provider.name,
+            "simulated": provider.simulated}
+    try:
+        completion = await provider.complete(question, params)
+    except ProviderError as error:
+        return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
+    except Exception as error:  # noqa: BLE001 - a bug in one member must not sink the run
+        _log.error("answer_crashed", member=provider.member.name, error=error)
+        failure = Failure(reason="upstream_error", message=f"internal error: {type(error).__name__}: {error}")
+        return AnswerRecord(**base, status="failed", error=failure, latency_ms=elapsed_ms(started))
+    if not completion.content.strip():
+        failure = Failure(reason="protocol", message=f"empty answer (finish_reason {completion.finish_reason})")
+        return AnswerRecord(**base, status="failed", error=failure, latency_ms=completion.latency_ms,
+                            usage=completion.usage)
+    return AnswerRecord(
+        **base, content=completion.content, latency_ms=completion.latency_ms, usage=completion.usage,
+        model_version=completion.model_version,
+    )
+
+
+async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
+    """Ask every member at once; stop at the first of all-answered or the stage deadline."""
+    started = time.perf_counter()
+    jobs = {name: _answer(ctx.providers[name], ctx.question, ctx.params_for(ctx.providers[name])) for name in ctx.members}
+
+    def report(name: str, record: AnswerRecord) -> None:
+        ctx.emit("answer", member=name, status=record.status, latency_ms=round(record.latency_ms, 1),
+                 error=record.error.model_dump() if record.error else None, content=record.content)
+
+    finished, stragglers = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)
+    records = list(finished.values())
+    for name in stragglers:
+        provider = ctx.providers[name]
+        failure = Failure(reason="timeout", message=f"no answer by the stage deadline of "
+                                                    f"{ctx.config.stages.stage_deadline_s:g}s")
+        record = AnswerRecord(member=name, model=provider.member.model, provider=provider.name, status="failed",
+                              error=failure, latency_ms=elapsed_ms(started), simulated=provider.simulated)
+        report(name, record)
+        records.append(record)
+    return ordered(records, ctx.members, key=lambda r: r.member)

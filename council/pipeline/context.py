@@ -1,0 +1,108 @@
+"""What every stage of one run shares."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from council.config import CouncilConfig
+from council.events import EventSink, StageEvent, ignore_events
+from council.logs import get_logger
+from council.providers import Provider
+from council.result import CouncilResult
+from council.rubrics.model import Rubric
+from council.types import ChatMessage, GenerationParams
+
+T = TypeVar("T")
+_log = get_logger("stages")
+
+
+@dataclass
+class RunContext:
+    """One run's config, clients, rubric, partial result and event sink."""
+
+    config: CouncilConfig
+    providers: dict[str, Provider]
+    rubric: Rubric
+    result: CouncilResult
+    emit_event: EventSink
+    members: list[str]
+    chairman: str | None
+    seed: int
+    params: GenerationParams | None = None
+
+    @property
+    def question(self) -> list[ChatMessage]:
+        """The conversation the council answers."""
+        return self.result.question
+
+    def params_for(self, provider: Provider) -> GenerationParams | None:
+        """The run's params as this member can take them.
+
+        One request goes to members on different wire formats; a setting one of
+        them lacks (``reasoning_effort`` on Anthropic, say) is left out for that
+        member rather than failing the whole council.
+        """
+        if self.params is None:
+            return None
+        return self.params.without(provider.unsupported_params(self.params))
+
+    @property
+    def listening(self) -> bool:
+        """Whether anyone receives events; payloads that cost something to build are skipped otherwise."""
+        return self.emit_event is not ignore_events
+
+    def emit(self, kind: str, **data: object) -> None:
+        """Send a progress event; a failing listener never breaks the run."""
+        try:
+            self.emit_event(StageEvent(kind=kind, run_id=self.result.run_id, data=data))  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - listeners are outside our control
+            _log.warning("event_listener_failed", kind=kind, error=exc)
+
+
+async def gather_until(
+    jobs: dict[str, Awaitable[T]],
+    deadline_s: float,
+    on_done: Callable[[str, T], None],
+) -> tuple[dict[str, T], list[str]]:
+    """Run ``jobs`` concurrently until all finish or ``deadline_s`` passes.
+
+    ``on_done`` is called as each one finishes, so progress is reported live.
+    Jobs still running at the deadline are cancelled (and awaited, so no task
+    is left behind); their names are returned as the second element.
+    """
+    tasks = {asyncio.ensure_future(job): name for name, job in jobs.items()}
+    results: dict[str, T] = {}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + deadline_s
+    pending: set[asyncio.Future[T]] = set(tasks)
+    try:
+        while pending:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            done, pending = await asyncio.wait(pending, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                name = tasks[task]
+                results[name] = task.result()
+                on_done(name, results[name])
+    finally:
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+    return results, sorted(tasks[t] for t in pending)
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since ``started`` (a perf_counter reading)."""
+    return (time.perf_counter() - started) * 1000
+
+
+def ordered(records: Sequence[T], names: Sequence[str], key: Callable[[T], str]) -> list[T]:
+    """``records`` sorted into the order of ``names``."""
+    position = {name: index for index, name in enumerate(names)}
+    return sorted(records, key=lambda record: position.get(key(record), len(position)))

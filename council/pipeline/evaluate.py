@@ -1,0 +1,70 @@
+"""Judging one given answer against a rubric with the council's reviewers.
+
+The same rubric serves a council run and an evaluation: here every member
+reviews the one answer (sandboxed as in Stage 2, under the label "Response
+A"), automatic criteria are scored by code, and the consensus of the
+reviewers becomes a :class:`~council.rubrics.score.RubricVerdict` with
+deterministic feedback. With a chairman, the chairman also writes a 3–5
+sentence summary; if it fails, the deterministic feedback stands alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from council.assets import load_prompt
+from council.errors import ProviderError
+from council.pipeline.orchestrator import Council
+from council.pipeline.review import review_one, with_fixed_scores
+from council.pipeline.rubric_scores import attach_verdicts, automatic_review, automatic_scores
+from council.result import AnswerRecord, CouncilResult, RankingEntry, ReviewRecord
+from council.review.prompt import fence, new_nonce
+from council.rubrics.model import Rubric
+from council.rubrics.score import RubricVerdict
+from council.types import ChatMessage, as_messages
+
+CANDIDATE = "answer"
+
+
+async def chairman_summary(council: Council, verdict: RubricVerdict, answer: str) -> tuple[str | None, str | None]:
+    """The chairman's short feedback, or (None, None) when there is no chairman or it fails."""
+    chairman = council.config.chairman
+    if chairman is None:
+        return None, None
+    nonce = new_nonce([answer])
+    system = load_prompt("feedback_system.md").replace("{nonce}", nonce)
+    user = f"Rubric results:\n{verdict.feedback}\n\nThe answer:\n{fence('answer', '', answer, nonce)}"
+    try:
+        completion = await council.provider(chairman).complete(
+            [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)])
+    except ProviderError:
+        return None, None
+    text = completion.content.strip()
+    return (text, chairman) if text else (None, None)
+
+
+async def evaluate_answer(council: Council, question: str | list[ChatMessage], answer: str,
+                          rubric: Rubric | str | None = None) -> RubricVerdict:
+    """The council's verdict on ``answer`` to ``question`` against ``rubric`` (default: the configured one)."""
+    chosen = council.rubric if rubric is None else council.resolve_rubric(rubric)
+    messages = as_messages(question if isinstance(question, str) else list(question))
+    record = AnswerRecord(member=CANDIDATE, model="given", provider="given", content=answer)
+    fixed, evidence = automatic_scores(chosen, [record], messages)
+    reviews: list[ReviewRecord]
+    if chosen.llm_criteria():
+        jobs = [review_one(council.provider(m), messages, [CANDIDATE], {CANDIDATE: answer}, chosen,
+                           council.config.review.retry_on_parse_failure) for m in council.member_names]
+        done = await asyncio.wait_for(asyncio.gather(*jobs), timeout=council.config.stages.stage_deadline_s)
+        reviews = [with_fixed_scores(r, chosen, fixed) if r.status == "ok" and fixed else r for r in done]
+    else:
+        reviews = [automatic_review(chosen, [record], fixed)]
+    ok = [r for r in reviews if r.status == "ok"]
+    holder = CouncilResult.model_construct(reviews=reviews, ranking=[
+        RankingEntry(member=CANDIDATE, rank=1, score=0.0, raw_mean=None, n_reviews=len(ok))])
+    attach_verdicts(chosen, holder, fixed, evidence)
+    verdict = holder.ranking[0].verdict
+    assert verdict is not None
+    if not ok:
+        verdict = verdict.model_copy(update={"feedback": verdict.feedback + "\n(no reviewer could score the answer)"})
+    summary, by = await chairman_summary(council, verdict, answer)
+    return verdict.model_copy(update={"summary": summary, "summary_by": by})

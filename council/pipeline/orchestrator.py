@@ -1,0 +1,348 @@
+"""The council run: answers, safety gate, review, aggregation, final answer.
+
+:class:`Council` is the Python API::
+
+    result = await Council.from_config("council.yaml").ask("Why is the sky blue?")
+
+A run never raises for an upstream failure: members that fail, time out or
+are blocked are recorded with their reason, the run goes on with the rest,
+and the result says when it is degraded. Only a bad question, a bad config
+or a broken database raise (as :class:`~council.errors.CouncilError`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from council._version import __version__
+from council.assets import prompt_hash
+from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
+from council.errors import InvalidRequest, StorageError, storage_cause
+from council.events import EventSink, ignore_events
+from council.logs import get_logger
+from council.pipeline.answer import collect_answers
+from council.pipeline.context import RunContext, elapsed_ms
+from council.pipeline.rank import rank_answers
+from council.pipeline.review import collect_reviews, mark_oversized
+from council.pipeline.rubric_scores import attach_verdicts, automatic_review, automatic_scores
+from council.pipeline.safety_gate import apply_safety_gate
+from council.pipeline.synthesize import final_answer
+from council.providers import Provider, build_providers, check_member_params
+from council.result import (
+    CouncilResult,
+    RankingEntry,
+    Reproducibility,
+)
+from council.rubrics.catalog import RubricCatalog
+from council.rubrics.load import load_rubric
+from council.rubrics.model import Rubric
+from council.storage.store import Store
+from council.transport.http import Transport
+from council.types import ChatMessage, GenerationParams, as_messages
+
+PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
+           "feedback_system.md")
+_UNSET: Any = object()
+_log = get_logger("council")
+
+
+class Council:
+    """A configured council, ready to answer questions.
+
+    Use ``async with Council(config) as council`` to share one HTTP session
+    across many questions; a bare ``await council.ask(...)`` opens and closes
+    one for that call.
+    """
+
+    def __init__(
+        self,
+        config: CouncilConfig,
+        *,
+        store: Store | None | bool = None,
+        transport: Transport | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        check_member_params(config)
+        self.config = config
+        self._keys = resolve_api_keys(config, environ)
+        source_dir = Path(config.source).parent if config.source != "<memory>" else None
+        self.rubric = load_rubric(config.rubric, relative_to=source_dir)
+        self._transport = transport
+        self._owns_transport = transport is None
+        self._calls = 0  # asks in flight
+        self._entered = 0  # open `async with` blocks
+        self._providers: dict[str, Provider] | None = None
+        self._owns_store = store is None or store is True
+        if self._owns_store:
+            self.store: Store | None = Store(config.storage.path)
+        else:
+            self.store = store or None
+        self._config_hash = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_config(cls, path: str | Path | None = None, *, environ: Mapping[str, str] | None = None,
+                    **kwargs: Any) -> Council:
+        """Load ``path`` (or ``$COUNCIL_CONFIG``, else the simulated council) and build a council."""
+        import os
+
+        env = os.environ if environ is None else environ
+        chosen = config_path_from(path, env) or simulated_config_path()
+        return cls(load_config(chosen, env), environ=env, **kwargs)
+
+    async def __aenter__(self) -> Council:
+        self._entered += 1
+        self._ensure_providers()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._entered = max(0, self._entered - 1)
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP session and the store, if this council opened them.
+
+        Calls still running fail with a typed connection error for their
+        members; a later :meth:`ask` opens a fresh session (and the store, if
+        this council owns it) and works as before.
+        """
+        await self._close_transport()
+        if self._owns_store and self.store is not None:
+            self.store.close()
+            self.store = None
+
+    async def _close_transport(self) -> None:
+        if not self._owns_transport or self._transport is None:
+            return
+        # Detach before awaiting: an ask that starts while the old session closes gets a new one, never the old.
+        transport, self._transport, self._providers = self._transport, None, None
+        await transport.aclose()
+
+    def _ensure_providers(self) -> dict[str, Provider]:
+        if self._transport is None:
+            self._transport = Transport(self.config.transport)
+        if self._providers is None:
+            self._providers = build_providers(self.config, self._transport, self._keys)
+        return self._providers
+
+    @property
+    def member_names(self) -> list[str]:
+        """Every configured member, in config order."""
+        return [m.name for m in self.config.members]
+
+    async def ask(
+        self,
+        question: str | Sequence[ChatMessage] | Sequence[dict[str, Any]],
+        *,
+        members: Sequence[str] | None = None,
+        chairman: str | None = _UNSET,
+        on_event: EventSink | None = None,
+        run_id: str | None = None,
+        params: GenerationParams | None = None,
+        rubric: Rubric | str | None = None,
+    ) -> CouncilResult:
+        """Run the whole council on a question or a conversation and return the result.
+
+        ``run_id`` lets a caller name the run before it starts (the server
+        sends it in a response header); by default a fresh one is drawn.
+        ``params`` (temperature, max_tokens, seed, ...) apply to the members'
+        answers and the chairman; reviews keep each member's own settings.
+        ``rubric`` (a :class:`Rubric`, a registered id, ``id@version``, a
+        shipped name or a path) replaces the configured rubric for this run.
+        """
+        try:
+            messages = as_messages(question if isinstance(question, str) else list(question))
+        except ValueError as exc:
+            raise InvalidRequest(f"invalid question: {exc}") from None
+        chosen = list(members) if members is not None else self.member_names
+        unknown = [m for m in chosen if m not in self.member_names]
+        if unknown or not chosen:
+            raise InvalidRequest(f"unknown members: {', '.join(unknown) or '(none chosen)'}; "
+                                 f"members are: {', '.join(self.member_names)}")
+        chair = self.config.chairman if chairman is _UNSET else chairman
+        if chair is not None and chair not in self.member_names:
+            raise InvalidRequest(f"chairman {chair!r} is not a member; members are: {', '.join(self.member_names)}")
+        chosen_rubric = self.rubric if rubric is None else self.resolve_rubric(rubric)
+        if self.store is None and self._owns_store:
+            self.store = Store(self.config.storage.path)  # reopened after aclose(), like the session
+        # Every call in flight shares one session; outside `async with`, the last one to finish closes it.
+        self._calls += 1
+        try:
+            providers = self._ensure_providers()
+            return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params,
+                                   chosen_rubric)
+        finally:
+            self._calls -= 1
+            if self._calls == 0 and self._entered == 0:
+                await self._close_transport()
+
+    def resolve_rubric(self, reference: Rubric | str) -> Rubric:
+        """A rubric object, a registered ``id`` / ``id@version``, a shipped name, or a path."""
+        if isinstance(reference, Rubric):
+            return reference
+        if self.store is not None and "/" not in reference and not reference.endswith((".yaml", ".yml")):
+            registered = self.store.get_rubric(reference)
+            if registered is not None:
+                return registered
+        source_dir = Path(self.config.source).parent if self.config.source != "<memory>" else None
+        return load_rubric(reference, relative_to=source_dir)
+
+    @property
+    def rubric_catalog(self) -> RubricCatalog:
+        """The rubrics a remote client may choose by name (configured, shipped, registered)."""
+        return RubricCatalog(self.config.rubric, self.rubric, self.store)
+
+    def named_rubric(self, reference: str) -> Rubric:
+        """A rubric chosen over HTTP: a name from :attr:`rubric_catalog`, never a path.
+
+        Raises :class:`~council.rubrics.catalog.UnknownRubric` (the same for
+        every reference that is not on offer, whatever is on the disk).
+        """
+        return self.rubric_catalog.named(reference)
+
+    def provider(self, member: str) -> Provider:
+        """The client of one member, for pass-through calls (``KeyError`` if unknown)."""
+        return self._ensure_providers()[member]
+
+    def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int, run_id: str | None,
+                    rubric: Rubric) -> CouncilResult:
+        reproducibility = Reproducibility(
+            config_hash=self._config_hash,
+            prompt_hashes={name: prompt_hash(name) for name in PROMPTS},
+            rubric_id=rubric.id,
+            rubric_version=rubric.version,
+            rubric_hash=rubric.content_hash(),
+            shuffle_seed=seed,
+            aggregation_method=self.config.review.aggregation,
+            package_version=__version__,
+        )
+        simulated = any(self.config.member(m).provider == "simulated" for m in members)
+        return CouncilResult(run_id=run_id or uuid.uuid4().hex, created_at=datetime.now(UTC), question=messages,
+                             simulated=simulated, reproducibility=reproducibility)
+
+    def _save(self, result: CouncilResult) -> None:
+        # A failing database costs the record, never the answer: the run goes on and says it was not stored.
+        if self.store is None:
+            return
+        try:
+            self.store.save(result)
+        except StorageError as error:
+            _log.error("run_not_stored", run_id=result.run_id, cause=str(error))
+            result.stored = False
+            result.degrade(f"the run could not be stored ({storage_cause(error)})")
+
+    async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
+                   providers: dict[str, Provider], sink: EventSink, run_id: str | None,
+                   params: GenerationParams | None = None, rubric: Rubric | None = None) -> CouncilResult:
+        started = time.perf_counter()
+        seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
+        rubric = rubric or self.rubric
+        result = self._new_result(messages, members, seed, run_id, rubric)
+        ctx = RunContext(self.config, providers, rubric, result, sink, members, chairman, seed, params)
+        ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
+        self._save(result)
+        try:
+            return await self._stages(ctx, started)
+        except asyncio.CancelledError:
+            # Keep what the run reached: a stopped run is on record as interrupted, not left "running".
+            result.status = "interrupted"
+            result.degrade("the run was interrupted before it finished")
+            self._finish(ctx, started)
+            raise
+        except Exception as error:  # noqa: BLE001 - a bug outside the guarded stages: a failed run, never a crash
+            _log.error("run_crashed", run_id=result.run_id, error=error, exc_info=True)
+            return self._finish_failed(ctx, started, f"internal error: {type(error).__name__}: {error}")
+
+    async def _stages(self, ctx: RunContext, started: float) -> CouncilResult:
+        result, messages, members, chairman = ctx.result, ctx.question, ctx.members, ctx.chairman
+        stage = time.perf_counter()
+        ctx.emit("stage_started", stage="answers")
+        result.answers = await collect_answers(ctx)
+        result.timings.answers_ms = elapsed_ms(stage)
+        stage = time.perf_counter()
+        result.answers = mark_oversized(await apply_safety_gate(ctx, result.answers),
+                                        self.config.review.max_answer_chars)
+        result.timings.safety_ms = elapsed_ms(stage)
+        self._note_failures(result)
+        self._save(result)
+
+        surviving = [a for a in result.answers if a.status == "ok"]
+        # Blocked answers count toward the quorum: the quorum is about members being reachable.
+        answered = sum(a.status != "failed" for a in result.answers)
+        quorum = min(self.config.stages.quorum, len(members))
+        if answered < quorum:
+            return self._finish_failed(ctx, started, f"quorum not met: {answered} of {len(members)} members "
+                                                     f"answered, {quorum} needed")
+        if not surviving:
+            result.degrade("every answer was blocked by the safety gate")
+            result.final_answer = await final_answer(ctx, [], result.answers)
+            ctx.emit("final", **result.final_answer.model_dump())
+            result.status = "complete"
+            return self._finish(ctx, started)
+        if len(surviving) == 1:
+            result.degrade(f"only one answer survived ({surviving[0].member}): no review")
+            result.ranking = [RankingEntry(member=surviving[0].member, rank=1, score=0.0, raw_mean=None, n_reviews=0)]
+        else:
+            if len(surviving) == 2:
+                result.degrade("only two answers survived: each was reviewed by the other, scores not normalized")
+            stage = time.perf_counter()
+            fixed, evidence = automatic_scores(ctx.rubric, surviving, messages)
+            if ctx.rubric.llm_criteria():
+                ctx.emit("stage_started", stage="review")
+                result.reviews = await collect_reviews(ctx, result.answers, fixed)
+            else:
+                result.reviews = [automatic_review(ctx.rubric, surviving, fixed)]
+            result.timings.review_ms = elapsed_ms(stage)
+            stage = time.perf_counter()
+            # A ballot-only save is skipped: ranking follows at once, with no wait in between.
+            try:
+                rank_answers(ctx, surviving, self.store)
+                attach_verdicts(ctx.rubric, result, fixed, evidence)
+            except Exception as error:  # noqa: BLE001 - the answers stand even when ranking them fails
+                _log.error("ranking_crashed", run_id=result.run_id, error=error, exc_info=True)
+                result.degrade(f"ranking failed (internal error: {type(error).__name__}: {error}); "
+                               "answers are in member order")
+                result.ranking = [RankingEntry(member=a.member, rank=i + 1, score=0.0, raw_mean=None, n_reviews=0)
+                                  for i, a in enumerate(surviving)]
+            result.timings.aggregate_ms = elapsed_ms(stage)
+        if ctx.listening:
+            ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
+                     agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
+        self._save(result)
+
+        stage = time.perf_counter()
+        ctx.emit("stage_started", stage="final")
+        result.final_answer = await final_answer(ctx, result.ranking, result.answers)
+        result.timings.final_ms = elapsed_ms(stage)
+        if result.final_answer.fallback and result.final_answer.fallback_reason and chairman is not None:
+            result.degrade(f"chairman fallback: {result.final_answer.fallback_reason}")
+        if ctx.listening:
+            ctx.emit("final", **result.final_answer.model_dump())
+        result.status = "complete"
+        return self._finish(ctx, started)
+
+    def _note_failures(self, result: CouncilResult) -> None:
+        failed = [f"{a.member} ({a.error.reason})" for a in result.answers if a.status == "failed" and a.error]
+        if failed:
+            result.degrade(f"members failed: {', '.join(failed)}")
+
+    def _finish_failed(self, ctx: RunContext, started: float, error: str) -> CouncilResult:
+        ctx.result.status = "failed"
+        ctx.result.error = error
+        ctx.result.degrade(error)
+        return self._finish(ctx, started)
+
+    def _finish(self, ctx: RunContext, started: float) -> CouncilResult:
+        result = ctx.result
+        result.usage = result.total_usage()
+        result.timings.total_ms = elapsed_ms(started)
+        self._save(result)
+        ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)
+        return result

@@ -1,0 +1,76 @@
+"""Rubric criteria scored by code (deterministic, schema) and the per-answer verdicts of a run.
+
+Automatic criteria are scored once per answer and added to every
+reviewer's ballot, so the aggregation sees complete rubric scores. A rubric
+with no LLM criteria needs no reviewers at all: its one "automatic" review
+ranks the answers. Each ranked answer gets a verdict against the rubric from
+the reviewers' consensus (the mean of their normalized criterion scores).
+"""
+
+from __future__ import annotations
+
+from council.result import AnswerRecord, CouncilResult, DimensionScoresRecord, ReviewRecord
+from council.rubrics.model import CriterionValue, Rubric
+from council.rubrics.score import JudgeRecord, build_verdict, score_fixed
+from council.types import ChatMessage
+
+AUTOMATIC_REVIEWER = "(automatic)"
+
+
+def automatic_scores(
+    rubric: Rubric, answers: list[AnswerRecord], question: list[ChatMessage]
+) -> tuple[dict[str, dict[str, CriterionValue]], dict[str, dict[str, str]]]:
+    """Each answer's automatic criterion values, and their evidence."""
+    if all(c.scoring == "llm" for c in rubric.criteria):
+        return {}, {}
+    last_user = next((m.content for m in reversed(question) if m.role == "user"), "")
+    values: dict[str, dict[str, CriterionValue]] = {}
+    evidence: dict[str, dict[str, str]] = {}
+    for answer in answers:
+        scored = score_fixed(rubric, answer.content or "", last_user)
+        values[answer.member] = {cid: value for cid, (value, _) in scored.items()}
+        evidence[answer.member] = {cid: text for cid, (_, text) in scored.items()}
+    return values, evidence
+
+
+def automatic_review(rubric: Rubric, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]]) -> ReviewRecord:
+    """The single review of a rubric that code scores entirely."""
+    scores = {}
+    for answer in answers:
+        values = fixed.get(answer.member, {})
+        normalized = {c.id: rubric.normalize(c, values[c.id]) for c in rubric.criteria if c.id in values}
+        scores[answer.member] = DimensionScoresRecord(scores=dict(values), overall=rubric.overall(values),
+                                                      normalized=normalized)
+    members = [a.member for a in answers]
+    return ReviewRecord(reviewer=AUTOMATIC_REVIEWER, order=members, scores=scores,
+                        ranking=sorted(members, key=lambda m: -scores[m].overall))
+
+
+def attach_verdicts(rubric: Rubric, result: CouncilResult, fixed: dict[str, dict[str, CriterionValue]],
+                    evidence: dict[str, dict[str, str]]) -> None:
+    """Give every ranking entry its verdict against the rubric, from the reviewers' consensus."""
+    ok_reviews = [r for r in result.reviews if r.status == "ok"]
+    llm_ids = set(rubric.dimension_ids())
+    entries = []
+    for entry in result.ranking:
+        sums: dict[str, list[float]] = {}
+        judges: list[JudgeRecord] = []
+        judged_by: dict[str, list[int]] = {}
+        for review in ok_reviews:
+            scored = review.scores.get(entry.member)
+            if scored is None:
+                continue
+            if review.reviewer != AUTOMATIC_REVIEWER:
+                judges.append(JudgeRecord(model=review.model, prompt_hash=review.prompt_hash,
+                                          response_hash=review.response_hash, usage=review.usage))
+            for cid, value in scored.normalized.items():
+                sums.setdefault(cid, []).append(value)
+                if cid in llm_ids and review.reviewer != AUTOMATIC_REVIEWER:
+                    judged_by.setdefault(cid, []).append(len(judges) - 1)
+        consensus = {cid: sum(v) / len(v) for cid, v in sums.items() if v}
+        for cid, value in fixed.get(entry.member, {}).items():
+            consensus[cid] = rubric.normalize(rubric.criterion(cid), value)
+        verdict = build_verdict(rubric, consensus, values=fixed.get(entry.member), evidence=evidence.get(entry.member),
+                                judges=judges, judged_by=judged_by)
+        entries.append(entry.model_copy(update={"verdict": verdict}))
+    result.ranking = entries

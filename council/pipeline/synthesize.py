@@ -1,0 +1,105 @@
+"""Stage 3: the final answer.
+
+With a chairman, it writes the answer from the ranked, sandboxed answers and
+its tokens are streamed to listeners as they arrive. If the chairman fails,
+or its answer does not pass the safety gate, the top-ranked answer is used
+and the result says so. Without a chairman, the top-ranked answer is final.
+"""
+
+from __future__ import annotations
+
+import time
+
+from council.assets import load_prompt
+from council.errors import ProviderError
+from council.logs import get_logger
+from council.pipeline.context import RunContext, elapsed_ms
+from council.providers import Provider
+from council.result import AnswerRecord, FinalAnswer, RankingEntry
+from council.review.prompt import fence, new_nonce, shown_to_reviewers
+from council.safety.gate import check_answer
+from council.types import ChatMessage, Usage
+
+_log = get_logger("stage.final")
+CHAIRMAN_SYSTEM = "chairman_system.md"
+CHAIRMAN_USER = "chairman_user.md"
+
+
+def render_chairman_prompt(
+    question: list[ChatMessage], ranked: list[tuple[RankingEntry, str]], nonce: str
+) -> list[ChatMessage]:
+    """The chairman's messages: the conversation and the ranked answers, each fenced with the nonce."""
+    conversation = "\n".join(fence("turn", f'role="{m.role}"', m.content, nonce) for m in question)
+    answers = "\n".join(
+        fence("answer", f'rank="{entry.rank}" score="{entry.score:.2f}"', text, nonce) for entry, text in ranked
+    )
+    user = load_prompt(CHAIRMAN_USER).replace("{conversation}", conversation).replace("{answers}", answers)
+    return [
+        ChatMessage(role="system", content=load_prompt(CHAIRMAN_SYSTEM).replace("{nonce}", nonce)),
+        ChatMessage(role="user", content=user),
+    ]
+
+
+def top_answer(ranking: list[RankingEntry], answers: list[AnswerRecord]) -> AnswerRecord | None:
+    """The best-ranked surviving answer (or the only one, when nothing was ranked)."""
+    surviving = {a.member: a for a in answers if a.status == "ok"}
+    for entry in ranking:
+        if entry.member in surviving:
+            return surviving[entry.member]
+    return next(iter(surviving.values()), None)
+
+
+def withheld_notice(blocked: list[AnswerRecord]) -> str:
+    """The one line a reader sees when the safety gate set every answer aside (chat apps show empty replies as nothing)."""
+    categories = sorted({f.category for a in blocked if a.safety is not None for f in a.safety.findings})
+    why = f" ({', '.join(categories)})" if categories else ""
+    return (f"The council withheld its answer: all {len(blocked)} member answers were set aside by the safety "
+            f"gate{why}.")
+
+
+async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[ChatMessage]) -> tuple[str, Usage]:
+    async with chairman.stream(messages, ctx.params_for(chairman)) as stream:
+        async for delta in stream:
+            ctx.emit("final_delta", text=delta, by=chairman.member.name)
+    assert stream.completion is not None
+    return stream.completion.content, stream.completion.usage
+
+
+async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: list[AnswerRecord]) -> FinalAnswer:
+    """The council's answer, with the reason whenever it is not the chairman's."""
+    started = time.perf_counter()
+    best = top_answer(ranking, answers)
+    if best is None:
+        blocked = [a for a in answers if a.status == "blocked"]
+        reason = "no answer passed the safety gate" if blocked else "no answers"
+        return FinalAnswer(content=withheld_notice(blocked) if blocked else "", by="", source="none",
+                           blocked=bool(blocked), fallback=True, fallback_reason=reason)
+    if ctx.chairman is None:
+        return FinalAnswer(content=best.content or "", by=best.member)
+    chairman = ctx.providers[ctx.chairman]
+    limit = ctx.config.review.max_answer_chars
+    texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
+    ranked = [(entry, texts[entry.member]) for entry in ranking if entry.member in texts]
+    if not ranked:
+        ranked = [(RankingEntry(member=best.member, rank=1, score=0.0, raw_mean=None, n_reviews=0), texts[best.member])]
+    nonce = new_nonce([*texts.values(), *(m.content for m in ctx.question)])
+    messages = render_chairman_prompt(ctx.question, ranked, nonce)
+    reason: str | None = None
+    usage = Usage()
+    try:
+        content, usage = await _chairman_answer(ctx, chairman, messages)
+    except ProviderError as error:
+        reason = f"chairman {ctx.chairman} failed ({error.reason}): {error}"
+    except Exception as error:  # noqa: BLE001 - a bug or a library quirk costs the chairman's text, not the run
+        _log.error("chairman_crashed", member=ctx.chairman, error=error, exc_info=True)
+        reason = f"chairman {ctx.chairman} failed (internal error: {type(error).__name__}: {error})"
+    else:
+        verdict = check_answer(content) if ctx.config.safety.enabled else None
+        if not content.strip():
+            reason = f"chairman {ctx.chairman} returned an empty answer"
+        elif verdict is not None and not verdict.passed:
+            reason = f"chairman {ctx.chairman}'s answer was blocked by the safety gate ({verdict.findings[0].category})"
+        else:
+            return FinalAnswer(content=content, by=ctx.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage)
+    return FinalAnswer(content=best.content or "", by=best.member, fallback=True, fallback_reason=reason,
+                       latency_ms=elapsed_ms(started), usage=usage)

@@ -1,0 +1,10 @@
+"""From reviewers' scores to a ranking: calibrated z-scores, reliability weights, agreement and bias flags.
+
+Pure and synchronous: calibration history comes in as data and goes out as
+data; storing it is the caller's job. Knows nothing of providers, prompts or
+storage.
+"""
+
+from council.ranking.aggregation import METHODS, Aggregate, ReviewerHistory, ScoreSheet, aggregate, update_history
+
+__all__ = ["METHODS", "Aggregate", "ReviewerHistory", "ScoreSheet", "aggregate", "update_history"]

@@ -1,0 +1,314 @@
+"""Turn the reviewers' scores of one council run into a ranking.
+
+Pure numpy: no I/O, nothing async, and no exception on any numeric input.
+Non-finite scores count as missing; candidates nobody scored come last, by name,
+with score 0.0, ``raw_mean`` NaN and ``n_reviews`` 0. Self-reviews, when the
+pipeline includes them, count like any other score: there is no self-bonus
+correction yet.
+
+Methods (``METHODS``); ties always go to the higher raw mean, then the name:
+
+``calibrated`` (default)
+    Reviewer r's own statistics merge its history with its finite overall
+    scores in this sheet: n_r scores, mean m_r, sum of squared deviations M2_r.
+    The run prior is m_0, the mean of every overall score in the sheet, and
+    v_0, the pooled within-reviewer variance of the sheet (the sum of each
+    reviewer's squared deviations from its own mean over the sum of k_r - 1).
+    With kappa = ``PRIOR_SCORES`` pseudo-scores of the prior::
+
+        mu_r      = (n_r * m_r + kappa * m_0) / (n_r + kappa)
+        sigma2_r  = (M2_r + kappa * v_0) / (max(n_r - 1, 0) + kappa)
+        z_rc      = (x_rc - mu_r) / sigma_r
+
+    z_rc is 0 when sigma_r is 0, or when the reviewer's own scores (history
+    and sheet, at least two) never varied. Without history, a reviewer of a
+    5-member council has 4 scores, which weigh as much as the prior (kappa =
+    4): half way between the raw mean (kappa infinite) and per-question
+    centering, because a z from 3-4 scores alone is noisier than the raw
+    mean. Each run adds to the history, which soon outweighs the prior.
+    Reliability weights down-weight reviewers who disagree with the others::
+
+        rho2_r = (S_r + lambda * RHO2_REF) / (k_r + lambda)
+        w_r    = clip(RHO2_REF / rho2_r, MIN_RELIABILITY, 1)
+        score_c = sum_r w_r * z_rc / sum_r w_r     (reviewers who scored c)
+
+    S_r sums the squared residuals (z_rc minus the mean z of the other
+    reviewers of c) over the history and this sheet; k_r counts them;
+    lambda = ``RELIABILITY_PRIOR``. With few residuals the weight is 1.
+    The constants were tuned on ``scripts/bench_aggregation.py`` with seeds
+    other than the reported run's.
+
+``raw_mean``
+    Mean of the raw overall scores.
+``per_question_z``
+    Each reviewer's z from this sheet only (population std), unweighted mean.
+``borda``
+    A reviewer that scored k candidates gives each one (wins + ties / 2) / (k - 1)
+    points (0.5 when k = 1). The score is the mean of those points.
+
+With fewer than 3 candidates no normalization is done: calibrated and
+per_question_z use the raw mean and report ``normalized=False``.
+
+Agreement is Kendall's W (tie-corrected) when every reviewer with a score
+scored the same 2 or more candidates. Self-exclusion makes W undefined, so the
+mean Kendall tau-b over pairs of reviewers sharing 2 or more scored
+candidates is also reported, and is the headline number when W is missing.
+
+A bias flag names a reviewer whose overall scores follow the slot it saw the
+answers in, or their length: |Kendall tau-b| of at least ``BIAS_THRESHOLD``
+over at least ``BIAS_MIN_ITEMS`` scored answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from council.ranking.agreement import (  # noqa: F401 - the bias constants and kendall_tau are part of this module's API
+    BIAS_MIN_ITEMS,
+    BIAS_SUMS,
+    BIAS_THRESHOLD,
+    Agreement,
+    BiasFlag,
+    agreement,
+    bias_flags,
+    bias_pairs,
+    column_means,
+    kendall_tau,
+    pooled_flags,
+)
+from council.ranking.sheet import (  # noqa: F401 - the reliability constants are part of this module's API
+    MIN_RELIABILITY,
+    RELIABILITY_PRIOR,
+    RHO2_REF,
+    Aggregate,
+    CandidateScore,
+    ReviewerHistory,
+    ScoreSheet,
+    reliability_weight,
+)
+
+METHODS = ("calibrated", "raw_mean", "per_question_z", "borda")
+
+PRIOR_SCORES = 4.0
+"""kappa: pseudo-scores of the run's pooled statistics in each reviewer's mean and variance."""
+_TINY = 1e-12
+
+
+def _history_arrays(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> np.ndarray:
+    """(R, 5) float rows of count, mean, m2, resid_count, resid_m2; nonsense values read as empty."""
+    out = np.zeros((len(sheet.reviewers), 5))
+    for i, name in enumerate(sheet.reviewers):
+        h = (history or {}).get(name)
+        if h is None:
+            continue
+        row = np.array([h.count, h.mean, h.m2, h.resid_count, h.resid_m2], dtype=float)
+        if np.isfinite(row[:3]).all() and row[0] >= 1 and row[2] >= 0:
+            out[i, :3] = row[:3]
+        if np.isfinite(row[3:]).all() and row[3] >= 1 and row[4] >= 0:
+            out[i, 3:] = row[3:]
+    return out
+
+
+def _row_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: finite mask, count, mean (0 if empty) and sum of squared deviations."""
+    ok = np.isfinite(x)
+    k = ok.sum(axis=1).astype(float)
+    vals = np.where(ok, x, 0.0)
+    mean = vals.sum(axis=1) / np.maximum(k, 1.0)
+    ss = np.sum(np.where(ok, (vals - mean[:, None]) ** 2, 0.0), axis=1)
+    return ok, k, mean, ss
+
+
+def _merge(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
+    """Chan's parallel form of Welford: statistics of two groups concatenated."""
+    n = n_a + n_b
+    delta = mean_b - mean_a
+    mean = mean_a + delta * np.divide(n_b, n, out=np.zeros_like(n), where=n > 0)
+    m2 = m2_a + m2_b + delta**2 * np.divide(n_a * n_b, n, out=np.zeros_like(n), where=n > 0)
+    return n, mean, m2
+
+
+def _calibrated_z(x: np.ndarray, hist: np.ndarray) -> np.ndarray:
+    ok, k, mean_q, ss_q = _row_stats(x)
+    n, mean, m2 = _merge(hist[:, 0], hist[:, 1], hist[:, 2], k, mean_q, ss_q)
+    m0 = float(np.mean(x[ok])) if ok.any() else 0.0
+    dof = np.sum(np.maximum(k - 1, 0.0))
+    v0 = float(np.sum(ss_q) / dof) if dof > 0 else 0.0
+    mu = (n * mean + PRIOR_SCORES * m0) / (n + PRIOR_SCORES)
+    sigma = np.sqrt((m2 + PRIOR_SCORES * v0) / (np.maximum(n - 1, 0.0) + PRIOR_SCORES))
+    flat = (sigma <= _TINY) | ((n >= 2) & (m2 <= _TINY * n * (1.0 + mean**2)))
+    z = (x - mu[:, None]) / np.where(flat, 1.0, sigma)[:, None]
+    return np.where(ok, np.where(flat[:, None], 0.0, z), np.nan)
+
+
+def _per_question_z(x: np.ndarray) -> np.ndarray:
+    ok, k, mean_q, ss_q = _row_stats(x)
+    sd = np.sqrt(ss_q / np.maximum(k, 1.0))
+    flat = sd <= _TINY * (1.0 + np.abs(mean_q))
+    z = (x - mean_q[:, None]) / np.where(flat, 1.0, sd)[:, None]
+    return np.where(ok, np.where(flat[:, None], 0.0, z), np.nan)
+
+
+def z_scores(
+    sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None = None, method: str = "calibrated"
+) -> np.ndarray:
+    """The (R, C) z-scores of ``calibrated`` or ``per_question_z`` (module docstring), NaN where no score.
+
+    Computed whatever the number of candidates; :func:`aggregate` uses them from 3 candidates on.
+    """
+    if method not in ("calibrated", "per_question_z"):
+        raise ValueError(f"z_scores supports calibrated and per_question_z, not {method!r}")
+    with np.errstate(all="ignore"):
+        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
+        if method == "per_question_z":
+            return _per_question_z(x)
+        return _calibrated_z(x, _history_arrays(sheet, history))
+
+
+def _residuals(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per reviewer: count and sum of squared (z - mean z of the candidate's other reviewers)."""
+    ok = np.isfinite(z)
+    vals = np.where(ok, z, 0.0)
+    col_n, col_sum = ok.sum(axis=0), vals.sum(axis=0)
+    usable = ok & (col_n >= 2)[None, :]
+    loo = (col_sum[None, :] - vals) / np.maximum(col_n[None, :] - 1, 1)
+    sq = np.where(usable, (vals - loo) ** 2, 0.0)
+    return usable.sum(axis=1).astype(float), sq.sum(axis=1)
+
+
+def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(values)
+    w = np.where(ok, weights[:, None], 0.0)
+    total = w.sum(axis=0)
+    return np.where(total > 0, np.sum(w * np.where(ok, values, 0.0), axis=0) / np.maximum(total, _TINY), 0.0)
+
+
+def _borda(x: np.ndarray) -> np.ndarray:
+    ok = np.isfinite(x)
+    vals = np.where(ok, x, 0.0)
+    both = ok[:, :, None] & ok[:, None, :]
+    wins = np.sum(both & (vals[:, :, None] > vals[:, None, :]), axis=2)
+    ties = np.sum(both & (vals[:, :, None] == vals[:, None, :]), axis=2) - 1
+    k = ok.sum(axis=1, keepdims=True)
+    points = np.where(k > 1, (wins + 0.5 * ties) / np.maximum(k - 1, 1), 0.5)
+    return np.where(ok, points, np.nan)
+
+
+def _finite(value: float) -> float:
+    return float(value) if np.isfinite(value) else 0.0
+
+
+def aggregate(
+    sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None = None, method: str = "calibrated"
+) -> Aggregate:
+    """Rank the candidates of one run by ``method`` (see the module docstring).
+
+    ``history`` holds each reviewer's statistics from earlier runs, excluding
+    this one; only ``calibrated`` reads it. An unknown method raises
+    ``ValueError``; numeric input never raises.
+    """
+    if method not in METHODS:
+        raise ValueError(f"unknown aggregation method {method!r}; choose one of {', '.join(METHODS)}")
+    with np.errstate(all="ignore"):
+        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
+        n_rev, n_cand = x.shape
+        raw_mean, n_reviews = column_means(x)
+        weights = np.ones(n_rev)
+        normalized = method in ("calibrated", "per_question_z") and n_cand >= 3 and n_rev > 0
+        if method == "borda":
+            score = column_means(_borda(x))[0]
+        elif not normalized:
+            score = raw_mean
+        elif method == "per_question_z":
+            score = column_means(_per_question_z(x))[0]
+        else:
+            hist = _history_arrays(sheet, history)
+            z = _calibrated_z(x, hist)
+            count, m2 = _residuals(z)
+            weights = np.array([reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2)])
+            score = _weighted_mean(z, weights)
+        run_agreement = agreement(x)
+        flags = bias_flags(sheet.reviewers, sheet.position, sheet.answer_length, x)
+        pooled = pooled_flags(sheet.reviewers, _pooled_sums(sheet, history, x))
+        seen = {(f.reviewer, f.kind) for f in pooled}
+        flags = pooled + [f for f in flags if (f.reviewer, f.kind) not in seen]
+        dims = {name: column_means(np.where(np.isfinite(d), d, np.nan))[0] for name, d in sheet.dimensions.items()}
+    # Scores equal up to float noise count as tied, so the raw mean decides as documented.
+    order = sorted(
+        range(n_cand),
+        key=lambda c: (
+            n_reviews[c] == 0,
+            -round(_finite(score[c]), 9),
+            -raw_mean[c] if np.isfinite(raw_mean[c]) else np.inf,
+            sheet.candidates[c],
+        ),
+    )
+    ranking = [
+        CandidateScore(
+            member=sheet.candidates[c],
+            rank=rank,
+            score=_finite(score[c]) if n_reviews[c] else 0.0,
+            raw_mean=float(raw_mean[c]),
+            n_reviews=int(n_reviews[c]),
+            dimensions={name: float(v[c]) for name, v in dims.items() if np.isfinite(v[c])},
+        )
+        for rank, c in enumerate(order, start=1)
+    ]
+    return Aggregate(
+        method=method,
+        ranking=ranking,
+        agreement=run_agreement,
+        bias_flags=flags,
+        reviewer_weights={name: float(w) for name, w in zip(sheet.reviewers, weights)},
+        normalized=bool(normalized),
+    )
+
+
+def _pooled_sums(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None, x: np.ndarray) -> list[np.ndarray]:
+    """Each reviewer's bias sums: its history's plus this run's."""
+    history = history or {}
+    # aggregate() and update_history() both need this run's pairs; the sheet is frozen, so compute them once.
+    run = sheet.__dict__.get("_bias_pairs")
+    if run is None:
+        run = bias_pairs(sheet.position, sheet.answer_length, x)
+        object.__setattr__(sheet, "_bias_pairs", run)
+    return [np.asarray(_stored_bias(history.get(name)), dtype=float) + run[i] for i, name in enumerate(sheet.reviewers)]
+
+
+def _stored_bias(stats: ReviewerHistory | None) -> tuple[float, ...]:
+    if stats is None or len(stats.bias) != BIAS_SUMS or not all(np.isfinite(stats.bias)):
+        return (0.0,) * BIAS_SUMS
+    return stats.bias
+
+
+def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) -> dict[str, ReviewerHistory]:
+    """Fold this run's overall scores and consensus residuals into each reviewer's statistics.
+
+    Call it after :func:`aggregate` with the same ``history``: the residuals
+    use the z-scores that history gave. Returns a new mapping with a new
+    object for every reviewer of the sheet; other reviewers are kept as they are.
+    """
+    updated = dict(history)
+    with np.errstate(all="ignore"):
+        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
+        hist = _history_arrays(sheet, history)
+        _, k, mean_q, ss_q = _row_stats(x)
+        n, mean, m2 = _merge(hist[:, 0], hist[:, 1], hist[:, 2], k, mean_q, ss_q)
+        count, sq = _residuals(_calibrated_z(x, hist))
+        pooled = _pooled_sums(sheet, history, x)
+    for i, name in enumerate(sheet.reviewers):
+        # Scores so large that their squares overflow teach nothing: keep the old (sanitized) part.
+        scores_ok = np.isfinite(mean[i]) and np.isfinite(m2[i])
+        resid_ok = np.isfinite(sq[i])
+        updated[name] = ReviewerHistory(
+            count=int(n[i] if scores_ok else hist[i, 0]),
+            mean=float(mean[i] if scores_ok else hist[i, 1]),
+            m2=float(max(m2[i], 0.0) if scores_ok else hist[i, 2]),
+            resid_count=int(hist[i, 3] + count[i] if resid_ok else hist[i, 3]),
+            resid_m2=float(hist[i, 4] + sq[i] if resid_ok else hist[i, 4]),
+            bias=tuple(float(v) for v in pooled[i]) if np.all(np.isfinite(pooled[i]))
+            else _stored_bias(history.get(name)),
+        )
+    return updated

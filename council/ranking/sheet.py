@@ -1,0 +1,127 @@
+"""The data aggregation works on: one run's score sheet, a reviewer's history, and the outcome.
+
+Frozen dataclasses over numpy arrays, checked on construction; no arithmetic
+beyond that (see :mod:`council.ranking.aggregation`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from council.ranking.agreement import BIAS_SUMS, Agreement, BiasFlag
+
+RHO2_REF = 0.3
+"""Squared z residual against the consensus of a reviewer that gets full weight."""
+RELIABILITY_PRIOR = 10.0
+"""lambda: pseudo-residuals at ``RHO2_REF``, so a reviewer with little history keeps weight 1."""
+MIN_RELIABILITY = 0.05
+"""No reviewer's weight falls below this, so one bad streak never silences it."""
+
+
+def reliability_weight(count: float, m2: float) -> float:
+    count, m2 = max(float(count), 0.0), max(float(m2), 0.0)
+    if not (np.isfinite(count) and np.isfinite(m2)):
+        return MIN_RELIABILITY
+    rho2 = (m2 + RELIABILITY_PRIOR * RHO2_REF) / (count + RELIABILITY_PRIOR)
+    return float(min(1.0, max(MIN_RELIABILITY, RHO2_REF / rho2)))
+
+
+@dataclass(frozen=True)
+class ScoreSheet:
+    """All scores of one council run.
+
+    ``overall`` and each dimension are (reviewers, candidates) floats, NaN
+    where there is no score; ``position`` is the 0-based slot in which the
+    reviewer saw the candidate (-1 if not shown); ``answer_length`` has one
+    entry per candidate. Arrays are coerced on construction; a shape that does
+    not match the names raises ``ValueError``.
+    """
+
+    candidates: tuple[str, ...]
+    reviewers: tuple[str, ...]
+    overall: np.ndarray
+    dimensions: Mapping[str, np.ndarray] = field(default_factory=dict)
+    position: np.ndarray | None = None
+    answer_length: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        shape = (len(self.reviewers), len(self.candidates))
+        pos = np.full(shape, -1) if self.position is None else self.position
+        lengths = np.full(shape[1], np.nan) if self.answer_length is None else self.answer_length
+        set_ = object.__setattr__
+        set_(self, "candidates", tuple(self.candidates))
+        set_(self, "reviewers", tuple(self.reviewers))
+        set_(self, "overall", _coerce(self.overall, shape, float, "overall"))
+        set_(self, "dimensions", {k: _coerce(v, shape, float, k) for k, v in self.dimensions.items()})
+        set_(self, "position", _coerce(pos, shape, int, "position"))
+        set_(self, "answer_length", _coerce(lengths, shape[1:], float, "answer_length"))
+
+
+def _coerce(value: object, shape: tuple[int, ...], dtype: type, what: str) -> np.ndarray:
+    # An exact shape check: a transposed (candidates x reviewers) array must not slip through a reshape.
+    array = np.asarray(value, dtype=dtype)
+    if array.shape != shape and not (array.size == 0 and 0 in shape):
+        raise ValueError(f"{what} has shape {array.shape}, expected {shape}")
+    return array.reshape(shape)
+
+
+@dataclass(frozen=True)
+class ReviewerHistory:
+    """Running statistics of one reviewer's overall scores, persisted across runs.
+
+    ``count``, ``mean`` and ``m2`` (Welford's sum of squared deviations) describe
+    the scores; ``resid_count`` and ``resid_m2`` count and sum the squared
+    residuals of the reviewer's z-scores against the leave-one-out consensus;
+    ``bias`` holds the running sums behind pooled bias flags (see
+    :mod:`council.ranking.agreement`).
+    """
+
+    count: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+    resid_count: int = 0
+    resid_m2: float = 0.0
+    bias: tuple[float, ...] = (0.0,) * BIAS_SUMS
+
+    @property
+    def variance(self) -> float:
+        """Sample variance of the scores seen; 0.0 with fewer than two."""
+        return self.m2 / (self.count - 1) if self.count > 1 else 0.0
+
+    @property
+    def std(self) -> float:
+        """Sample standard deviation of the scores seen."""
+        return float(np.sqrt(max(self.variance, 0.0)))
+
+    @property
+    def reliability(self) -> float:
+        """Weight in [MIN_RELIABILITY, 1]: 1 with little history, lower the more the reviewer
+        strays from the consensus (see the module docstring)."""
+        return reliability_weight(self.resid_count, self.resid_m2)
+
+
+@dataclass(frozen=True)
+class CandidateScore:
+    """One candidate's place in the ranking; ``dimensions`` holds per-dimension raw means."""
+
+    member: str
+    rank: int
+    score: float
+    raw_mean: float
+    n_reviews: int
+    dimensions: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """The outcome of :func:`aggregate`; ``ranking`` is best first."""
+
+    method: str
+    ranking: list[CandidateScore]
+    agreement: Agreement
+    bias_flags: list[BiasFlag]
+    reviewer_weights: dict[str, float]
+    normalized: bool

@@ -1,0 +1,316 @@
+"""Rubrics as data: criteria, levels, score ranges, gates, and how they become one score.
+
+A rubric is a YAML file (see ``config/rubrics/``). Its criteria take three forms:
+
+* a plain string: a checklist item, satisfied (1) or not (0);
+* a structured criterion with ``score_ranges``: analytic bands on the
+  rubric's ``scale``; a score s maps linearly onto 0–1 as
+  (s − min) / (max − min);
+* a structured criterion with ``levels``: categories, each with a score in 0–1.
+
+(A structured criterion with neither is a checklist item too.) Each criterion
+is scored by ``llm`` (the council's reviewers), ``deterministic`` (a Python
+function ``module:function``) or ``schema`` (JSON Schema validation of the
+answer: a pass gives the top level, a fail the bottom one).
+
+The weighted score is Σ(score × weight) / Σ(weight) over every criterion, in
+0–1; a criterion without a score (a reviewer left it out) counts as 0, never
+as absent. Then the gates: each ceiling caps the score when its criterion is
+below a bound, and an answer that failed the safety gate is capped at
+``gates.safety_cap``. The verdict passes when the score reaches
+``pass_threshold`` and every ``required`` criterion passes: a criterion passes
+when its normalized score reaches its ``min_score`` (on its own terms), or
+``pass_threshold`` when it has none; a checklist item passes when satisfied.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import re
+import weakref
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+
+CriterionValue = bool | int | float | str
+_SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
+RUBRIC_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+CRITERION_ID = r"^[a-z][a-z0-9_]{0,47}$"
+RESERVED_KEYS = frozenset({"overall", "notes"})
+_MEMO: dict[int, dict[str, Any]] = {}
+_RANGE_KEY = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+def slug(text: str) -> str:
+    """A criterion id made from a checklist sentence: ``"Explains the reasoning"`` → ``explains_the_reasoning``."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    ident = "_".join(words)[:48].rstrip("_") or "item"
+    return ident if ident[0].isalpha() else f"c_{ident}"[:48]
+
+
+class Level(_Strict):
+    """One category of a levelled criterion."""
+
+    id: str = Field(pattern=CRITERION_ID, description="Level id, what a reviewer answers.")
+    label: str = Field(min_length=1, max_length=80, description="Short human name.")
+    description: str = Field(default="", max_length=2000, description="What an answer at this level looks like.")
+    score: float = Field(ge=0, le=1, allow_inf_nan=False, description="The level's score, 0 to 1.")
+    indicators: list[str] = Field(default_factory=list, description="Observable signs of this level.")
+
+
+class Criterion(_Strict):
+    """One thing a rubric checks."""
+
+    _level_scores: dict[str, float] = PrivateAttr(default_factory=dict)
+
+    id: str = Field(pattern=CRITERION_ID, description="Stable id, used as the ballot key.")
+    name: str | None = Field(default=None, max_length=120, description="Human name; the id if unset.")
+    expected_outcome: str | None = Field(default=None, max_length=2000, description="What a good answer does.")
+    description: str | None = Field(default=None, max_length=4000, description="More guidance for reviewers.")
+    weight: float = Field(default=1.0, allow_inf_nan=False, description="Relative (or fractional) weight.")
+    required: bool = Field(default=False, description="A failure fails the verdict whatever the score.")
+    min_score: float | None = Field(default=None, allow_inf_nan=False, description="Passing bound, own terms.")
+    score_ranges: dict[str, str] | None = Field(default=None, description="Analytic bands on the scale.")
+    levels: list[Level] | None = Field(default=None, description="Categories with scores 0 to 1.")
+    scoring: Literal["llm", "deterministic", "schema"] = Field(default="llm", description="Who scores it.")
+    function: str | None = Field(default=None, description="module:function for deterministic scoring.")
+    json_schema: dict[str, Any] | None = Field(default=None, alias="schema", description="For schema scoring.")
+
+    @field_validator("score_ranges", mode="before")
+    @classmethod
+    def _keys_as_text(cls, value: Any) -> Any:
+        # YAML gives 0: ... as an int key; bands are read as text so "3-4" and 3 mix.
+        return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
+
+    @property
+    def kind(self) -> Literal["levels", "scored", "checklist"]:
+        """How the criterion is scored: by level, on the scale, or satisfied or not."""
+        if self.levels:
+            return "levels"
+        if self.score_ranges:
+            return "scored"
+        return "checklist"
+
+    def model_post_init(self, _context: Any) -> None:
+        # Looked up for every score of every ballot; computed once.
+        self._level_scores = {level.id: level.score for level in self.levels or []}
+
+    @property
+    def title(self) -> str:
+        """The name shown to people."""
+        return self.name or self.id.replace("_", " ").capitalize()
+
+    @property
+    def guidance(self) -> str:
+        """The outcome and description, as reviewers read them."""
+        return " ".join(t.strip() for t in (self.expected_outcome, self.description) if t and t.strip())
+
+
+def parse_band(key: str) -> tuple[int, int | None] | None:
+    """A score-range key: ``"7"`` is a band starting at 7, ``"3-4"`` the band 3 to 4."""
+    match = _RANGE_KEY.match(key)
+    if match is None:
+        return None
+    low, high = int(match.group(1)), match.group(2)
+    return low, None if high is None else int(high)
+
+
+def bands(criterion: Criterion, low: int, high: int) -> list[tuple[int, int, str]]:
+    """The criterion's bands as (first, last, description), in order, over the scale ``low``..``high``."""
+    return list(_bands(tuple((criterion.score_ranges or {}).items()), low, high))
+
+
+@functools.lru_cache(maxsize=1024)
+def _bands(ranges: tuple[tuple[str, str], ...], low: int, high: int) -> tuple[tuple[int, int, str], ...]:
+    # Cached: verdicts, feedback and prompts ask for the same bands many times per run.
+    parsed = sorted(((parse_band(k), text) for k, text in ranges), key=lambda item: item[0][0] if item[0] else 0)
+    result: list[tuple[int, int, str]] = []
+    for index, (band, text) in enumerate(parsed):
+        if band is None:
+            continue
+        first, last = band
+        if last is None:
+            following = [b for b, _ in parsed[index + 1:] if b is not None]
+            last = following[0][0] - 1 if following else high
+        result.append((first, last, text))
+    return tuple(result)
+
+
+class Ceiling(_Strict):
+    """Caps the overall score while a criterion is below a bound."""
+
+    criterion: str = Field(description="The criterion checked.")
+    below: float = Field(allow_inf_nan=False, description="On the criterion's own terms (scale or level score).")
+    cap: float = Field(allow_inf_nan=False, description="The highest overall score then, on the rubric scale.")
+
+
+class Gates(_Strict):
+    """Caps applied after the weighted score."""
+
+    ceilings: list[Ceiling] = Field(default_factory=list, description="E.g. the accuracy ceiling.")
+    safety_cap: float = Field(default=0.0, ge=0, le=1, description="Score cap (0–1) for an answer the safety gate failed.")
+
+
+class Scale(_Strict):
+    """The integer scale of scored criteria."""
+
+    min: int = Field(default=1, ge=0, le=100)
+    max: int = Field(default=10, ge=1, le=100)
+
+
+class Rubric(_Strict):
+    """A complete rubric. Validate with :func:`council.rubrics.load.check_rubric` (the loader does)."""
+
+
+    id: str = Field(pattern=RUBRIC_ID, description="Stable identifier, recorded with every run.")
+    name: str = Field(min_length=1, max_length=120, description="Human name.")
+    version: str = Field(pattern=_SEMVER, description="Semantic version; bump it when scores would change.")
+    description: str = Field(default="", max_length=4000, description="What the rubric is for.")
+    target_type: str = Field(default="answer", max_length=40, description="What it judges: answer, code, document…")
+    scale: Scale = Field(default_factory=Scale, description="Scale of scored criteria.")
+    pass_threshold: float = Field(default=0.7, ge=0, le=1, description="Weighted score (0–1) needed to pass.")
+    weight_mode: Literal["relative", "fractions"] = Field(default="relative", description="fractions: sum to 1.")
+    gates: Gates = Field(default_factory=Gates, description="Ceilings and the safety cap.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form, recorded as is.")
+    criteria: list[Criterion] = Field(default_factory=list, max_length=64, description="What is checked.")
+
+    @field_validator("criteria", mode="before")
+    @classmethod
+    def _checklist_strings(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            return [{"id": slug(item), "expected_outcome": item} if isinstance(item, str) else item for item in value]
+        return value
+
+    # -- lookups -----------------------------------------------------------
+    def criterion(self, criterion_id: str) -> Criterion:
+        """The criterion with this id (``KeyError`` if none)."""
+        for criterion in self.criteria:
+            if criterion.id == criterion_id:
+                return criterion
+        raise KeyError(criterion_id)
+
+    def llm_criteria(self) -> list[Criterion]:
+        """The criteria the council's reviewers score."""
+        return [c for c in self.criteria if c.scoring == "llm"]
+
+    def dimension_ids(self) -> list[str]:
+        """Ids of the criteria reviewers score, in rubric order (the ballot keys)."""
+        return [c.id for c in self.llm_criteria()]
+
+    def criterion_ids(self) -> list[str]:
+        """Every criterion id, in rubric order."""
+        return [c.id for c in self.criteria]
+
+    # -- scoring -----------------------------------------------------------
+    def to_unit(self, value: float) -> float:
+        """A number on the scale mapped linearly onto 0–1."""
+        low, high = self.scale.min, self.scale.max
+        return min(1.0, max(0.0, (value - low) / (high - low))) if high > low else 0.0
+
+    def normalize(self, criterion: Criterion, value: CriterionValue) -> float:
+        """A criterion's value (level id, scale number or bool) as a score in 0–1; ``ValueError`` if invalid."""
+        if criterion.levels:
+            score = criterion._level_scores.get(value.strip().lower()) if isinstance(value, str) else None
+            if score is not None:
+                return score
+            raise ValueError(f"{criterion.id} must be one of {', '.join(l.id for l in criterion.levels or [])}")
+        if not criterion.score_ranges:
+            if isinstance(value, bool):
+                return 1.0 if value else 0.0
+            raise ValueError(f"{criterion.id} must be true or false")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"{criterion.id} must be a number from {self.scale.min} to {self.scale.max}")
+        if not self.scale.min <= value <= self.scale.max:
+            raise ValueError(f"{criterion.id} must be from {self.scale.min} to {self.scale.max}, got {value}")
+        return self.to_unit(float(value))
+
+    def own_terms_to_unit(self, criterion: Criterion, bound: float) -> float:
+        """A bound written on the criterion's own terms (scale for scored, 0–1 otherwise) in 0–1."""
+        return self.to_unit(bound) if criterion.kind == "scored" else float(bound)
+
+    def passing_bound(self, criterion: Criterion) -> float:
+        """The normalized score a criterion needs to pass."""
+        if criterion.min_score is not None:
+            return self.own_terms_to_unit(criterion, criterion.min_score)
+        return 1.0 if criterion.kind == "checklist" else self.pass_threshold
+
+    def weighted(self, normalized: Mapping[str, float]) -> float:
+        """Σ(score × weight) / Σ(weight) over every criterion; a missing score counts as 0."""
+        total = sum(c.weight for c in self.criteria)
+        return sum(c.weight * normalized.get(c.id, 0.0) for c in self.criteria) / total if total > 0 else 0.0
+
+    def gated(self, score: float, normalized: Mapping[str, float], safety_failed: bool = False) -> float:
+        """``score`` after every ceiling and the safety cap."""
+        for ceiling in self.gates.ceilings:
+            criterion = self.criterion(ceiling.criterion)
+            if normalized.get(criterion.id, 0.0) < self.own_terms_to_unit(criterion, ceiling.below) - 1e-9:
+                score = min(score, self.to_unit(ceiling.cap))
+        if safety_failed:
+            score = min(score, self.gates.safety_cap)
+        return score
+
+    def overall(self, values: Mapping[str, CriterionValue], safety_failed: bool = False) -> float:
+        """The rubric's score in 0–1 for one answer: normalize, weight, gate; rounded to 4 decimals.
+
+        Values must be valid for their criteria (``ValueError`` otherwise);
+        a criterion without a value counts as failed.
+        """
+        normalized = {c.id: self.normalize(c, values[c.id]) for c in self.criteria if c.id in values}
+        unknown = [k for k in values if k not in normalized]
+        if unknown:
+            raise ValueError(f"unknown criteria: {', '.join(unknown)}")
+        return round(self.gated(self.weighted(normalized), normalized, safety_failed), 4)
+
+    def memo(self, key: str, make: Any) -> Any:
+        """A value derived from this (frozen) rubric, computed once: rendered prompt text and the like.
+
+        Kept outside the model, by object identity, so it never takes part in
+        equality and never travels with a ``model_copy``.
+        """
+        memo = _MEMO.get(id(self))
+        if memo is None:
+            memo = _MEMO[id(self)] = {}
+            weakref.finalize(self, _MEMO.pop, id(self), None)
+        if key not in memo:
+            memo[key] = make()
+        return memo[key]
+
+    def content_hash(self) -> str:
+        """A short SHA-256 of the rubric's canonical JSON, recorded for reproducibility."""
+        return self.memo("content_hash", self._content_hash)
+
+    def _content_hash(self) -> str:
+        canonical = json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"),
+                               ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def scale_min(self) -> int:
+        """The lowest score of scored criteria."""
+        return self.scale.min
+
+    @property
+    def scale_max(self) -> int:
+        """The highest score of scored criteria."""
+        return self.scale.max
+
+    @property
+    def dimensions(self) -> list[Criterion]:
+        """The criteria reviewers score (the ballot's dimensions)."""
+        return self.llm_criteria()
+
+    @property
+    def ref(self) -> str:
+        """``id@version``."""
+        return f"{self.id}@{self.version}"
+
+
+__all__ = ["Ceiling", "Criterion", "Gates", "Level", "Rubric", "Scale", "slug"]

@@ -1,0 +1,234 @@
+"""Scoring criteria outside the LLM (deterministic functions, JSON Schema), verdicts and feedback.
+
+A deterministic check is any function ``f(answer, *, question) -> value``,
+where value is a level id, a number on the rubric scale or a bool, or a
+``(value, evidence)`` pair, found by :func:`~council.rubrics.functions.resolve_function`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from council.rubrics.checks import answer_json
+from council.rubrics.functions import resolve_function
+from council.rubrics.model import Criterion, CriterionValue, Rubric, bands
+from council.types import Usage
+
+
+class JudgeRecord(BaseModel):
+    """Who scored an LLM criterion, and hashes of what it saw and said."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str
+    prompt_hash: str
+    response_hash: str
+    usage: Usage = Usage()
+
+
+class CriterionResult(BaseModel):
+    """One criterion's outcome for one answer."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    name: str
+    method: Literal["llm", "deterministic", "schema"]
+    value: CriterionValue | None = None
+    score: float | None = None
+    level: str | None = None
+    passed: bool = False
+    required: bool = False
+    evidence: str = ""
+    notes: str = ""
+    judged_by: list[int] = []
+
+
+class RubricVerdict(BaseModel):
+    """Pass or fail against a rubric, with every criterion and the feedback."""
+
+    model_config = ConfigDict(extra="forbid")
+    rubric_id: str
+    rubric_version: str
+    passed: bool
+    score: float
+    threshold: float
+    criteria: list[CriterionResult]
+    failed_required: list[str] = []
+    gates_applied: list[str] = []
+    judges: list[JudgeRecord] = []
+    feedback: str = ""
+    summary: str | None = None
+    summary_by: str | None = None
+
+
+def _coerce(criterion: Criterion, rubric: Rubric, value: Any) -> CriterionValue:
+    if criterion.kind == "levels":
+        if isinstance(value, str):
+            return value.strip().lower()
+        raise ValueError(f"returned {value!r}, not a level id")
+    if criterion.kind == "checklist":
+        if isinstance(value, bool):
+            return value
+        raise ValueError(f"returned {value!r}, not true or false")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"returned {value!r}, not a number on the scale")
+
+
+def _extremes(criterion: Criterion, rubric: Rubric) -> tuple[CriterionValue, CriterionValue]:
+    """(bottom, top) values of a criterion."""
+    if criterion.kind == "levels":
+        levels = sorted(criterion.levels or [], key=lambda level: level.score)
+        return levels[0].id, levels[-1].id
+    if criterion.kind == "checklist":
+        return False, True
+    return rubric.scale.min, rubric.scale.max
+
+
+def score_schema(criterion: Criterion, rubric: Rubric, answer: str) -> tuple[CriterionValue, str]:
+    """Top level when the answer is JSON valid against the criterion's schema, else bottom with the errors."""
+    import jsonschema
+
+    bottom, top = _extremes(criterion, rubric)
+    try:
+        document = answer_json(answer)
+    except (ValueError, RecursionError) as exc:
+        return bottom, f"the answer is not JSON: {exc}"[:300]
+    validator = jsonschema.validators.validator_for(criterion.json_schema)(criterion.json_schema)
+    problems = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    if not problems:
+        return top, "valid against the schema"
+    shown = "; ".join(f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}" for e in problems[:3])
+    return bottom, f"{len(problems)} schema error(s): {shown}"[:500]
+
+
+def score_deterministic(criterion: Criterion, rubric: Rubric, answer: str, question: str) -> tuple[CriterionValue, str]:
+    """Run the criterion's function; a function that fails gives the bottom value, with the reason."""
+
+    bottom, _ = _extremes(criterion, rubric)
+    try:
+        outcome = resolve_function(criterion.function or "")(answer, question=question)
+        value, evidence = outcome if isinstance(outcome, tuple) else (outcome, "")
+        value = _coerce(criterion, rubric, value)
+        rubric.normalize(criterion, value)
+    except Exception as exc:  # noqa: BLE001 - a user's check must not sink a run
+        return bottom, f"{criterion.function} failed: {type(exc).__name__}: {exc}"[:300]
+    return value, str(evidence)[:500]
+
+
+def score_fixed(rubric: Rubric, answer: str, question: str) -> dict[str, tuple[CriterionValue, str]]:
+    """Every non-LLM criterion's value and evidence for one answer."""
+    fixed: dict[str, tuple[CriterionValue, str]] = {}
+    for criterion in rubric.criteria:
+        if criterion.scoring == "schema":
+            fixed[criterion.id] = score_schema(criterion, rubric, answer)
+        elif criterion.scoring == "deterministic":
+            fixed[criterion.id] = score_deterministic(criterion, rubric, answer, question)
+    return fixed
+
+
+def level_of(criterion: Criterion, rubric: Rubric, score: float) -> tuple[str, int]:
+    """A readable level for a normalized score, and its index among the criterion's steps."""
+    if criterion.kind == "levels":
+        levels = sorted(criterion.levels or [], key=lambda level: level.score)
+        index = max((i for i, level in enumerate(levels) if level.score <= score + 1e-9), default=0)
+        return levels[index].label, index
+    if criterion.kind == "checklist":
+        return ("satisfied", 1) if score >= 0.5 else ("not satisfied", 0)
+    value = rubric.scale.min + score * (rubric.scale.max - rubric.scale.min)
+    spans = bands(criterion, rubric.scale.min, rubric.scale.max)
+    index = max((i for i, (first, _, _) in enumerate(spans) if first <= round(value) ), default=0)
+    return f"{value:.1f}/{rubric.scale.max}", index
+
+
+def _suggestion(criterion: Criterion, rubric: Rubric, index: int) -> str | None:
+    if criterion.kind == "levels":
+        levels = sorted(criterion.levels or [], key=lambda level: level.score)
+        if index + 1 < len(levels):
+            nxt = levels[index + 1]
+            return f"{criterion.title}: aim for {nxt.label}: {nxt.description or nxt.label}"
+        return None
+    if criterion.kind == "checklist":
+        return f"{criterion.title}: aim for: {criterion.guidance}" if index == 0 else None
+    spans = bands(criterion, rubric.scale.min, rubric.scale.max)
+    if index + 1 < len(spans):
+        first, last, text = spans[index + 1]
+        band = str(first) if first == last else f"{first}-{last}"
+        return f"{criterion.title}: aim for {band}: {text}"
+    return None
+
+
+def build_verdict(
+    rubric: Rubric,
+    normalized: Mapping[str, float],
+    *,
+    values: Mapping[str, CriterionValue] | None = None,
+    evidence: Mapping[str, str] | None = None,
+    notes: Mapping[str, str] | None = None,
+    judges: list[JudgeRecord] | None = None,
+    judged_by: Mapping[str, list[int]] | None = None,
+    safety_failed: bool = False,
+) -> RubricVerdict:
+    """The verdict for one answer from its normalized criterion scores (missing ones count as failed)."""
+    values, evidence, notes, judged_by = values or {}, evidence or {}, notes or {}, judged_by or {}
+    raw = rubric.weighted(normalized)
+    score = rubric.gated(raw, normalized, safety_failed)
+    gates = []
+    if score < raw - 1e-9:
+        gates.append("safety cap" if safety_failed and score <= rubric.gates.safety_cap else "ceiling")
+    results, failed_required = [], []
+    steps: dict[str, tuple[str, int]] = {}
+    for criterion in rubric.criteria:
+        value = normalized.get(criterion.id)
+        passed = value is not None and value >= rubric.passing_bound(criterion) - 1e-9
+        found = level_of(criterion, rubric, value) if value is not None else None
+        level = found[0] if found else None
+        if found:
+            steps[criterion.id] = found
+        note = notes.get(criterion.id, "") or ("" if value is not None else "not scored: counts as failed")
+        # model_construct: every value here is computed by Council itself, so validation would only cost time.
+        results.append(CriterionResult.model_construct(
+            id=criterion.id, name=criterion.title, method=criterion.scoring, value=values.get(criterion.id),
+            score=None if value is None else round(value, 4), level=level, passed=passed,
+            required=criterion.required, evidence=evidence.get(criterion.id, ""), notes=note,
+            judged_by=judged_by.get(criterion.id, []),
+        ))
+        if criterion.required and not passed:
+            failed_required.append(criterion.id)
+    passed = score >= rubric.pass_threshold - 1e-9 and not failed_required
+    verdict = RubricVerdict.model_construct(rubric_id=rubric.id, rubric_version=rubric.version, passed=passed,
+                            score=round(score, 4),
+                            threshold=rubric.pass_threshold, criteria=results, failed_required=failed_required,
+                            gates_applied=gates, judges=list(judges or []), feedback="", summary=None,
+                            summary_by=None)
+    verdict.feedback = feedback_text(rubric, verdict, normalized, steps)
+    return verdict
+
+
+def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[str, float],
+                  steps: Mapping[str, tuple[str, int]] | None = None) -> str:
+    """"PASSED/FAILED, overall N%", each criterion with its level and score, then suggestions."""
+    head = f"{'PASSED' if verdict.passed else 'FAILED'}, overall {verdict.score * 100:.0f}%"
+    if verdict.failed_required:
+        head += f" (required criteria failed: {', '.join(verdict.failed_required)})"
+    if verdict.gates_applied:
+        head += f" (capped by {', '.join(verdict.gates_applied)})"
+    lines = [head]
+    suggestions = []
+    for criterion, result in zip(rubric.criteria, verdict.criteria, strict=True):
+        if result.score is None:
+            lines.append(f"- {criterion.title}: not scored (counts as failed)")
+            suggestions.append(f"{criterion.title}: make sure it can be assessed")
+            continue
+        label, index = (steps or {}).get(criterion.id) or level_of(criterion, rubric, normalized[criterion.id])
+        mark = "pass" if result.passed else "FAIL"
+        lines.append(f"- {criterion.title}: {label} ({result.score * 100:.0f}%, {mark})")
+        suggestion = _suggestion(criterion, rubric, index)
+        if suggestion is not None and (not result.passed or result.score < 1):
+            suggestions.append(suggestion)
+    if suggestions:
+        lines.append("Suggestions:")
+        lines += [f"- {s}" for s in suggestions]
+    return "\n".join(lines)

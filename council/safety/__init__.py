@@ -1,0 +1,10 @@
+"""The safety gate: pattern checks on every answer before review, each finding with its category and evidence.
+
+:mod:`.gate` runs the checks, :mod:`.rules` is the rule table, :mod:`.regex`
+the pattern machinery. Pure and synchronous: knows nothing of councils,
+providers or storage (an LLM classifier on top is the pipeline's business).
+"""
+
+from council.safety.gate import CATEGORIES, SafetyFinding, SafetyVerdict, check_answer
+
+__all__ = ["CATEGORIES", "SafetyFinding", "SafetyVerdict", "check_answer"]

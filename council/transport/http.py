@@ -1,0 +1,363 @@
+"""The HTTP layer every provider shares: one pooled aiohttp session per process.
+
+This module sends requests, caps response sizes, reads SSE streams and turns
+every low-level failure into a typed :class:`~council.errors.ProviderError`.
+It does not retry (that is :mod:`council.transport.retry`) and knows no wire format
+(that is :mod:`council.providers`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import math
+import ssl
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from council.config import TransportConfig
+from council.errors import (
+    BadUpstreamRequest,
+    ProtocolError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderTimeout,
+    error_for_status,
+)
+from council.logs import redact
+
+_ERROR_BODY_LIMIT = 64 * 1024
+_SNIPPET = 200
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Who is being called, so every error can say so."""
+
+    provider: str
+    model: str
+    member: str | None = None
+
+    def error(self, cls: type[ProviderError], message: str, **kwargs: Any) -> ProviderError:
+        """Build a typed error about this endpoint, with secrets scrubbed from the message."""
+        return cls(redact(message), provider=self.provider, model=self.model, member=self.member, **kwargs)
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """A JSON POST to an upstream API."""
+
+    url: str
+    json: Mapping[str, Any]
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SSEEvent:
+    """One server-sent event: its ``event`` name (may be empty) and its ``data``."""
+
+    event: str
+    data: str
+
+
+def parse_retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date).
+
+    Returns None for a missing, negative, infinite or unreadable value.
+    """
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            value = float(raw_ms) / 1000.0
+            if math.isfinite(value) and value >= 0:
+                return value
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when is None:
+            return None
+        value = when.timestamp() - time.time()
+        return max(value, 0.0)
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def _error_message(body: bytes, content_type: str) -> str:
+    """The most useful line of an upstream error body."""
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        data = data[0]  # Gemini has been seen wrapping its error object in a list.
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict):
+            message = err.get("message") or err.get("type") or json.dumps(err)[:_SNIPPET]
+            return str(message)[:_SNIPPET]
+        if isinstance(err, str):
+            return err[:_SNIPPET]
+    if "html" in content_type or text.lower().startswith(("<!doctype", "<html")):
+        return "the upstream sent an HTML page instead of JSON"
+    return text[:_SNIPPET] or "empty body"
+
+
+class Transport:
+    """One pooled HTTP client for all providers of a process.
+
+    Create it once, share it, and close it with :meth:`aclose` (or ``async with``).
+    The session itself is made lazily on first use, inside the running loop.
+    """
+
+    def __init__(self, config: TransportConfig | None = None) -> None:
+        self.config = config or TransportConfig()
+        self._session: aiohttp.ClientSession | None = None
+        self._closed = False
+        self._ssl = ssl.create_default_context()
+
+    async def __aenter__(self) -> Transport:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def session(self) -> aiohttp.ClientSession:
+        """The shared session, created on first use.
+
+        A closed transport stays closed: calls still running when it closed
+        (their retries included) fail with a typed error instead of quietly
+        opening a new session that nobody would close. A new transport is the
+        way to start again (:class:`~council.pipeline.orchestrator.Council` does that).
+        """
+        if self._closed:
+            raise RuntimeError("Session is closed")
+        if self._session is None:
+            connector = aiohttp.TCPConnector(
+                limit=self.config.max_connections,
+                limit_per_host=self.config.max_connections_per_host,
+                ssl=self._ssl,
+                ttl_dns_cache=300,
+            )
+            timeout = aiohttp.ClientTimeout(
+                total=None,
+                sock_connect=self.config.connect_timeout_s,
+                sock_read=self.config.read_idle_timeout_s,
+            )
+            self._session = aiohttp.ClientSession(connector=connector, timeout=timeout, raise_for_status=False)
+        return self._session
+
+    async def aclose(self) -> None:
+        """Close the session and its pooled connections, for good."""
+        self._closed = True
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+        self._session = None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`aclose` was called."""
+        return self._closed
+
+    async def post_json(self, request: HttpRequest, endpoint: Endpoint) -> dict[str, Any]:
+        """POST JSON and return the decoded JSON object of a 2xx answer."""
+        async with self._send(request, endpoint) as response:
+            await self._raise_for_status(response, endpoint)
+            body = await self._read_capped(response, endpoint)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            content_type = response.headers.get("content-type", "unknown")
+            raise endpoint.error(
+                ProtocolError, f"expected a JSON body, got {content_type}: {_error_message(body, content_type)}"
+            ) from None
+        if not isinstance(data, dict):
+            raise endpoint.error(ProtocolError, f"expected a JSON object, got a JSON {type(data).__name__}")
+        return data
+
+    async def open_stream(self, request: HttpRequest, endpoint: Endpoint) -> SSEStream:
+        """POST and return the open SSE stream of a 2xx answer. Close it when done."""
+        context = self._send(request, endpoint)
+        response = await context.__aenter__()
+        try:
+            await self._raise_for_status(response, endpoint)
+        except BaseException:
+            await context.__aexit__(None, None, None)
+            raise
+        return SSEStream(response, endpoint, self.config.max_response_bytes)
+
+    def _send(self, request: HttpRequest, endpoint: Endpoint) -> _Send:
+        if self._closed:
+            # Not retried: the session will not come back for this call.
+            raise endpoint.error(ProviderConnectionError, "the HTTP session was closed while this call was running",
+                                 retryable=False)
+        return _Send(self.session(), request, endpoint)
+
+    async def _raise_for_status(self, response: aiohttp.ClientResponse, endpoint: Endpoint) -> None:
+        if response.status < 300:
+            return
+        try:
+            body = await response.content.read(_ERROR_BODY_LIMIT)
+        except (aiohttp.ClientError, asyncio.TimeoutError):
+            body = b""
+        message = _error_message(body, response.headers.get("content-type", ""))
+        cls = error_for_status(response.status)
+        raise endpoint.error(cls, message, status=response.status, retry_after_s=parse_retry_after(response.headers))
+
+    async def _read_capped(self, response: aiohttp.ClientResponse, endpoint: Endpoint) -> bytes:
+        limit = self.config.max_response_bytes
+        if response.content_length is not None and response.content_length > limit:
+            raise endpoint.error(ProtocolError, f"response of {response.content_length} bytes exceeds the {limit}-byte cap")
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            async for chunk in response.content.iter_chunked(64 * 1024):
+                size += len(chunk)
+                if size > limit:
+                    raise endpoint.error(ProtocolError, f"response exceeds the {limit}-byte cap")
+                chunks.append(chunk)
+        except aiohttp.ClientPayloadError as exc:
+            raise endpoint.error(ProtocolError, f"the response body broke off: {exc}") from None
+        except asyncio.TimeoutError:
+            raise endpoint.error(ProviderTimeout, "the upstream went silent mid-response") from None
+        return b"".join(chunks)
+
+
+def stray_cancellation(endpoint: Endpoint) -> ProviderError | None:
+    """A typed error for a cancellation that did not come from the caller, or None when it did.
+
+    aiohttp cancels calls waiting for a pooled connection when its connector
+    closes; such a ``CancelledError`` reaches a caller that never cancelled
+    anything. The task's ``cancelling()`` count tells the two apart: it is
+    raised only by ``Task.cancel()``, which is what a real cancellation uses.
+    """
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        return None
+    return endpoint.error(ProviderConnectionError, "the call was cancelled from below (its HTTP connection pool "
+                                                   "closed), not by its caller", retryable=False)
+
+
+class _Send:
+    """``async with`` around one request that maps aiohttp failures to typed errors."""
+
+    def __init__(self, session: aiohttp.ClientSession, request: HttpRequest, endpoint: Endpoint) -> None:
+        self._session = session
+        self._request = request
+        self._endpoint = endpoint
+        self._response: aiohttp.ClientResponse | None = None
+
+    async def __aenter__(self) -> aiohttp.ClientResponse:
+        endpoint = self._endpoint
+        try:
+            self._response = await self._session.post(
+                self._request.url, json=self._request.json, headers=dict(self._request.headers)
+            )
+        except aiohttp.InvalidURL:
+            raise endpoint.error(BadUpstreamRequest, f"invalid URL {self._request.url!r}") from None
+        except RuntimeError as exc:
+            if not self._session.closed:
+                raise
+            raise endpoint.error(ProviderConnectionError, "the HTTP session was closed before this call",
+                                 retryable=False) from exc
+        except asyncio.TimeoutError:
+            raise endpoint.error(ProviderTimeout, "no response before the socket timeout") from None
+        except aiohttp.ClientResponseError as exc:
+            raise endpoint.error(ProtocolError, f"malformed HTTP response: {exc.message}") from None
+        except (aiohttp.ClientError, OSError) as exc:
+            raise endpoint.error(ProviderConnectionError, f"connection failed: {type(exc).__name__}: {exc}") from None
+        return self._response
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._response is not None:
+            self._response.release()
+
+
+class SSEStream:
+    """Reads server-sent events from an open response, with a size cap.
+
+    ``next_event`` returns None at a clean end of stream. A connection that
+    breaks off or goes silent raises a typed error, never a bare aiohttp one.
+    """
+
+    def __init__(self, response: aiohttp.ClientResponse, endpoint: Endpoint, max_bytes: int) -> None:
+        self._response = response
+        self._endpoint = endpoint
+        self._max_bytes = max_bytes
+        self._received = 0
+        self._lines: deque[bytes] = deque()
+        self._partial = b""
+        self._eof = False
+
+    async def next_event(self) -> SSEEvent | None:
+        """The next complete event, skipping comments and keep-alives."""
+        event, data_lines = "", []
+        while True:
+            line = await self._next_line()
+            if line is None:
+                # An event with no blank line after it at end of stream still counts.
+                return SSEEvent(event, "\n".join(data_lines)) if data_lines else None
+            if not line:
+                if data_lines:
+                    return SSEEvent(event, "\n".join(data_lines))
+                event = ""
+                continue
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "data":
+                data_lines.append(value)
+            elif name == "event":
+                event = value
+
+    async def _next_line(self) -> str | None:
+        while not self._lines:
+            if self._eof:
+                if self._partial:
+                    line, self._partial = self._partial, b""
+                    return line.decode("utf-8", errors="replace").rstrip("\r")
+                return None
+            chunk = await self._read_chunk()
+            if not chunk:
+                self._eof = True
+                continue
+            parts = (self._partial + chunk).split(b"\n")
+            self._partial = parts.pop()
+            self._lines.extend(parts)
+        return self._lines.popleft().decode("utf-8", errors="replace").rstrip("\r")
+
+    async def _read_chunk(self) -> bytes:
+        try:
+            chunk = await self._response.content.readany()
+        except aiohttp.ClientPayloadError as exc:
+            raise self._endpoint.error(ProtocolError, f"the stream broke off: {exc}") from None
+        except asyncio.TimeoutError:
+            raise self._endpoint.error(ProviderTimeout, "the stream went silent") from None
+        except (aiohttp.ClientError, OSError) as exc:
+            raise self._endpoint.error(ProtocolError, f"the stream broke off: {type(exc).__name__}") from None
+        self._received += len(chunk)
+        if self._received > self._max_bytes:
+            raise self._endpoint.error(ProtocolError, f"stream exceeds the {self._max_bytes}-byte cap")
+        return chunk
+
+    async def aclose(self) -> None:
+        """Release the connection; one left mid-stream is closed, not pooled."""
+        if self._eof:
+            self._response.release()
+        else:
+            self._response.close()

@@ -1,0 +1,140 @@
+"""The package's shape: no import cycles, a docstring on every package, few top-level modules, no back-edges.
+
+Imports are read from the source with ``ast`` (top-level and function-level
+alike: a lazy import is still a dependency). ``from a.b import c`` depends on
+the module ``a.b.c`` when there is one, else on ``a.b``; a parent package
+being initialized first is not counted as a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import council
+
+PACKAGE = Path(council.__file__).parent
+
+
+def module_files() -> dict[str, Path]:
+    files = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        files[".".join(parts)] = path
+    return files
+
+
+def import_graph(files: dict[str, Path]) -> dict[str, set[str]]:
+    def known(name: str) -> str:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {}
+    for module, path in files.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                deps |= {known(alias.name) for alias in node.names if alias.name.startswith("council")}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("council"):
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    deps.add(full if full in files else known(node.module))
+        deps.discard(module)
+        graph[module] = {dep for dep in deps if dep}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as a path that returns to its start, or None."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == 1:
+                return path[path.index(dep):] + [dep]
+            if dep not in state and (found := visit(dep)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_no_import_cycles():
+    cycle = find_cycle(import_graph(module_files()))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def test_lazy_and_package_imports_are_dependencies(tmp_path):
+    graph = import_graph(module_files())
+    assert "council.pipeline.orchestrator" in graph["council.pipeline"], "a package depends on what it re-exports"
+    assert "council.rubrics.functions" in graph["council.rubrics.score"]
+
+
+@pytest.mark.parametrize("package", sorted(p.parent.name for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE))
+def test_every_package_says_what_it_is_for(package):
+    init = next(p for p in PACKAGE.rglob("__init__.py") if p.parent.name == package)
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+    assert doc and len(doc.split()) >= 12, f"council/{package}/__init__.py needs a docstring saying its job"
+
+
+def test_few_top_level_modules():
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 15, top
+
+
+# The layers, lowest first: a module may import its own layer or lower ones, never a higher one.
+LAYERS = [
+    {"council._version", "council.errors", "council.types", "council.logs", "council.assets", "council.strict_json",
+     "council.text", "council.config_errors", "council.config", "council.events"},
+    {"council.transport", "council.safety", "council.ranking"},
+    {"council.providers", "council.rubrics", "council.result"},
+    {"council.review", "council.storage"},
+    {"council.pipeline"},
+    {"council.evals", "council.server", "council.web"},
+    {"council.cli"},
+    {"council", "council.__main__", "council.testing"},
+]
+
+
+# Known exceptions, each with its reason.
+UPWARD_ALLOWED = {
+    # Simulated members play every council role offline, so they read the council's own prompts.
+    ("council.providers.simulated", "council.review.prompt"),
+    ("council.providers.simulated", "council.evals.prompt"),
+}
+
+
+def layer_of(module: str) -> int:
+    for depth, layer in enumerate(LAYERS):
+        if any(module == unit or module.startswith(unit + ".") for unit in layer if unit != "council"):
+            return depth
+    assert module in ("council", "council.__main__"), f"{module} is in no layer: add it to LAYERS"
+    return len(LAYERS) - 1
+
+
+def test_imports_only_run_downwards():
+    upward = []
+    for module, deps in import_graph(module_files()).items():
+        for dep in deps:
+            if layer_of(dep) > layer_of(module) and (module, dep) not in UPWARD_ALLOWED:
+                upward.append(f"{module} -> {dep}")
+    assert not upward, "imports that run back up the layers:\n" + "\n".join(sorted(upward))

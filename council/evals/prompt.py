@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from council.assets import load_prompt
-from council.review.prompt import fence, fill_template, new_nonce
+from council.review.sandbox import fence, new_nonce, render_prompt
 from council.types import ChatMessage
 
 TEMPLATE = "evaluator.md"
@@ -76,7 +75,7 @@ def render_evaluation_prompt(
     texts = {name: NOT_GIVEN if value is None or not value.strip() else value for name, value in values.items()}
     nonce = nonce or new_nonce(texts.values())
     filled = {name: fence(name, "", text, nonce) for name, text in texts.items()}
-    content = fill_template(load_prompt(TEMPLATE), {**filled, "nonce": nonce})
+    content = render_prompt(TEMPLATE, {**filled, "nonce": nonce})
     return [ChatMessage(role="user", content=content)]
 
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import asyncio
 
-from council.assets import load_prompt
 from council.errors import ProviderError
 from council.pipeline.orchestrator import Council
 from council.pipeline.review import review_one, with_fixed_scores
 from council.pipeline.rubric_scores import attach_verdicts, automatic_review, automatic_scores
 from council.result import AnswerRecord, CouncilResult, RankingEntry, ReviewRecord
-from council.review.prompt import fence, new_nonce
+from council.review.sandbox import fence, neutralize, new_nonce, render_prompt
 from council.rubrics.model import Rubric
 from council.rubrics.score import RubricVerdict
 from council.types import ChatMessage, as_messages
@@ -26,17 +25,21 @@ from council.types import ChatMessage, as_messages
 CANDIDATE = "answer"
 
 
+def feedback_messages(rubric_results: str, answer: str) -> list[ChatMessage]:
+    """The chairman's feedback prompt: the rubric results (Council's own text) and the answer, fenced."""
+    nonce = new_nonce([answer, rubric_results])
+    user = f"Rubric results:\n{neutralize(rubric_results)}\n\nThe answer:\n{fence('answer', '', answer, nonce)}"
+    return [ChatMessage(role="system", content=render_prompt("feedback_system.md", {"nonce": nonce})),
+            ChatMessage(role="user", content=user)]
+
+
 async def chairman_summary(council: Council, verdict: RubricVerdict, answer: str) -> tuple[str | None, str | None]:
     """The chairman's short feedback, or (None, None) when there is no chairman or it fails."""
     chairman = council.config.chairman
     if chairman is None:
         return None, None
-    nonce = new_nonce([answer])
-    system = load_prompt("feedback_system.md").replace("{nonce}", nonce)
-    user = f"Rubric results:\n{verdict.feedback}\n\nThe answer:\n{fence('answer', '', answer, nonce)}"
     try:
-        completion = await council.provider(chairman).complete(
-            [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)])
+        completion = await council.provider(chairman).complete(feedback_messages(verdict.feedback, answer))
     except ProviderError:
         return None, None
     text = completion.content.strip()

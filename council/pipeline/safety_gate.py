@@ -14,12 +14,12 @@ import json
 import re
 import time
 
-from council.assets import load_prompt
 from council.errors import ProviderError
 from council.pipeline.context import RunContext, elapsed_ms, gather_until
 from council.providers import Provider
 from council.result import AnswerRecord
 from council.review.prompt import fence, new_nonce
+from council.review.sandbox import render_prompt
 from council.safety.gate import SafetyFinding, SafetyVerdict, check_answer
 from council.types import ChatMessage
 
@@ -45,13 +45,17 @@ def parse_classifier_reply(text: str, member: str) -> SafetyVerdict | None:
     return None
 
 
-async def _classify(classifier: Provider, answer: str, verdict: SafetyVerdict) -> SafetyVerdict:
+def classifier_messages(answer: str) -> list[ChatMessage]:
+    """The LLM safety classifier's prompt: its instructions, and the answer fenced with a fresh nonce."""
     nonce = new_nonce([answer])
-    system = load_prompt(SAFETY_PROMPT).replace("{nonce}", nonce)
-    messages = [
-        ChatMessage(role="system", content=system),
+    return [
+        ChatMessage(role="system", content=render_prompt(SAFETY_PROMPT, {"nonce": nonce})),
         ChatMessage(role="user", content=fence("answer", "", answer, nonce)),
     ]
+
+
+async def _classify(classifier: Provider, answer: str, verdict: SafetyVerdict) -> SafetyVerdict:
+    messages = classifier_messages(answer)
     note = None
     try:
         completion = await classifier.complete(messages)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 
-from council.assets import load_prompt
 from council.errors import ProviderError
 from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.providers import Provider
 from council.result import AnswerRecord, FinalAnswer, RankingEntry
-from council.review.prompt import fence, new_nonce, shown_to_reviewers
+from council.review.prompt import shown_to_reviewers
+from council.review.sandbox import fence, new_nonce, render_prompt
 from council.safety.gate import check_answer
 from council.types import ChatMessage, Usage
 
@@ -33,9 +33,9 @@ def render_chairman_prompt(
     answers = "\n".join(
         fence("answer", f'rank="{entry.rank}" score="{entry.score:.2f}"', text, nonce) for entry, text in ranked
     )
-    user = load_prompt(CHAIRMAN_USER).replace("{conversation}", conversation).replace("{answers}", answers)
+    user = render_prompt(CHAIRMAN_USER, {"conversation": conversation, "answers": answers})
     return [
-        ChatMessage(role="system", content=load_prompt(CHAIRMAN_SYSTEM).replace("{nonce}", nonce)),
+        ChatMessage(role="system", content=render_prompt(CHAIRMAN_SYSTEM, {"nonce": nonce})),
         ChatMessage(role="user", content=user),
     ]
 

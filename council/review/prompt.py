@@ -24,11 +24,15 @@ written inside an answer stays literal text.
 from __future__ import annotations
 
 import re
-import secrets
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from council.assets import load_prompt
+from council.review.sandbox import (  # noqa: F401 - fill_template, neutralize and new_nonce are re-exported
+    fence,
+    fill_template,
+    neutralize,
+    new_nonce,
+    render_prompt,
+)
 from council.rubrics.model import Criterion, Rubric, bands
 from council.types import ChatMessage
 
@@ -36,19 +40,7 @@ PROTOCOL = "council-review/1"
 SYSTEM_TEMPLATE = "review_system.md"
 USER_TEMPLATE = "review_user.md"
 
-_LOOKALIKE = str.maketrans({"<": "\u2039", ">": "\u203a"})  # ‹ and ›
-# Runs of two or more angle brackets (our markers), chat-format role tokens
-# like <|im_start|>, and verdict tags. Only angle brackets are rewritten, one
-# character for one, so adjacency is unchanged: no "<<" can survive.
-_MARKER_LIKE = re.compile(r"[<>]{2,}|<(?=\|)|(?<=\|)>|<(?=/?verdict)", re.IGNORECASE)
-# Unicode "tag" characters are invisible yet read by models, a known way to
-# hide instructions; they have no place in an answer under review.
-_TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]")
-_NONCE = re.compile(r"^[0-9a-f]{8,64}$")
 _LABEL = re.compile(r"^Response [A-Z]{1,3}$")
-_KIND = re.compile(r"^[a-z][a-z_]{0,31}$")
-_ATTRS = re.compile(r'^(?:[a-z_]+="[^"<>\r\n]*"(?: [a-z_]+="[^"<>\r\n]*")*)?$')
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
 @dataclass(frozen=True)
@@ -96,69 +88,6 @@ def labels_for(n: int) -> list[str]:
             letters = chr(ord("A") + remainder) + letters
         labels.append(f"Response {letters}")
     return labels
-
-
-def neutralize(text: str) -> str:
-    """``text`` with every marker-like sequence made inert and hidden tag characters removed.
-
-    Angle brackets in ``<<``, ``>>`` (and longer runs), ``<|``, ``|>`` and
-    ``<verdict`` / ``</verdict`` become the look-alikes ‹ and ›. Everything
-    else, single ``<`` and ``>`` included, is left as written so code and
-    maths in answers stay readable.
-    """
-    text = _TAG_CHARACTERS.sub("", text)
-    return _MARKER_LIKE.sub(lambda match: match.group().translate(_LOOKALIKE), text)
-
-
-def _contains_nonce(text: str, nonce: str) -> bool:
-    return nonce.lower() in text.lower()
-
-
-def new_nonce(untrusted: Iterable[str]) -> str:
-    """A fresh random nonce (16 hex digits) that occurs in none of the untrusted texts.
-
-    The texts are checked as written and as neutralized, since removing hidden
-    characters could join two halves of a nonce.
-    """
-    texts = [t for text in untrusted for t in (text, neutralize(text))]
-    for _ in range(100):
-        nonce = secrets.token_hex(8)
-        if not any(_contains_nonce(text, nonce) for text in texts):
-            return nonce
-    raise RuntimeError("could not draw a nonce absent from the texts; is the random source broken?")
-
-
-def fence(kind: str, attrs: str, text: str, nonce: str) -> str:
-    """Wrap untrusted ``text`` in a nonce-carrying block, neutralizing it first.
-
-    ``kind`` names the block (``candidate``, ``turn``); ``attrs`` are trusted
-    attributes such as ``id="Response A"``. ``ValueError`` if the nonce occurs
-    in the text: draw nonces with :func:`new_nonce`.
-    """
-    if not _KIND.match(kind):
-        raise ValueError(f"bad block kind {kind!r}")
-    if not _ATTRS.match(attrs):
-        raise ValueError(f"bad block attributes {attrs!r}")
-    if not _NONCE.match(nonce):
-        raise ValueError("the nonce must be 8 to 64 lowercase hex digits")
-    body = neutralize(text)
-    if _contains_nonce(body, nonce):
-        raise ValueError("the nonce occurs in the text to fence; draw it with new_nonce()")
-    opening = f"<<{kind} {attrs} " if attrs else f"<<{kind} "
-    return f'{opening}nonce="{nonce}">>\n{body}\n<</{kind} nonce="{nonce}">>'
-
-
-def fill_template(template: str, values: Mapping[str, str]) -> str:
-    """Replace each ``{name}`` in ``template`` in a single pass.
-
-    Substituted values are never scanned again, so placeholders inside
-    untrusted text stay literal. ``KeyError`` names any placeholder without a
-    value.
-    """
-    missing = sorted(set(_PLACEHOLDER.findall(template)) - set(values))
-    if missing:
-        raise KeyError(f"no value for template placeholders: {', '.join(missing)}")
-    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
 
 
 def key_hint(criterion: Criterion, rubric: Rubric) -> str:
@@ -234,8 +163,8 @@ def render_review_prompt(
             raise ValueError(f"candidate labels look like 'Response A', got {label!r}")
     if len(set(labels)) != len(labels):
         raise ValueError(f"candidate labels must be unique, got {labels}")
-    system = fill_template(
-        load_prompt(SYSTEM_TEMPLATE),
+    system = render_prompt(
+        SYSTEM_TEMPLATE,
         {
             "protocol": PROTOCOL,
             "nonce": nonce,
@@ -246,8 +175,8 @@ def render_review_prompt(
             "dimension_keys": ", ".join(f"{c.id} ({key_hint(c, rubric)})" for c in rubric.llm_criteria()),
         },
     )
-    user = fill_template(
-        load_prompt(USER_TEMPLATE),
+    user = render_prompt(
+        USER_TEMPLATE,
         {
             "conversation": "\n\n".join(fence("turn", f'role="{m.role}"', m.content, nonce) for m in conversation),
             "candidates": "\n\n".join(fence("candidate", f'id="{c.label}"', c.text, nonce) for c in candidates),

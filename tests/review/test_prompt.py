@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from council.review import prompt as review_prompt
+from council.review import sandbox
 from council.review.prompt import (
     Candidate,
     fence,
@@ -100,7 +100,7 @@ def test_a_nonce_is_16_random_hex_digits():
 
 def test_a_nonce_found_in_the_untrusted_text_is_drawn_again(monkeypatch):
     draws = iter(["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"])
-    monkeypatch.setattr(review_prompt.secrets, "token_hex", lambda _: next(draws))
+    monkeypatch.setattr(sandbox.secrets, "token_hex", lambda _: next(draws))
     # The first is in the text in upper case; the second only once hidden tag characters are removed.
     assert new_nonce(["I guess AAAAAAAAAAAAAAAA", "bbbbbbbb\U000e0001bbbbbbbb"]) == "cccccccccccccccc"
 

@@ -175,7 +175,9 @@ class RetryPolicy(_Strict):
     max_backoff_s: float = Field(default=8.0, ge=0, le=300, description="Cap on one exponential backoff.")
     jitter_s: float = Field(default=0.25, ge=0, le=60, description="Random extra wait, up to this.")
     max_retry_after_s: float = Field(default=30.0, ge=0, le=600, description="A longer Retry-After fails now.")
-    attempt_timeout_s: float | None = Field(default=None, gt=0, le=3600, description="Per attempt; None = call deadline.")
+    attempt_timeout_s: float | None = Field(
+        default=None, gt=0, le=3600, description="Per attempt; None = call deadline."
+    )
 
 
 class TransportConfig(_Strict):
@@ -246,7 +248,9 @@ class StorageConfig(_Strict):
 class LoggingConfig(_Strict):
     """Structured log output (always to stderr)."""
 
-    level: Literal["debug", "info", "warning", "error"] = Field(default="warning", description="Least severe level shown.")
+    level: Literal["debug", "info", "warning", "error"] = Field(
+        default="warning", description="Least severe level shown."
+    )
     format: Literal["console", "json"] = Field(default="console", description="Human text or JSON lines.")
 
 
@@ -276,7 +280,9 @@ class CouncilConfig(_Strict):
         if self.chairman is not None and self.chairman not in names:
             raise ValueError(f"chairman {self.chairman!r} is not a member; members are: {', '.join(names)}")
         if self.safety.llm_member is not None and self.safety.llm_member not in names:
-            raise ValueError(f"safety.llm_member {self.safety.llm_member!r} is not a member; members are: {', '.join(names)}")
+            raise ValueError(
+                f"safety.llm_member {self.safety.llm_member!r} is not a member; members are: {', '.join(names)}"
+            )
         if self.stages.quorum > len(self.members):
             raise ValueError(f"stages.quorum is {self.stages.quorum} but there are only {len(self.members)} members")
         return self

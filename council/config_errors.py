@@ -62,7 +62,7 @@ def read_yaml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(source, f"cannot read the file: {exc.strerror or type(exc).__name__}") from None
     try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
@@ -134,7 +134,7 @@ def format_validation_error(
     for error in exc.errors(include_url=False):
         loc = tuple(error["loc"])
         path = _loc_to_path(loc)
-        origin = f" (from ${overridden[loc]})" if loc in overridden else ""
+        origin = f" (from ${overridden[loc]})" if loc in overridden else ""  # type: ignore[index]  # locs of env overrides are str-only
         kind = error["type"]
         if kind == "extra_forbidden":
             parent = _model_at(root, loc[:-1])
@@ -163,5 +163,7 @@ def format_validation_error(
                 message = message.removeprefix("Value error, ")
                 problems.append(f"{path}: {message}{origin}" if loc else f"{message}{origin}")
             else:
-                problems.append(f"{path}: {message[0].lower()}{message[1:]}, got {_describe_input(error['input'])}{origin}")
+                problems.append(
+                    f"{path}: {message[0].lower()}{message[1:]}, got {_describe_input(error['input'])}{origin}"
+                )
     return problems

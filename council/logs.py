@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import MutableMapping
 from typing import Any, TextIO
 
 import structlog
@@ -45,7 +46,7 @@ def _redact_value(value: Any) -> Any:
     return value
 
 
-def _redaction_processor(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def _redaction_processor(_logger: Any, _method: str, event_dict: MutableMapping[str, Any]) -> dict[str, Any]:
     return {
         key: REDACTED if key.lower() in _SENSITIVE_FIELDS else _redact_value(value)
         for key, value in event_dict.items()
@@ -54,11 +55,8 @@ def _redaction_processor(_logger: Any, _method: str, event_dict: dict[str, Any])
 
 def configure_logging(level: str = "warning", fmt: str = "console", stream: TextIO | None = None) -> None:
     """Set up structlog for the process. ``fmt`` is ``console`` or ``json``."""
-    renderer: Any
-    if fmt == "json":
-        renderer = structlog.processors.JSONRenderer()
-    else:
-        renderer = structlog.dev.ConsoleRenderer(colors=False)
+    renderer: Any = (structlog.processors.JSONRenderer() if fmt == "json"
+                     else structlog.dev.ConsoleRenderer(colors=False))
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -78,8 +76,9 @@ def access_logger() -> structlog.typing.FilteringBoundLogger:
     """The server's per-request logger: on at info level whatever ``logging.level`` says (``server.access_log``)."""
     if not structlog.is_configured():
         configure_logging()
-    return structlog.wrap_logger(None, wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-                                 component="access")
+    logger: structlog.typing.FilteringBoundLogger = structlog.wrap_logger(
+        None, wrapper_class=structlog.make_filtering_bound_logger(logging.INFO), component="access")
+    return logger
 
 
 def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
@@ -87,4 +86,5 @@ def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
     if not structlog.is_configured():
         # structlog's own default writes to stdout, which would corrupt `--json` output.
         configure_logging()
-    return structlog.get_logger(component=name)
+    logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(component=name)
+    return logger

@@ -37,7 +37,7 @@ class Failure(_Record):
     @classmethod
     def from_error(cls, error: ProviderError) -> Failure:
         """The failure record of a provider error."""
-        return cls(reason=error.reason, message=str(error), status=error.status, attempts=error.attempts)  # type: ignore[arg-type]
+        return cls(reason=error.reason, message=str(error), status=error.status, attempts=error.attempts)
 
 
 class AnswerRecord(_Record):
@@ -190,8 +190,8 @@ class CouncilResult(_Record):
     def total_usage(self) -> Usage:
         """Tokens of every upstream call in the run."""
         total = Usage()
-        for record in (*self.answers, *self.reviews):
-            total = total + record.usage
+        for usage in [*(a.usage for a in self.answers), *(r.usage for r in self.reviews)]:
+            total = total + usage
         if self.final_answer is not None:
             total = total + self.final_answer.usage
         return total

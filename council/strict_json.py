@@ -34,7 +34,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     for key, value in pairs:
         if key in result:
             shown = repr(key)
-            raise StrictJSONError(f"key {shown if len(shown) <= 40 else shown[:37] + '...'} appears twice in one object")
+            raise StrictJSONError(
+                f"key {shown if len(shown) <= 40 else shown[:37] + '...'} appears twice in one object"
+            )
         result[key] = value
     return result
 

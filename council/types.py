@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from pydantic import (
@@ -30,7 +30,7 @@ class ChatMessage(BaseModel):
     content: str
 
 
-def as_messages(question: str | list[ChatMessage] | list[dict]) -> list[ChatMessage]:
+def as_messages(question: str | Sequence[ChatMessage | dict[str, Any]]) -> list[ChatMessage]:
     """Accept a bare question or a list of chat messages and return messages.
 
     Raises ``ValueError`` naming the problem when the input is unusable.
@@ -139,7 +139,7 @@ class GenerationParams(BaseModel):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data = handler(self)
+        data: dict[str, Any] = handler(self)
         for name in _OMITTED_WHEN_UNSET:
             if name in data and data[name] is None:
                 del data[name]

@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except CouncilError as exc:
         print(f"council: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+    except Exception as exc:
         print(f"council: internal error: {type(exc).__name__}: {exc} (please report this)", file=sys.stderr)
         if environ.get("COUNCIL_DEBUG"):
             raise

@@ -25,7 +25,7 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from council.cli.common import db_path
 from council.errors import CouncilError
@@ -151,7 +151,10 @@ def _positive(args: argparse.Namespace) -> None:
             raise EvalUsageError(f"{flag} must be positive, got {value:g}")
 
 
-def _choose_members(args: argparse.Namespace, config: Any) -> tuple[str, list[str], str, str | None]:
+EvalMode = Literal["council", "judge"]
+
+
+def _choose_members(args: argparse.Namespace, config: Any) -> tuple[EvalMode, list[str], str, str | None]:
     names = [m.name for m in config.members]
 
     def known(name: str, flag: str) -> str:

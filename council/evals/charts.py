@@ -44,8 +44,8 @@ def _fmt(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def histogram(values: Sequence[float], title: str, x_label: str, *, bins: int = 10,
-              lo: float | None = None, hi: float | None = None, markers: Mapping[str, float] | None = None) -> str:
+def histogram(values: Sequence[float], title: str, x_label: str, *, bins: int = 10, lo: float | None = None,
+              hi: float | None = None, markers: Mapping[str, float | None] | None = None) -> str:
     """A histogram of ``values``; ``markers`` draws labelled vertical lines (percentiles, thresholds)."""
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     body: list[str] = []
@@ -85,11 +85,11 @@ def histogram(values: Sequence[float], title: str, x_label: str, *, bins: int = 
             body.append(f'<rect x="{left + 1:.1f}" y="{y(count):.1f}" width="{max(plot_w / bins - 2, 1):.1f}" '
                         f'height="{TOP + plot_h - y(count):.1f}" fill="{BAR}"><title>{count}</title></rect>')
     step = _nice_step(hi - lo)
-    tick = math.ceil(lo / step) * step
-    while tick <= hi + 1e-9:
-        body.append(f'<text x="{x(tick):.1f}" y="{TOP + plot_h + 14}" text-anchor="middle" fill="{INK}">'
-                    f'{escape(_fmt(tick))}</text>')
-        tick += step
+    x_tick: float = math.ceil(lo / step) * step
+    while x_tick <= hi + 1e-9:
+        body.append(f'<text x="{x(x_tick):.1f}" y="{TOP + plot_h + 14}" text-anchor="middle" fill="{INK}">'
+                    f'{escape(_fmt(x_tick))}</text>')
+        x_tick += step
     body.append(f'<text x="{LEFT + plot_w / 2:.0f}" y="{HEIGHT - 6}" text-anchor="middle" fill="{INK}">'
                 f'{escape(x_label)}</text>')
     for row, (label, value) in enumerate(far.items()):

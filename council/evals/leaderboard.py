@@ -32,14 +32,15 @@ their accuracy, faithfulness and pass rate beside it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from council.evals.metrics import Thresholds, sample_passes
 from council.evals.records import Interval, Leaderboard, LeaderboardEntry, SampleRecord
 from council.pipeline.rank import build_sheet
-from council.ranking.aggregation import Aggregate, ReviewerHistory, ScoreSheet, aggregate, update_history
+from council.ranking.aggregation import aggregate, update_history
+from council.ranking.sheet import Aggregate, ReviewerHistory, ScoreSheet
 from council.result import CouncilResult
 from council.rubrics.model import Rubric
 
@@ -223,7 +224,7 @@ def _column_means(array: np.ndarray, members: list[str]) -> dict[str, float | No
 
 def judge_leaderboard(records: Sequence[SampleRecord], members: list[str], thresholds: Thresholds) -> Leaderboard:
     """The judge-mode leaderboard: members by mean sample score, with accuracy, faithfulness and pass rate."""
-    def units(value) -> list[tuple[str, dict[str, float]]]:
+    def units(value: Callable[[SampleRecord], float]) -> list[tuple[str, dict[str, float]]]:
         return [(r.sample_id, {r.subject: value(r)}) for r in records]
 
     nan = float("nan")

@@ -73,7 +73,7 @@ def code_version() -> dict[str, object]:
 
 def environment() -> dict[str, object]:
     """Python, platform and the versions of the packages that shape results."""
-    packages = {}
+    packages: dict[str, str | None] = {}
     for name in PACKAGES:
         try:
             packages[name] = version(name)

@@ -214,7 +214,7 @@ class EvalRunner:
         reasons = failed_conditions(metrics, self.manifest.thresholds)
         return SampleRecord(
             run_id=self.manifest.run_id, repeat=repeat, sample_id=sample.id, subject=subject,
-            question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,  # type: ignore[arg-type]
+            question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,
             council_run_id=council_run_id, model_versions=versions, evaluator=evaluator, metrics=metrics,
             evaluation=evaluation, passed=not reasons, failed_conditions=reasons, sample_score=sample_score(metrics),
             created_at=datetime.now(UTC),

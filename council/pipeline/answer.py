@@ -23,7 +23,7 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
         completion = await provider.complete(question, params)
     except ProviderError as error:
         return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
-    except Exception as error:  # noqa: BLE001 - a bug in one member must not sink the run
+    except Exception as error:
         _log.error("answer_crashed", member=provider.member.name, error=error)
         failure = Failure(reason="upstream_error", message=f"internal error: {type(error).__name__}: {error}")
         return AnswerRecord(**base, status="failed", error=failure, latency_ms=elapsed_ms(started))
@@ -40,7 +40,9 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
 async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
     """Ask every member at once; stop at the first of all-answered or the stage deadline."""
     started = time.perf_counter()
-    jobs = {name: _answer(ctx.providers[name], ctx.question, ctx.params_for(ctx.providers[name])) for name in ctx.members}
+    jobs = {
+        name: _answer(ctx.providers[name], ctx.question, ctx.params_for(ctx.providers[name])) for name in ctx.members
+    }
 
     def report(name: str, record: AnswerRecord) -> None:
         ctx.emit("answer", member=name, status=record.status, latency_ms=round(record.latency_ms, 1),

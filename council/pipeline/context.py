@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -59,12 +59,12 @@ class RunContext:
         """Send a progress event; a failing listener never breaks the run."""
         try:
             self.emit_event(StageEvent(kind=kind, run_id=self.result.run_id, data=data))  # type: ignore[arg-type]
-        except Exception as exc:  # noqa: BLE001 - listeners are outside our control
+        except Exception as exc:
             _log.warning("event_listener_failed", kind=kind, error=exc)
 
 
 async def gather_until(
-    jobs: dict[str, Awaitable[T]],
+    jobs: Mapping[str, Awaitable[T]],
     deadline_s: float,
     on_done: Callable[[str, T], None],
 ) -> tuple[dict[str, T], list[str]]:
@@ -74,7 +74,7 @@ async def gather_until(
     Jobs still running at the deadline are cancelled (and awaited, so no task
     is left behind); their names are returned as the second element.
     """
-    tasks = {asyncio.ensure_future(job): name for name, job in jobs.items()}
+    tasks: dict[asyncio.Future[T], str] = {asyncio.ensure_future(job): name for name, job in jobs.items()}
     results: dict[str, T] = {}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + deadline_s

@@ -15,8 +15,8 @@ import asyncio
 from council.errors import ProviderError
 from council.pipeline.orchestrator import Council
 from council.pipeline.review import review_one, with_fixed_scores
-from council.pipeline.rubric_scores import attach_verdicts, automatic_review, automatic_scores
-from council.result import AnswerRecord, CouncilResult, RankingEntry, ReviewRecord
+from council.pipeline.rubric_scores import automatic_review, automatic_scores, with_verdicts
+from council.result import AnswerRecord, RankingEntry, ReviewRecord
 from council.review.sandbox import fence, neutralize, new_nonce, render_prompt
 from council.rubrics.model import Rubric
 from council.rubrics.score import RubricVerdict
@@ -62,10 +62,8 @@ async def evaluate_answer(council: Council, question: str | list[ChatMessage], a
     else:
         reviews = [automatic_review(chosen, [record], fixed)]
     ok = [r for r in reviews if r.status == "ok"]
-    holder = CouncilResult.model_construct(reviews=reviews, ranking=[
-        RankingEntry(member=CANDIDATE, rank=1, score=0.0, raw_mean=None, n_reviews=len(ok))])
-    attach_verdicts(chosen, holder, fixed, evidence)
-    verdict = holder.ranking[0].verdict
+    entry = RankingEntry(member=CANDIDATE, rank=1, score=0.0, raw_mean=None, n_reviews=len(ok))
+    verdict = with_verdicts(chosen, [entry], reviews, fixed, evidence)[0].verdict
     assert verdict is not None
     if not ok:
         verdict = verdict.model_copy(update={"feedback": verdict.feedback + "\n(no reviewer could score the answer)"})

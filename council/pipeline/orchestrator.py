@@ -32,7 +32,7 @@ from council.pipeline.answer import collect_answers
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.rank import rank_answers
 from council.pipeline.review import collect_reviews, mark_oversized
-from council.pipeline.rubric_scores import attach_verdicts, automatic_review, automatic_scores
+from council.pipeline.rubric_scores import automatic_review, automatic_scores, with_verdicts
 from council.pipeline.safety_gate import apply_safety_gate
 from council.pipeline.synthesize import final_answer
 from council.providers import Provider, build_providers, check_member_params
@@ -66,7 +66,7 @@ class Council:
         self,
         config: CouncilConfig,
         *,
-        store: Store | None | bool = None,
+        store: Store | bool | None = None,
         transport: Transport | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> None:
@@ -81,10 +81,7 @@ class Council:
         self._entered = 0  # open `async with` blocks
         self._providers: dict[str, Provider] | None = None
         self._owns_store = store is None or store is True
-        if self._owns_store:
-            self.store: Store | None = Store(config.storage.path)
-        else:
-            self.store = store or None
+        self.store: Store | None = Store(config.storage.path) if store is None or store is True else (store or None)
         self._config_hash = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
 
     @classmethod
@@ -256,7 +253,7 @@ class Council:
             result.degrade("the run was interrupted before it finished")
             self._finish(ctx, started)
             raise
-        except Exception as error:  # noqa: BLE001 - a bug outside the guarded stages: a failed run, never a crash
+        except Exception as error:
             _log.error("run_crashed", run_id=result.run_id, error=error, exc_info=True)
             return self._finish_failed(ctx, started, f"internal error: {type(error).__name__}: {error}")
 
@@ -304,8 +301,8 @@ class Council:
             # A ballot-only save is skipped: ranking follows at once, with no wait in between.
             try:
                 rank_answers(ctx, surviving, self.store)
-                attach_verdicts(ctx.rubric, result, fixed, evidence)
-            except Exception as error:  # noqa: BLE001 - the answers stand even when ranking them fails
+                result.ranking = with_verdicts(ctx.rubric, result.ranking, result.reviews, fixed, evidence)
+            except Exception as error:
                 _log.error("ranking_crashed", run_id=result.run_id, error=error, exc_info=True)
                 result.degrade(f"ranking failed (internal error: {type(error).__name__}: {error}); "
                                "answers are in member order")

@@ -15,7 +15,8 @@ from council.errors import StorageError, storage_cause
 from council.logs import get_logger
 from council.pipeline.context import RunContext
 from council.providers import Provider
-from council.ranking.aggregation import ScoreSheet, aggregate, update_history
+from council.ranking.aggregation import aggregate, update_history
+from council.ranking.sheet import ScoreSheet
 from council.result import AgreementRecord, AnswerRecord, BiasFlagRecord, RankingEntry, ReviewRecord
 from council.rubrics.model import Rubric
 from council.storage.store import Store

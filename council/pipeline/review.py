@@ -21,11 +21,11 @@ from council.review.ballot import BallotParse, parse_ballot
 from council.review.prompt import (
     Candidate,
     labels_for,
-    new_nonce,
     render_retry_message,
     render_review_prompt,
     shown_to_reviewers,
 )
+from council.review.sandbox import new_nonce
 from council.rubrics.model import CriterionValue, Rubric
 from council.types import ChatMessage, Usage
 
@@ -34,7 +34,9 @@ def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:16]
 
 
-def with_fixed_scores(record: ReviewRecord, rubric: Rubric, fixed: dict[str, dict[str, CriterionValue]]) -> ReviewRecord:
+def with_fixed_scores(
+    record: ReviewRecord, rubric: Rubric, fixed: dict[str, dict[str, CriterionValue]]
+) -> ReviewRecord:
     """Add the automatic (deterministic, schema) criteria to a ballot and recompute every overall score."""
     scores = {}
     for member, entry in record.scores.items():
@@ -80,8 +82,9 @@ async def review_one(
     label_to_member = dict(zip(labels, order, strict=True))
     candidate_texts = [texts[m] for m in order]
     nonce = new_nonce([*candidate_texts, *(m.content for m in question)])
-    messages = render_review_prompt(question, [Candidate(label=l, text=texts[m]) for l, m in label_to_member.items()],
-                                    rubric, nonce)
+    messages = render_review_prompt(
+        question, [Candidate(label=label, text=texts[m]) for label, m in label_to_member.items()], rubric, nonce
+    )
     record = ReviewRecord(reviewer=provider.member.name, order=order, labels=label_to_member)
     usage = Usage()
     attempts = 0

@@ -9,7 +9,7 @@ the reviewers' consensus (the mean of their normalized criterion scores).
 
 from __future__ import annotations
 
-from council.result import AnswerRecord, CouncilResult, DimensionScoresRecord, ReviewRecord
+from council.result import AnswerRecord, DimensionScoresRecord, RankingEntry, ReviewRecord
 from council.rubrics.model import CriterionValue, Rubric
 from council.rubrics.score import JudgeRecord, build_verdict, score_fixed
 from council.types import ChatMessage
@@ -33,7 +33,9 @@ def automatic_scores(
     return values, evidence
 
 
-def automatic_review(rubric: Rubric, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]]) -> ReviewRecord:
+def automatic_review(
+    rubric: Rubric, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]]
+) -> ReviewRecord:
     """The single review of a rubric that code scores entirely."""
     scores = {}
     for answer in answers:
@@ -46,13 +48,15 @@ def automatic_review(rubric: Rubric, answers: list[AnswerRecord], fixed: dict[st
                         ranking=sorted(members, key=lambda m: -scores[m].overall))
 
 
-def attach_verdicts(rubric: Rubric, result: CouncilResult, fixed: dict[str, dict[str, CriterionValue]],
-                    evidence: dict[str, dict[str, str]]) -> None:
-    """Give every ranking entry its verdict against the rubric, from the reviewers' consensus."""
-    ok_reviews = [r for r in result.reviews if r.status == "ok"]
+def with_verdicts(
+    rubric: Rubric, ranking: list[RankingEntry], reviews: list[ReviewRecord],
+    fixed: dict[str, dict[str, CriterionValue]], evidence: dict[str, dict[str, str]],
+) -> list[RankingEntry]:
+    """Every ranking entry with its verdict against the rubric, from the reviewers' consensus."""
+    ok_reviews = [r for r in reviews if r.status == "ok"]
     llm_ids = set(rubric.dimension_ids())
     entries = []
-    for entry in result.ranking:
+    for entry in ranking:
         sums: dict[str, list[float]] = {}
         judges: list[JudgeRecord] = []
         judged_by: dict[str, list[int]] = {}
@@ -68,9 +72,9 @@ def attach_verdicts(rubric: Rubric, result: CouncilResult, fixed: dict[str, dict
                 if cid in llm_ids and review.reviewer != AUTOMATIC_REVIEWER:
                     judged_by.setdefault(cid, []).append(len(judges) - 1)
         consensus = {cid: sum(v) / len(v) for cid, v in sums.items() if v}
-        for cid, value in fixed.get(entry.member, {}).items():
-            consensus[cid] = rubric.normalize(rubric.criterion(cid), value)
+        for cid, fixed_value in fixed.get(entry.member, {}).items():
+            consensus[cid] = rubric.normalize(rubric.criterion(cid), fixed_value)
         verdict = build_verdict(rubric, consensus, values=fixed.get(entry.member), evidence=evidence.get(entry.member),
                                 judges=judges, judged_by=judged_by)
         entries.append(entry.model_copy(update={"verdict": verdict}))
-    result.ranking = entries
+    return entries

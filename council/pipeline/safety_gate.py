@@ -18,8 +18,7 @@ from council.errors import ProviderError
 from council.pipeline.context import RunContext, elapsed_ms, gather_until
 from council.providers import Provider
 from council.result import AnswerRecord
-from council.review.prompt import fence, new_nonce
-from council.review.sandbox import render_prompt
+from council.review.sandbox import fence, new_nonce, render_prompt
 from council.safety.gate import SafetyFinding, SafetyVerdict, check_answer
 from council.types import ChatMessage
 

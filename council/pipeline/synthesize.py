@@ -50,7 +50,10 @@ def top_answer(ranking: list[RankingEntry], answers: list[AnswerRecord]) -> Answ
 
 
 def withheld_notice(blocked: list[AnswerRecord]) -> str:
-    """The one line a reader sees when the safety gate set every answer aside (chat apps show empty replies as nothing)."""
+    """The one line a reader sees when the safety gate set every answer aside.
+
+    Chat apps show an empty reply as nothing at all.
+    """
     categories = sorted({f.category for a in blocked if a.safety is not None for f in a.safety.findings})
     why = f" ({', '.join(categories)})" if categories else ""
     return (f"The council withheld its answer: all {len(blocked)} member answers were set aside by the safety "
@@ -71,9 +74,9 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
     best = top_answer(ranking, answers)
     if best is None:
         blocked = [a for a in answers if a.status == "blocked"]
-        reason = "no answer passed the safety gate" if blocked else "no answers"
         return FinalAnswer(content=withheld_notice(blocked) if blocked else "", by="", source="none",
-                           blocked=bool(blocked), fallback=True, fallback_reason=reason)
+                           blocked=bool(blocked), fallback=True,
+                           fallback_reason="no answer passed the safety gate" if blocked else "no answers")
     if ctx.chairman is None:
         return FinalAnswer(content=best.content or "", by=best.member)
     chairman = ctx.providers[ctx.chairman]
@@ -90,7 +93,7 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
         content, usage = await _chairman_answer(ctx, chairman, messages)
     except ProviderError as error:
         reason = f"chairman {ctx.chairman} failed ({error.reason}): {error}"
-    except Exception as error:  # noqa: BLE001 - a bug or a library quirk costs the chairman's text, not the run
+    except Exception as error:
         _log.error("chairman_crashed", member=ctx.chairman, error=error, exc_info=True)
         reason = f"chairman {ctx.chairman} failed (internal error: {type(error).__name__}: {error})"
     else:
@@ -100,6 +103,8 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
         elif verdict is not None and not verdict.passed:
             reason = f"chairman {ctx.chairman}'s answer was blocked by the safety gate ({verdict.findings[0].category})"
         else:
-            return FinalAnswer(content=content, by=ctx.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage)
+            return FinalAnswer(
+                content=content, by=ctx.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage
+            )
     return FinalAnswer(content=best.content or "", by=best.member, fallback=True, fallback_reason=reason,
                        latency_ms=elapsed_ms(started), usage=usage)

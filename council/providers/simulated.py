@@ -46,10 +46,11 @@ WEAK_POINTS = (
     "There may be other views on {topic} that could matter somewhat.",
     "Perhaps {topic} is sometimes different, depending on the situation.",
 )
-_FILLER = frozenset(
-    "why what how when where who which whom whose is are was were do does did can could should would will "
-    "please explain describe tell me us i you".split()
-)
+_FILLER = frozenset((
+    "why", "what", "how", "when", "where", "who", "which", "whom", "whose", "is", "are", "was", "were", "do", "does",
+    "did", "can", "could", "should", "would", "will", "please", "explain", "describe", "tell", "me", "us", "i",
+    "you",
+))
 _LENGTHS = {"terse": 3, "balanced": 5, "verbose": 8}
 
 
@@ -139,7 +140,7 @@ def _as_hint(hint: str, felt: float) -> object:
         lo, hi = int(low), int(high)
     except ValueError:
         lo, hi = 1, 10
-    return int(round(lo + (felt - 1) / 9 * (hi - lo)))
+    return round(lo + (felt - 1) / 9 * (hi - lo))
 
 
 def write_review(persona: Persona, task: ReviewTask, member: str) -> str:
@@ -191,11 +192,16 @@ def write_synthesis(messages: list[ChatMessage]) -> str | None:
     return f"{best}{extra}"
 
 
-_UNINFORMATIVE = _FILLER | frozenset("the a an of and or to in on at by for with from as it its that this be".split())
+_UNINFORMATIVE = _FILLER | frozenset((
+    "the", "a", "an", "of", "and", "or", "to", "in", "on", "at", "by", "for", "with", "from", "as", "it", "its",
+    "that", "this", "be",
+))
 
 
 def _key_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _UNINFORMATIVE and (len(w) > 2 or w.isdigit())}
+    return {
+        w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _UNINFORMATIVE and (len(w) > 2 or w.isdigit())
+    }
 
 
 def write_evaluation(persona: Persona, task: EvaluationTask, member: str) -> str:

@@ -5,6 +5,7 @@ data; storing it is the caller's job. Knows nothing of providers, prompts or
 storage.
 """
 
-from council.ranking.aggregation import METHODS, Aggregate, ReviewerHistory, ScoreSheet, aggregate, update_history
+from council.ranking.aggregation import METHODS, aggregate, update_history
+from council.ranking.sheet import Aggregate, ReviewerHistory, ScoreSheet
 
 __all__ = ["METHODS", "Aggregate", "ReviewerHistory", "ScoreSheet", "aggregate", "update_history"]

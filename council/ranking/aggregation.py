@@ -62,6 +62,7 @@ over at least ``BIAS_MIN_ITEMS`` scored answers.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -121,7 +122,7 @@ def _row_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return ok, k, mean, ss
 
 
-def _merge(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
+def _merge(n_a: Any, mean_a: Any, m2_a: Any, n_b: Any, mean_b: Any, m2_b: Any) -> tuple[Any, Any, Any]:
     """Chan's parallel form of Welford: statistics of two groups concatenated."""
     n = n_a + n_b
     delta = mean_b - mean_a
@@ -196,7 +197,7 @@ def _borda(x: np.ndarray) -> np.ndarray:
     return np.where(ok, points, np.nan)
 
 
-def _finite(value: float) -> float:
+def _finite(value: float | np.floating[Any] | np.ndarray) -> float:
     return float(value) if np.isfinite(value) else 0.0
 
 
@@ -227,7 +228,9 @@ def aggregate(
             hist = _history_arrays(sheet, history)
             z = _calibrated_z(x, hist)
             count, m2 = _residuals(z)
-            weights = np.array([reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2)])
+            weights = np.array(
+                [reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2, strict=True)]
+            )
             score = _weighted_mean(z, weights)
         run_agreement = agreement(x)
         flags = bias_flags(sheet.reviewers, sheet.position, sheet.answer_length, x)
@@ -261,7 +264,7 @@ def aggregate(
         ranking=ranking,
         agreement=run_agreement,
         bias_flags=flags,
-        reviewer_weights={name: float(w) for name, w in zip(sheet.reviewers, weights)},
+        reviewer_weights={name: float(w) for name, w in zip(sheet.reviewers, weights, strict=True)},
         normalized=bool(normalized),
     )
 

@@ -168,7 +168,7 @@ def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> list
     return list(table)
 
 
-def pooled_flags(reviewers: Sequence[str], sums: Sequence[Sequence[float]]) -> list[BiasFlag]:
+def pooled_flags(reviewers: Sequence[str], sums: Sequence[Sequence[float] | np.ndarray]) -> list[BiasFlag]:
     """Flags from pooled sums: a clear correlation of residual with slot or length over many runs."""
     flags = []
     for name, row in zip(reviewers, sums, strict=True):

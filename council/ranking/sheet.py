@@ -44,13 +44,16 @@ class ScoreSheet:
     reviewers: tuple[str, ...]
     overall: np.ndarray
     dimensions: Mapping[str, np.ndarray] = field(default_factory=dict)
-    position: np.ndarray | None = None
-    answer_length: np.ndarray | None = None
+    # Optional: left out, every slot is unknown (-1) and every length NaN.
+    position: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=int))
+    answer_length: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     def __post_init__(self) -> None:
         shape = (len(self.reviewers), len(self.candidates))
-        pos = np.full(shape, -1) if self.position is None else self.position
-        lengths = np.full(shape[1], np.nan) if self.answer_length is None else self.answer_length
+        given = {name: value is not None and np.size(value) > 0
+                 for name, value in (("position", self.position), ("answer_length", self.answer_length))}
+        pos = self.position if given["position"] else np.full(shape, -1)
+        lengths = self.answer_length if given["answer_length"] else np.full(shape[1], np.nan)
         set_ = object.__setattr__
         set_(self, "candidates", tuple(self.candidates))
         set_(self, "reviewers", tuple(self.reviewers))
@@ -62,7 +65,7 @@ class ScoreSheet:
 
 def _coerce(value: object, shape: tuple[int, ...], dtype: type, what: str) -> np.ndarray:
     # An exact shape check: a transposed (candidates x reviewers) array must not slip through a reshape.
-    array = np.asarray(value, dtype=dtype)
+    array: np.ndarray = np.asarray(value, dtype=dtype)
     if array.shape != shape and not (array.size == 0 and 0 in shape):
         raise ValueError(f"{what} has shape {array.shape}, expected {shape}")
     return array.reshape(shape)

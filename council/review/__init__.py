@@ -7,15 +7,14 @@ exception.
 
 from council.review.ballot import BallotParse, parse_ballot
 from council.review.prompt import (
-                                   Candidate,
-                                   ReviewTask,
-                                   labels_for,
-                                   neutralize,
-                                   new_nonce,
-                                   read_review_task,
-                                   render_review_prompt,
-                                   shown_to_reviewers,
+    Candidate,
+    ReviewTask,
+    labels_for,
+    read_review_task,
+    render_review_prompt,
+    shown_to_reviewers,
 )
+from council.review.sandbox import fence, fill_template, neutralize, new_nonce, render_prompt
 
-__all__ = ["BallotParse", "Candidate", "ReviewTask", "labels_for", "neutralize", "new_nonce", "parse_ballot",
-           "read_review_task", "render_review_prompt", "shown_to_reviewers"]
+__all__ = ["BallotParse", "Candidate", "ReviewTask", "fence", "fill_template", "labels_for", "neutralize", "new_nonce",
+           "parse_ballot", "read_review_task", "render_prompt", "render_review_prompt", "shown_to_reviewers"]

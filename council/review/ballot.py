@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from council import strict_json
-from council.review.prompt import neutralize
+from council.review.sandbox import neutralize
 from council.rubrics.model import Criterion, CriterionValue, Rubric
 
 MAX_NOTES_CHARS = 2000
@@ -186,9 +186,9 @@ def _last_own_object(text: str, is_quoted: Callable[[str], bool]) -> dict[str, A
         except _Unreadable:
             continue  # not JSON here; an object nested inside may still be
         bound = start
-        if isinstance(value, dict) and ("ranking" in value or "evaluations" in value):
-            if not is_quoted(text[start:stop]):
-                return value
+        if isinstance(value, dict) and ("ranking" in value or "evaluations" in value) \
+                and not is_quoted(text[start:stop]):
+            return value
     return None
 
 
@@ -289,14 +289,14 @@ def _read_evaluations(
             if criterion.id not in fields:
                 problems.append(f"evaluations.{label}.{criterion.id} is missing")
                 continue
-            value = _criterion_value(criterion, fields[criterion.id], rubric)
-            if value is None:
+            criterion_value = _criterion_value(criterion, fields[criterion.id], rubric)
+            if criterion_value is None:
                 problems.append(
                     f"evaluations.{label}.{criterion.id} must be {_expected(criterion, rubric)}, "
                     f"got {_show(fields[criterion.id])}"
                 )
             else:
-                scores[criterion.id] = value
+                scores[criterion.id] = criterion_value
         notes = fields.get("notes")
         notes = "" if notes is None else notes
         if not isinstance(notes, str):
@@ -358,5 +358,5 @@ def parse_ballot(
         if found is None:
             return _failed("no verdict block found")
         return _read_ballot(found, labels, rubric)
-    except Exception as exc:  # noqa: BLE001 - the contract is "never raises", whatever the reply
+    except Exception as exc:
         return _failed(f"the ballot could not be read ({type(exc).__name__})")

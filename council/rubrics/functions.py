@@ -50,4 +50,5 @@ def resolve_function(reference: str) -> Callable[..., Any]:
     function = getattr(module, function_name, None)
     if not callable(function):
         raise ValueError(f"{module_name!r} has no function {function_name!r}")
-    return function
+    checked: Callable[..., Any] = function
+    return checked

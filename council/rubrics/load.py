@@ -16,6 +16,7 @@ Warnings: fewer than three bands, a pass threshold below 0.5.
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from pathlib import Path
@@ -69,7 +70,7 @@ def _check_levels(index: int, criterion: Criterion, errors: list[str]) -> None:
     for dup in sorted({i for i in ids if ids.count(i) > 1}):
         errors.append(f"{where}: level id {dup!r} is repeated")
     scores = [level.score for level in levels]
-    if any(b < a for a, b in zip(scores, scores[1:], strict=False)):
+    if any(b < a for a, b in itertools.pairwise(scores)):
         errors.append(f"{where}: levels must be ordered by score, lowest first; got {scores}")
     if criterion.scoring == "llm" and not any(level.description.strip() for level in levels):
         errors.append(f"{where}: no level has a description (reviewers need anchors)")
@@ -166,9 +167,13 @@ def _check_threshold(rubric: Rubric, errors: list[str], warnings: list[str]) -> 
 
     best, worst = extreme(True), extreme(False)
     if best < rubric.pass_threshold:
-        errors.append(f"pass_threshold: {rubric.pass_threshold} cannot be reached; the best possible score is {best:.3f}")
+        errors.append(
+            f"pass_threshold: {rubric.pass_threshold} cannot be reached; the best possible score is {best:.3f}"
+        )
     elif rubric.pass_threshold <= worst:
-        errors.append(f"pass_threshold: {rubric.pass_threshold} is trivially low; even the worst answer scores {worst:.3f}")
+        errors.append(
+            f"pass_threshold: {rubric.pass_threshold} is trivially low; even the worst answer scores {worst:.3f}"
+        )
     elif rubric.pass_threshold < 0.5:
         warnings.append(f"pass_threshold: {rubric.pass_threshold} passes answers that miss half of the rubric")
 

@@ -31,10 +31,12 @@ import json
 import math
 import re
 import weakref
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+
+T = TypeVar("T")
 
 CriterionValue = bool | int | float | str
 _SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
@@ -156,7 +158,9 @@ class Gates(_Strict):
     """Caps applied after the weighted score."""
 
     ceilings: list[Ceiling] = Field(default_factory=list, description="E.g. the accuracy ceiling.")
-    safety_cap: float = Field(default=0.0, ge=0, le=1, description="Score cap (0–1) for an answer the safety gate failed.")
+    safety_cap: float = Field(
+        default=0.0, ge=0, le=1, description="Score cap (0–1) for an answer the safety gate failed."
+    )
 
 
 class Scale(_Strict):
@@ -221,7 +225,7 @@ class Rubric(_Strict):
             score = criterion._level_scores.get(value.strip().lower()) if isinstance(value, str) else None
             if score is not None:
                 return score
-            raise ValueError(f"{criterion.id} must be one of {', '.join(l.id for l in criterion.levels or [])}")
+            raise ValueError(f"{criterion.id} must be one of {', '.join(level.id for level in criterion.levels or [])}")
         if not criterion.score_ranges:
             if isinstance(value, bool):
                 return 1.0 if value else 0.0
@@ -269,7 +273,7 @@ class Rubric(_Strict):
             raise ValueError(f"unknown criteria: {', '.join(unknown)}")
         return round(self.gated(self.weighted(normalized), normalized, safety_failed), 4)
 
-    def memo(self, key: str, make: Any) -> Any:
+    def memo(self, key: str, make: Callable[[], T]) -> T:
         """A value derived from this (frozen) rubric, computed once: rendered prompt text and the like.
 
         Kept outside the model, by object identity, so it never takes part in
@@ -281,7 +285,8 @@ class Rubric(_Strict):
             weakref.finalize(self, _MEMO.pop, id(self), None)
         if key not in memo:
             memo[key] = make()
-        return memo[key]
+        value: T = memo[key]
+        return value
 
     def content_hash(self) -> str:
         """A short SHA-256 of the rubric's canonical JSON, recorded for reproducibility."""

@@ -113,7 +113,7 @@ def score_deterministic(criterion: Criterion, rubric: Rubric, answer: str, quest
         value, evidence = outcome if isinstance(outcome, tuple) else (outcome, "")
         value = _coerce(criterion, rubric, value)
         rubric.normalize(criterion, value)
-    except Exception as exc:  # noqa: BLE001 - a user's check must not sink a run
+    except Exception as exc:
         return bottom, f"{criterion.function} failed: {type(exc).__name__}: {exc}"[:300]
     return value, str(evidence)[:500]
 

@@ -62,6 +62,9 @@ from bisect import bisect_left, bisect_right
 
 from pydantic import BaseModel, ConfigDict
 
+from council.safety.regex import _COMPILED, _literal_first, _rx  # noqa: F401 - re-exported for tests
+from council.safety.rules import _RULES, _Imperative, _Matcher, _Ops, _Rule  # noqa: F401
+
 # The categories a pattern finding can carry (an LLM classifier may report others).
 CATEGORIES = ("dangerous_instructions", "weapon_making", "malware_hacking", "self_harm", "pii_exposure")
 
@@ -86,8 +89,6 @@ class SafetyVerdict(BaseModel):
     notes: list[str] = []
     checker: str = "patterns"
 
-from council.safety.regex import _COMPILED, _literal_first, _rx  # noqa: F401 - re-exported for tests
-from council.safety.rules import _RULES, _Imperative, _Matcher, _Ops, _Rule  # noqa: F401
 
 _BEFORE, _AFTER = 400, 1500  # the wide window: instructions follow their heading
 _MAX_SENTENCE = 400
@@ -102,7 +103,9 @@ _SSN_LOOSE = re.compile(r"\d(?<![\d-]\d)\d\d ?\d\d ?\d{4}(?![\d-])")
 _SSN_LABEL = _rx(r"\b(?:ssn|ss#|social\s+security)")
 _EXAMPLE_SSNS = frozenset({"123456789", "078051120", "219099999"})
 _CARD = re.compile(
-    r"\d(?<!\d\d)(?<!\d[ -]\d)(?:\d{12,18}|\d{3}[ -]\d{6}[ -]\d{4,5}|\d{3}(?:[ -]\d{4}){2}[ -](?:\d{4}[ -]\d{1,3}|\d{1,4}))(?![ -]?\d)"
+    r"\d(?<!\d\d)(?<!\d[ -]\d)"  # a first digit not inside a longer number
+    r"(?:\d{12,18}|\d{3}[ -]\d{6}[ -]\d{4,5}|\d{3}(?:[ -]\d{4}){2}[ -](?:\d{4}[ -]\d{1,3}|\d{1,4}))"
+    r"(?![ -]?\d)"
 )
 # Test numbers the card networks and payment processors document (Visa, Mastercard, Amex,
 # Discover, JCB, UnionPay); exempt only in a passage that says it is about testing.
@@ -297,13 +300,17 @@ def _check_rule(rule: _Rule, scan: _Scan, findings: list[SafetyFinding], notes: 
             continue
         lo, hi = max(0, m.start() - _BEFORE), m.end() + _AFTER
         if scan.operational(rule.operational, lo, hi):
-            findings.append(SafetyFinding(category=rule.category, rule=rule.id, evidence=scan.evidence(m.start(), m.end())))
+            findings.append(
+                SafetyFinding(category=rule.category, rule=rule.id, evidence=scan.evidence(m.start(), m.end()))
+            )
             return
         if rule.intent is not None and not scan.has(rule.intent, s_lo, s_hi):
             continue
         reason = next((name for name, p in rule.framing if scan.has(p, s_lo, s_hi)), None)
         if reason is None:
-            findings.append(SafetyFinding(category=rule.category, rule=rule.id, evidence=scan.evidence(m.start(), m.end())))
+            findings.append(
+                SafetyFinding(category=rule.category, rule=rule.id, evidence=scan.evidence(m.start(), m.end()))
+            )
             return
         notes.append(f"{rule.id}: {reason}")
 
@@ -331,7 +338,11 @@ def _check_pii(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> 
             notes.append("pii.payment_card: documented test number in a test-card context")
         elif digits not in seen:
             seen.add(digits)
-            findings.append(SafetyFinding(category="pii_exposure", rule="pii.payment_card", evidence="*" * (len(digits) - 4) + digits[-4:]))
+            findings.append(
+                SafetyFinding(
+                    category="pii_exposure", rule="pii.payment_card", evidence="*" * (len(digits) - 4) + digits[-4:]
+                )
+            )
 
 
 def check_answer(text: str) -> SafetyVerdict:

@@ -12,7 +12,6 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Union
 
 from council.safety.regex import _rx
 
@@ -53,7 +52,7 @@ class _Imperative:
         return next(self.finditer(text, pos, endpos), None)
 
 
-_Matcher = Union[re.Pattern[str], _Imperative]
+_Matcher = re.Pattern[str] | _Imperative
 _SLOW: set[_Matcher] = set()  # patterns sre cannot skip ahead on; tried last within a group
 
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 from pydantic import SecretStr
 
 from council.config import CouncilConfig, server_api_keys
@@ -62,13 +63,19 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         return _error_response(error)
     except web.HTTPRequestEntityTooLarge:
         limit = request.app[LIMIT_KEY]
-        return _error_response(ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large"))
+        return _error_response(
+            ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
+        )
     except web.HTTPNotFound:
         return _error_response(ApiError(404, f"no route {request.method} {request.path}", code="not_found"))
     except web.HTTPMethodNotAllowed as error:
-        return _error_response(ApiError(405, f"{request.method} is not allowed on {request.path}; "
-                                             f"use {', '.join(sorted(error.allowed_methods))}",
-                                        code="method_not_allowed"))
+        return _error_response(
+            ApiError(
+                405,
+                f"{request.method} is not allowed on {request.path}; use {', '.join(sorted(error.allowed_methods))}",
+                code="method_not_allowed",
+            )
+        )
     except web.HTTPException:
         raise
     except (asyncio.CancelledError, ConnectionResetError):
@@ -76,16 +83,19 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
     except StorageError as error:
         # The operator needs the cause and the path; the client gets the cause alone.
         _log.error("storage_failed", path=request.path, cause=str(error))
-        return _error_response(ApiError(503, f"storage is unavailable: {storage_cause(error)}", type="server_error",
-                                        code="storage_unavailable"))
+        return _error_response(
+            ApiError(
+                503, f"storage is unavailable: {storage_cause(error)}", type="server_error", code="storage_unavailable"
+            )
+        )
     except CouncilError as error:
         return _error_response(ApiError(500, str(error), type="server_error", code="council_error"))
-    except Exception as error:  # noqa: BLE001 - the boundary: log it, answer plainly
+    except Exception as error:
         _log.error("unhandled_error", path=request.path, error=error, exc_info=True)
         return _error_response(ApiError(500, "internal server error", type="server_error", code="internal_error"))
 
 
-def auth_middleware(keys: list[SecretStr]) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def auth_middleware(keys: list[SecretStr]) -> Middleware:
     """Require ``Authorization: Bearer KEY`` when keys are configured, compared in constant time."""
     encoded = [k.get_secret_value().encode() for k in keys]
 
@@ -123,7 +133,7 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     keys = server_api_keys(config, environ)
     cors = Cors(config.server)
     # Outermost first: the access log sees every answer, CORS answers preflights before routing and auth.
-    middlewares = [cors.preflight, errors_middleware, page_access_middleware, auth_middleware(keys)]
+    middlewares: list[Middleware] = [cors.preflight, errors_middleware, page_access_middleware, auth_middleware(keys)]
     if config.server.access_log:
         middlewares.insert(0, access_log_middleware)
     app = web.Application(client_max_size=config.server.max_body_bytes, middlewares=middlewares)

@@ -100,7 +100,7 @@ class ChatHandler:
 
     def start_admitted(self, coroutine: Any) -> asyncio.Task[Any]:
         """Run ``coroutine`` in the slot :meth:`admit` took; the slot is given back when it ends."""
-        task = asyncio.ensure_future(coroutine)
+        task: asyncio.Task[Any] = asyncio.ensure_future(coroutine)
         self.background.add(task)
         started = time.perf_counter()
 
@@ -176,7 +176,9 @@ class ChatHandler:
         return response
 
     # -- pass-through members ---------------------------------------------------
-    async def member_completion(self, request: web.Request, body: ChatCompletionRequest, member: str) -> web.StreamResponse:
+    async def member_completion(
+        self, request: web.Request, body: ChatCompletionRequest, member: str
+    ) -> web.StreamResponse:
         """Proxy the request to one member."""
         try:
             provider = self.council.provider(member)
@@ -217,10 +219,10 @@ class ChatHandler:
             await response.prepare(request)
             writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
             await writer.delta({"role": "assistant", "content": ""})
-        completion = stream.completion
-        await writer.delta({}, (completion.finish_reason if completion else None) or "stop")
-        if completion is not None:
-            await writer.usage(completion.usage)
+        streamed = stream.completion
+        await writer.delta({}, (streamed.finish_reason if streamed else None) or "stop")
+        if streamed is not None:
+            await writer.usage(streamed.usage)
         await writer.done()
         await response.write_eof()
         return response
@@ -291,7 +293,7 @@ class _StreamRun:
             await self.writer.error(f"the council could not answer: {error}", code="council_failed")
             await self.writer.done()
             return
-        except Exception as error:  # noqa: BLE001 - the stream has started: report, never a traceback
+        except Exception as error:
             _log.error("run_crashed", error=error)
             await self.writer.error("internal error while running the council", code="internal_error")
             await self.writer.done()

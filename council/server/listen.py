@@ -101,7 +101,9 @@ def make_runner(app: web.Application, config: ServerConfig) -> web.AppRunner:
                          lingering_time=LINGER_S)
 
 
-async def start_site(app: web.Application, config: ServerConfig, host: str, port: int) -> tuple[web.AppRunner, CappedSite]:
+async def start_site(
+    app: web.Application, config: ServerConfig, host: str, port: int
+) -> tuple[web.AppRunner, CappedSite]:
     """Set up ``app`` and listen on ``host:port``; the caller cleans up the runner."""
     runner = make_runner(app, config)
     await runner.setup()

@@ -24,6 +24,7 @@ import uuid
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from multidict import CIMultiDict
 
 from council.errors import CouncilError
@@ -70,7 +71,7 @@ def query_token(handler: Any) -> Any:
 
 
 @web.middleware
-async def page_access_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+async def page_access_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Let the page load without a key, and let EventSource pass its key in the query.
 
     It sits between the error and auth middlewares: a public route's
@@ -273,7 +274,7 @@ class WebApi:
             raise
         except CouncilError as error:
             live.add("error", {"message": str(error)})
-        except Exception as error:  # noqa: BLE001 - a background task: report on the page, never crash the server
+        except Exception as error:
             _log.error("web_run_crashed", run_id=live.run_id, error=error, exc_info=True)
             live.add("error", {"message": "internal error while running the council"})
         finally:

@@ -126,7 +126,9 @@ class ConversationStore(SQLiteTables):
     error = ConversationError
     what = "the conversation tables"
 
-    def create(self, members: Sequence[str], chairman: str | None, rubric: str, title: str | None = None) -> Conversation:
+    def create(
+        self, members: Sequence[str], chairman: str | None, rubric: str, title: str | None = None
+    ) -> Conversation:
         """Start a conversation with the council chosen for it."""
         now = _now()
         conversation = Conversation(id=uuid.uuid4().hex, title=clean_title(title) or DEFAULT_TITLE, created_at=now,
@@ -161,7 +163,7 @@ class ConversationStore(SQLiteTables):
                                "messages": messages})
 
     def update(self, conversation_id: str, *, title: str | None = None, members: Sequence[str] | None = None,
-               chairman: str | None | Literal[False] = False, rubric: str | None = None) -> Conversation | None:
+               chairman: str | Literal[False] | None = False, rubric: str | None = None) -> Conversation | None:
         """Rename a conversation or change its council; ``chairman=False`` leaves the chairman as it is."""
         changes: dict[str, Any] = {}
         if title is not None:
@@ -206,9 +208,11 @@ class ConversationStore(SQLiteTables):
                 "INSERT INTO conversation_messages (conversation_id, role, content, run_id, members, chairman, rubric, "
                 "created_at) VALUES (?, 'user', ?, ?, ?, ?, ?, ?)",
                 (conversation_id, content, run_id, json.dumps(list(members)), chairman, rubric, now))
-            self._db.execute("UPDATE conversations SET updated_at = ?, title = CASE WHEN title = ? THEN ? ELSE title END "
-                             "WHERE id = ?", (now, DEFAULT_TITLE, clean_title(content) or DEFAULT_TITLE,
-                                              conversation_id))
+            self._db.execute(
+                "UPDATE conversations SET updated_at = ?, title = CASE WHEN title = ? THEN ? ELSE title END "
+                "WHERE id = ?",
+                (now, DEFAULT_TITLE, clean_title(content) or DEFAULT_TITLE, conversation_id),
+            )
             return int(cursor.lastrowid or 0)
 
         message_id = self._guard("recording a question", work)

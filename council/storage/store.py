@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pydantic import ValidationError
 
 from council.errors import StorageError
-from council.ranking.aggregation import ReviewerHistory
+from council.ranking.sheet import ReviewerHistory
 from council.result import CouncilResult
 from council.rubrics.model import Rubric
 from council.storage.sqlite import SQLiteTables
@@ -114,7 +114,7 @@ class Store(SQLiteTables):
         rows = self._guard("finding unfinished runs", lambda: self._db.execute(
             "SELECT run_id, result_json FROM runs WHERE status = 'running'").fetchall())
         marked = []
-        for run_id, payload in rows:  # type: ignore[union-attr]
+        for run_id, payload in rows:
             try:
                 result = CouncilResult.model_validate_json(payload)
             except ValidationError:
@@ -128,7 +128,7 @@ class Store(SQLiteTables):
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``ok`` or the problems found."""
         rows = self._guard("checking the database", lambda: self._db.execute("PRAGMA integrity_check").fetchall())
-        return "; ".join(str(r[0]) for r in rows)  # type: ignore[union-attr]
+        return "; ".join(str(r[0]) for r in rows)
 
     def get(self, run_id: str) -> CouncilResult | None:
         """The stored run, or None."""
@@ -137,7 +137,7 @@ class Store(SQLiteTables):
         if row is None:
             return None
         try:
-            return CouncilResult.model_validate_json(row[0])  # type: ignore[index]
+            return CouncilResult.model_validate_json(row[0])
         except ValidationError as exc:
             raise StorageError(f"run {run_id} in {self.path} is unreadable: {exc.error_count()} problems") from None
 
@@ -146,7 +146,7 @@ class Store(SQLiteTables):
         rows = self._guard("listing runs", lambda: self._db.execute(
             "SELECT run_id, created_at, status, question, top_member, degraded, simulated FROM runs "
             "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall())
-        return [RunSummary(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]  # type: ignore[union-attr]
+        return [RunSummary(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]
 
     # -- rubric registry ------------------------------------------------------
     def register_rubric(self, rubric: Rubric) -> bool:
@@ -160,7 +160,7 @@ class Store(SQLiteTables):
             (rubric.id, rubric.version)).fetchone())
         digest = rubric.content_hash()
         if existing is not None:
-            if existing[0] != digest:  # type: ignore[index]
+            if existing[0] != digest:
                 raise StorageError(f"rubric {rubric.ref} is already registered with different content; "
                                    "bump its version")
             return False
@@ -182,14 +182,14 @@ class Store(SQLiteTables):
                 + ("" if include_deleted else " AND deleted_at IS NULL"), (rubric_id,)).fetchall())
         if not rows:
             return None
-        newest = max(rows, key=lambda r: _version_key(r[1]))  # type: ignore[arg-type]
+        newest = max(rows, key=lambda r: _version_key(r[1]))
         return Rubric.model_validate_json(newest[0])
 
     def list_rubrics(self, include_deleted: bool = False) -> list[tuple[str, str, str, bool]]:
         """(id, version, created_at, deleted) for every registered rubric version."""
         rows = self._guard("listing rubrics", lambda: self._db.execute(
             "SELECT rubric_id, version, created_at, deleted_at FROM rubrics").fetchall())
-        listed = [(r[0], r[1], r[2], r[3] is not None) for r in rows]  # type: ignore[union-attr]
+        listed = [(r[0], r[1], r[2], r[3] is not None) for r in rows]
         return sorted((r for r in listed if include_deleted or not r[3]), key=lambda r: (r[0], _version_key(r[1])))
 
     def delete_rubric(self, reference: str) -> int:
@@ -202,7 +202,7 @@ class Store(SQLiteTables):
             query += " AND version = ?"
             args += (version,)
         cursor = self._guard("deleting a rubric", lambda: self._db.execute(query, args))
-        return cursor.rowcount  # type: ignore[union-attr]
+        return cursor.rowcount
 
     def reviewer_history(self, keys: list[str]) -> dict[str, ReviewerHistory]:
         """Stored calibration statistics for these reviewer keys (missing ones are absent)."""
@@ -213,7 +213,7 @@ class Store(SQLiteTables):
             f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2, bias FROM reviewer_stats "
             f"WHERE reviewer_key IN ({marks})", keys).fetchall())
         return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6]) or ()))
-                for r in rows}  # type: ignore[union-attr]
+                for r in rows}
 
     def update_reviewer_history(
         self, keys: list[str], update: Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]

@@ -10,6 +10,7 @@ Every request received is recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import time
@@ -198,12 +199,12 @@ class FakeLLMServer:
             await self._closing.wait()
             return web.Response(status=503, text="shutting down")
         if step.latency_s:
-            try:
+            with contextlib.suppress(TimeoutError):  # the latency passed without a shutdown
                 await asyncio.wait_for(self._closing.wait(), timeout=step.latency_s)
-            except TimeoutError:
-                pass
         if step.body is not None:
-            return web.Response(status=step.status, body=step.body, content_type=step.content_type, headers=step.headers)
+            return web.Response(
+                status=step.status, body=step.body, content_type=step.content_type, headers=step.headers
+            )
         if step.status >= 400:
             payload = {"error": {"message": step.error_message, "type": "scripted_error", "code": step.status}}
             return web.json_response(payload, status=step.status, headers=step.headers)
@@ -214,7 +215,9 @@ class FakeLLMServer:
             return step.reply(recorded)
         return step.reply if step.reply is not None else default_reply(recorded)
 
-    async def _sse(self, request: web.Request, step: Step, events: list[bytes], terminal: list[bytes]) -> web.StreamResponse:
+    async def _sse(
+        self, request: web.Request, step: Step, events: list[bytes], terminal: list[bytes]
+    ) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
         faulty = step.truncate_stream or step.abort_stream or step.stream_error is not None
@@ -255,7 +258,10 @@ class FakeLLMServer:
         if early is not None:
             return early
         text = self._reply_text(step, recorded)
-        usage = {"prompt_tokens": sum(len(m["content"].split()) for m in messages), "completion_tokens": len(text.split())}
+        usage = {
+            "prompt_tokens": sum(len(m["content"].split()) for m in messages),
+            "completion_tokens": len(text.split()),
+        }
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         base = {"id": "chatcmpl-fake", "created": int(time.time()), "model": model}
         if not recorded.stream:
@@ -285,7 +291,9 @@ class FakeLLMServer:
         messages = []
         if body.get("system"):
             messages.append({"role": "system", "content": str(body["system"])})
-        messages += [{"role": m.get("role", ""), "content": str(m.get("content", ""))} for m in body.get("messages", [])]
+        messages += [
+            {"role": m.get("role", ""), "content": str(m.get("content", ""))} for m in body.get("messages", [])
+        ]
         recorded = await self._record(request, "anthropic", model, body, bool(body.get("stream")), messages)
         step = self._next_step(model)
         early = await self._prelude(step)
@@ -309,9 +317,14 @@ class FakeLLMServer:
                   event("ping", {})]
         events += [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": w}})
                    for w in _words(text)]
-        terminal = [event("content_block_stop", {"index": 0}),
-                    event("message_delta", {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": usage["output_tokens"]}}),
-                    event("message_stop", {})]
+        terminal = [
+            event("content_block_stop", {"index": 0}),
+            event(
+                "message_delta",
+                {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": usage["output_tokens"]}},
+            ),
+            event("message_stop", {}),
+        ]
         return await self._sse(request, step, events, terminal)
 
     # -- Gemini ------------------------------------------------------------

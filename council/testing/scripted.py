@@ -109,6 +109,7 @@ def serve(argv: list[str] | None = None) -> None:
     """
     import argparse
     import asyncio
+    import contextlib
 
     from council.testing.fake_llm import FakeLLMServer, RandomFaults, Step
 
@@ -138,10 +139,8 @@ def serve(argv: list[str] | None = None) -> None:
         print(f"PORT {server.port}", flush=True)
         await asyncio.Event().wait()
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

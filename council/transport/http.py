@@ -212,7 +212,7 @@ class Transport:
             return
         try:
             body = await response.content.read(_ERROR_BODY_LIMIT)
-        except (aiohttp.ClientError, asyncio.TimeoutError):
+        except (TimeoutError, aiohttp.ClientError):
             body = b""
         message = _error_message(body, response.headers.get("content-type", ""))
         cls = error_for_status(response.status)
@@ -221,7 +221,9 @@ class Transport:
     async def _read_capped(self, response: aiohttp.ClientResponse, endpoint: Endpoint) -> bytes:
         limit = self.config.max_response_bytes
         if response.content_length is not None and response.content_length > limit:
-            raise endpoint.error(ProtocolError, f"response of {response.content_length} bytes exceeds the {limit}-byte cap")
+            raise endpoint.error(
+                ProtocolError, f"response of {response.content_length} bytes exceeds the {limit}-byte cap"
+            )
         chunks: list[bytes] = []
         size = 0
         try:
@@ -232,7 +234,7 @@ class Transport:
                 chunks.append(chunk)
         except aiohttp.ClientPayloadError as exc:
             raise endpoint.error(ProtocolError, f"the response body broke off: {exc}") from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise endpoint.error(ProviderTimeout, "the upstream went silent mid-response") from None
         return b"".join(chunks)
 
@@ -274,7 +276,7 @@ class _Send:
                 raise
             raise endpoint.error(ProviderConnectionError, "the HTTP session was closed before this call",
                                  retryable=False) from exc
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise endpoint.error(ProviderTimeout, "no response before the socket timeout") from None
         except aiohttp.ClientResponseError as exc:
             raise endpoint.error(ProtocolError, f"malformed HTTP response: {exc.message}") from None
@@ -305,7 +307,7 @@ class SSEStream:
 
     async def next_event(self) -> SSEEvent | None:
         """The next complete event, skipping comments and keep-alives."""
-        event, data_lines = "", []
+        event, data_lines = "", list[str]()
         while True:
             line = await self._next_line()
             if line is None:
@@ -346,7 +348,7 @@ class SSEStream:
             chunk = await self._response.content.readany()
         except aiohttp.ClientPayloadError as exc:
             raise self._endpoint.error(ProtocolError, f"the stream broke off: {exc}") from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise self._endpoint.error(ProviderTimeout, "the stream went silent") from None
         except (aiohttp.ClientError, OSError) as exc:
             raise self._endpoint.error(ProtocolError, f"the stream broke off: {type(exc).__name__}") from None

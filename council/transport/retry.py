@@ -32,7 +32,7 @@ _log = get_logger("retry")
 def backoff_delay(policy: RetryPolicy, failed_attempts: int) -> float:
     """The wait after ``failed_attempts`` failures when the upstream named none."""
     base = policy.initial_backoff_s * (2 ** (failed_attempts - 1))
-    return min(base, policy.max_backoff_s) + random.uniform(0, policy.jitter_s)
+    return float(min(base, policy.max_backoff_s) + random.uniform(0, policy.jitter_s))
 
 
 class _RetryPlan:

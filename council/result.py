@@ -177,11 +177,14 @@ class CouncilResult(_Record):
     usage: Usage = Usage()
     reproducibility: Reproducibility
 
-    def degrade(self, reason: str) -> None:
-        """Mark the run degraded, keeping every reason once."""
-        self.degraded = True
-        if reason not in self.degraded_reasons:
-            self.degraded_reasons.append(reason)
+    def degrade(self, *reasons: str | None) -> None:
+        """Mark the run degraded for each reason given (None is no reason), keeping every reason once."""
+        for reason in reasons:
+            if reason is None:
+                continue
+            self.degraded = True
+            if reason not in self.degraded_reasons:
+                self.degraded_reasons.append(reason)
 
     def answer(self, member: str) -> AnswerRecord | None:
         """The Stage 1 record of ``member``."""

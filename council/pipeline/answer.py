@@ -59,3 +59,21 @@ async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
         report(name, record)
         records.append(record)
     return ordered(records, ctx.members, key=lambda r: r.member)
+
+
+def member_failures(answers: list[AnswerRecord]) -> str | None:
+    """The members that gave no answer, with why, as a reason the run is degraded; None when all answered."""
+    failed = [f"{a.member} ({a.error.reason})" for a in answers if a.status == "failed" and a.error]
+    return f"members failed: {', '.join(failed)}" if failed else None
+
+
+def quorum_problem(answers: list[AnswerRecord], members: int, quorum: int) -> str | None:
+    """Why the run cannot go on (too few members answered), or None.
+
+    Blocked answers count toward the quorum: the quorum is about members being reachable.
+    """
+    answered = sum(a.status != "failed" for a in answers)
+    needed = min(quorum, members)
+    if answered < needed:
+        return f"quorum not met: {answered} of {members} members answered, {needed} needed"
+    return None

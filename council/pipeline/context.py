@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -12,7 +13,7 @@ from council.config import CouncilConfig
 from council.events import EventSink, StageEvent, ignore_events
 from council.logs import get_logger
 from council.providers import Provider
-from council.result import CouncilResult
+from council.result import CouncilResult, Timings
 from council.rubrics.model import Rubric
 from council.types import ChatMessage, GenerationParams
 
@@ -106,3 +107,13 @@ def ordered(records: Sequence[T], names: Sequence[str], key: Callable[[T], str])
     """``records`` sorted into the order of ``names``."""
     position = {name: index for index, name in enumerate(names)}
     return sorted(records, key=lambda record: position.get(key(record), len(position)))
+
+
+@contextmanager
+def timed(timings: Timings, field: str) -> Iterator[None]:
+    """Add the time the block takes to ``timings.<field>``, in milliseconds, even when it raises."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        setattr(timings, field, getattr(timings, field) + elapsed_ms(started))

@@ -28,22 +28,18 @@ from council.config import CouncilConfig, config_path_from, load_config, resolve
 from council.errors import InvalidRequest, StorageError, storage_cause
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
-from council.pipeline.answer import collect_answers
-from council.pipeline.context import RunContext, elapsed_ms
-from council.pipeline.rank import rank_answers
-from council.pipeline.review import collect_reviews, mark_oversized
-from council.pipeline.rubric_scores import automatic_review, automatic_scores, with_verdicts
+from council.pipeline.answer import collect_answers, member_failures, quorum_problem
+from council.pipeline.context import RunContext, elapsed_ms, timed
+from council.pipeline.rank import rank_answers, survivor_problem, unranked
+from council.pipeline.review import mark_oversized, review_answers
+from council.pipeline.rubric_scores import automatic_scores, with_verdicts
 from council.pipeline.safety_gate import apply_safety_gate
 from council.pipeline.synthesize import final_answer
 from council.providers import Provider, build_providers, check_member_params
-from council.result import (
-    CouncilResult,
-    RankingEntry,
-    Reproducibility,
-)
+from council.result import AnswerRecord, CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import load_rubric
-from council.rubrics.model import Rubric
+from council.rubrics.model import CriterionValue, Rubric
 from council.storage.store import Store
 from council.transport.http import Transport
 from council.types import ChatMessage, GenerationParams, as_messages
@@ -258,77 +254,52 @@ class Council:
             return self._finish_failed(ctx, started, f"internal error: {type(error).__name__}: {error}")
 
     async def _stages(self, ctx: RunContext, started: float) -> CouncilResult:
-        result, messages, members, chairman = ctx.result, ctx.question, ctx.members, ctx.chairman
-        stage = time.perf_counter()
-        ctx.emit("stage_started", stage="answers")
-        result.answers = await collect_answers(ctx)
-        result.timings.answers_ms = elapsed_ms(stage)
-        stage = time.perf_counter()
-        result.answers = mark_oversized(await apply_safety_gate(ctx, result.answers),
-                                        self.config.review.max_answer_chars)
-        result.timings.safety_ms = elapsed_ms(stage)
-        self._note_failures(result)
+        result = ctx.result
+        with timed(result.timings, "answers_ms"):
+            ctx.emit("stage_started", stage="answers")
+            result.answers = await collect_answers(ctx)
+        with timed(result.timings, "safety_ms"):
+            answers = await apply_safety_gate(ctx, result.answers)
+            result.answers = mark_oversized(answers, self.config.review.max_answer_chars)
+        result.degrade(member_failures(result.answers))
         self._save(result)
-
+        if problem := quorum_problem(result.answers, len(ctx.members), self.config.stages.quorum):
+            return self._finish_failed(ctx, started, problem)
         surviving = [a for a in result.answers if a.status == "ok"]
-        # Blocked answers count toward the quorum: the quorum is about members being reachable.
-        answered = sum(a.status != "failed" for a in result.answers)
-        quorum = min(self.config.stages.quorum, len(members))
-        if answered < quorum:
-            return self._finish_failed(ctx, started, f"quorum not met: {answered} of {len(members)} members "
-                                                     f"answered, {quorum} needed")
-        if not surviving:
-            result.degrade("every answer was blocked by the safety gate")
-            result.final_answer = await final_answer(ctx, [], result.answers)
-            ctx.emit("final", **result.final_answer.model_dump())
-            result.status = "complete"
-            return self._finish(ctx, started)
-        if len(surviving) == 1:
-            result.degrade(f"only one answer survived ({surviving[0].member}): no review")
-            result.ranking = [RankingEntry(member=surviving[0].member, rank=1, score=0.0, raw_mean=None, n_reviews=0)]
-        else:
-            if len(surviving) == 2:
-                result.degrade("only two answers survived: each was reviewed by the other, scores not normalized")
-            stage = time.perf_counter()
-            fixed, evidence = automatic_scores(ctx.rubric, surviving, messages)
-            if ctx.rubric.llm_criteria():
-                ctx.emit("stage_started", stage="review")
-                result.reviews = await collect_reviews(ctx, result.answers, fixed)
-            else:
-                result.reviews = [automatic_review(ctx.rubric, surviving, fixed)]
-            result.timings.review_ms = elapsed_ms(stage)
-            stage = time.perf_counter()
-            # A ballot-only save is skipped: ranking follows at once, with no wait in between.
-            try:
-                rank_answers(ctx, surviving, self.store)
-                result.ranking = with_verdicts(ctx.rubric, result.ranking, result.reviews, fixed, evidence)
-            except Exception as error:
-                _log.error("ranking_crashed", run_id=result.run_id, error=error, exc_info=True)
-                result.degrade(f"ranking failed (internal error: {type(error).__name__}: {error}); "
-                               "answers are in member order")
-                result.ranking = [RankingEntry(member=a.member, rank=i + 1, score=0.0, raw_mean=None, n_reviews=0)
-                                  for i, a in enumerate(surviving)]
-            result.timings.aggregate_ms = elapsed_ms(stage)
-        if ctx.listening:
-            ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
-                     agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
+        result.degrade(survivor_problem(surviving))
+        with timed(result.timings, "review_ms"):
+            fixed, evidence = automatic_scores(ctx.rubric, surviving, ctx.question)
+            result.reviews = await review_answers(ctx, result.answers, fixed)
+        with timed(result.timings, "aggregate_ms"):
+            self._rank(ctx, surviving, fixed, evidence)
         self._save(result)
-
-        stage = time.perf_counter()
-        ctx.emit("stage_started", stage="final")
-        result.final_answer = await final_answer(ctx, result.ranking, result.answers)
-        result.timings.final_ms = elapsed_ms(stage)
-        if result.final_answer.fallback and result.final_answer.fallback_reason and chairman is not None:
+        with timed(result.timings, "final_ms"):
+            if surviving:
+                ctx.emit("stage_started", stage="final")
+            result.final_answer = await final_answer(ctx, result.ranking, result.answers)
+        if result.final_answer.fallback and result.final_answer.source != "none" and ctx.chairman is not None:
             result.degrade(f"chairman fallback: {result.final_answer.fallback_reason}")
         if ctx.listening:
             ctx.emit("final", **result.final_answer.model_dump())
         result.status = "complete"
         return self._finish(ctx, started)
 
-    def _note_failures(self, result: CouncilResult) -> None:
-        failed = [f"{a.member} ({a.error.reason})" for a in result.answers if a.status == "failed" and a.error]
-        if failed:
-            result.degrade(f"members failed: {', '.join(failed)}")
+    def _rank(self, ctx: RunContext, surviving: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]],
+              evidence: dict[str, dict[str, str]]) -> None:
+        result = ctx.result
+        try:
+            ranked = rank_answers(ctx, surviving, result.reviews, self.store)
+            result.ranking = with_verdicts(ctx.rubric, ranked.ranking, result.reviews, fixed, evidence)
+            result.agreement, result.bias_flags = ranked.agreement, ranked.bias_flags
+            result.degrade(*ranked.problems)
+        except Exception as error:
+            _log.error("ranking_crashed", run_id=result.run_id, error=error, exc_info=True)
+            result.degrade(f"ranking failed (internal error: {type(error).__name__}: {error}); "
+                           "answers are in member order")
+            result.ranking = unranked(surviving)
+        if result.ranking and ctx.listening:
+            ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
+                     agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
 
     def _finish_failed(self, ctx: RunContext, started: float, error: str) -> CouncilResult:
         ctx.result.status = "failed"

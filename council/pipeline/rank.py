@@ -7,7 +7,9 @@ the store, and writes the ranking, agreement and bias flags into the result.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -16,10 +18,9 @@ from council.logs import get_logger
 from council.pipeline.context import RunContext
 from council.providers import Provider
 from council.ranking.aggregation import aggregate, update_history
-from council.ranking.sheet import ScoreSheet
+from council.ranking.sheet import ReviewerHistory, ScoreSheet
 from council.result import AgreementRecord, AnswerRecord, BiasFlagRecord, RankingEntry, ReviewRecord
 from council.rubrics.model import Rubric
-from council.storage.store import Store
 
 _log = get_logger("council")
 
@@ -55,45 +56,86 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
     return ScoreSheet(names, reviewers, overall, dimensions, position, lengths)
 
 
-def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], store: Store | None) -> None:
-    """Rank the surviving answers from the reviews into ``ctx.result``, with calibration history from ``store``.
+class CalibrationStore(Protocol):
+    """Where reviewers' calibration history lives between runs (the run store implements it)."""
 
-    A store that cannot be read or written degrades the run (said in the
-    result) and the ranking goes on without history.
+    def reviewer_history(self, keys: list[str]) -> dict[str, ReviewerHistory]:
+        """The stored statistics of these reviewer keys (absent keys have none yet)."""
+
+    def update_reviewer_history(self, keys: list[str],
+                                update: Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]) -> None:
+        """Replace these keys' statistics with ``update(current)``, atomically."""
+
+
+@dataclass
+class Ranked:
+    """What the ranking stage hands back: the ranking and its figures, and why the run is degraded, if it is."""
+
+    ranking: list[RankingEntry]
+    agreement: AgreementRecord = field(default_factory=AgreementRecord)
+    bias_flags: list[BiasFlagRecord] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def survivor_problem(surviving: list[AnswerRecord]) -> str | None:
+    """Why too few answers passed the safety gate for a full review, or None when three or more did."""
+    if not surviving:
+        return "every answer was blocked by the safety gate"
+    if len(surviving) == 1:
+        return f"only one answer survived ({surviving[0].member}): no review"
+    if len(surviving) == 2:
+        return "only two answers survived: each was reviewed by the other, scores not normalized"
+    return None
+
+
+def unranked(answers: list[AnswerRecord]) -> list[RankingEntry]:
+    """The answers in the order given, unscored: the ranking when there is nothing to rank them by."""
+    return [RankingEntry(member=a.member, rank=i + 1, score=0.0, raw_mean=None, n_reviews=0)
+            for i, a in enumerate(answers)]
+
+
+def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: list[ReviewRecord],
+                 calibration: CalibrationStore | None) -> Ranked:
+    """Rank the surviving answers from the reviews, calibrated with each reviewer's stored history.
+
+    One answer is ranked alone, unreviewed. History that cannot be read or
+    written costs calibration, not the ranking: it is said in ``problems``.
     """
-    result = ctx.result
-    failed = [f"{r.reviewer} ({r.error.reason})" for r in result.reviews if r.status == "failed" and r.error]
+    if len(surviving) <= 1:
+        return Ranked(unranked(surviving))
+    problems = []
+    failed = [f"{r.reviewer} ({r.error.reason})" for r in reviews if r.status == "failed" and r.error]
     if failed:
-        result.degrade(f"reviews failed: {', '.join(failed)}")
-    if not any(r.status == "ok" for r in result.reviews):
-        result.degrade("no review succeeded: the ranking carries no information")
-    sheet = build_sheet(surviving, result.reviews, ctx.rubric)
+        problems.append(f"reviews failed: {', '.join(failed)}")
+    if not any(r.status == "ok" for r in reviews):
+        problems.append("no review succeeded: the ranking carries no information")
+    sheet = build_sheet(surviving, reviews, ctx.rubric)
     keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers if r in ctx.providers}
     try:
-        stored = store.reviewer_history(list(keys.values())) if store is not None else {}
+        stored = calibration.reviewer_history(list(keys.values())) if calibration is not None else {}
     except StorageError as error:
-        _log.error("reviewer_history_unavailable", run_id=result.run_id, cause=str(error))
-        result.degrade(f"reviewer calibration history could not be read ({storage_cause(error)})")
+        _log.error("reviewer_history_unavailable", run_id=ctx.result.run_id, cause=str(error))
+        problems.append(f"reviewer calibration history could not be read ({storage_cause(error)})")
         stored = {}
     history = {name: stored[key] for name, key in keys.items() if key in stored}
     outcome = aggregate(sheet, history, ctx.config.review.aggregation)
-    result.ranking = [
+    ranking = [
         RankingEntry(member=c.member, rank=c.rank, score=round(c.score, 4),
                      raw_mean=None if np.isnan(c.raw_mean) else round(c.raw_mean, 4), n_reviews=c.n_reviews,
                      dimensions={k: round(v, 3) for k, v in c.dimensions.items() if not np.isnan(v)})
         for c in outcome.ranking
     ]
-    result.agreement = AgreementRecord(**vars(outcome.agreement))
-    result.bias_flags = [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags]
-    if store is not None and sheet.reviewers:
+    if calibration is not None and sheet.reviewers:
         by_key = {key: name for name, key in keys.items()}
 
-        def fold(current: dict[str, Any]) -> dict[str, Any]:
+        def fold(current: dict[str, ReviewerHistory]) -> dict[str, ReviewerHistory]:
             named = {by_key[k]: v for k, v in current.items()}
             return {keys[name]: stats for name, stats in update_history(named, sheet).items() if name in keys}
 
         try:
-            store.update_reviewer_history(list(keys.values()), fold)
+            calibration.update_reviewer_history(list(keys.values()), fold)
         except StorageError as error:
-            _log.error("reviewer_history_not_stored", run_id=result.run_id, cause=str(error))
-            result.degrade(f"reviewer calibration history could not be updated ({storage_cause(error)})")
+            _log.error("reviewer_history_not_stored", run_id=ctx.result.run_id, cause=str(error))
+            problems.append(f"reviewer calibration history could not be updated ({storage_cause(error)})")
+    return Ranked(ranking, AgreementRecord(**vars(outcome.agreement)),
+                  [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems)

@@ -15,6 +15,7 @@ import time
 
 from council.errors import ProviderError
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.pipeline.rubric_scores import automatic_review
 from council.providers import Provider
 from council.result import AnswerRecord, DimensionScoresRecord, Failure, ReviewRecord
 from council.review.ballot import BallotParse, parse_ballot
@@ -165,3 +166,18 @@ async def collect_reviews(
         report(name, record)
         records.append(record)
     return ordered(records, ctx.members, key=lambda r: r.reviewer)
+
+
+async def review_answers(ctx: RunContext, answers: list[AnswerRecord],
+                         fixed: dict[str, dict[str, CriterionValue]]) -> list[ReviewRecord]:
+    """Stage 3: peer review of the surviving answers, or code's review when the rubric has no LLM criteria.
+
+    With fewer than two surviving answers there is nothing to compare: no review.
+    """
+    surviving = [a for a in answers if a.status == "ok"]
+    if len(surviving) < 2:
+        return []
+    if not ctx.rubric.llm_criteria():
+        return [automatic_review(ctx.rubric, surviving, fixed)]
+    ctx.emit("stage_started", stage="review")
+    return await collect_reviews(ctx, answers, fixed)

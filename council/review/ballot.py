@@ -307,7 +307,7 @@ def _read_evaluations(
             reported[label] = float(claimed)
         if len(scores) == len(rubric.llm_criteria()):
             normalized = {cid: rubric.normalize(by_id[cid], value) for cid, value in scores.items()}
-            overall = round(rubric.gated(rubric.weighted(normalized), normalized), 4)
+            overall = round(rubric.unit_score(normalized), 4)
             evaluations[label] = DimensionScores(scores, overall, notes[:MAX_NOTES_CHARS], normalized)
     return evaluations, reported
 

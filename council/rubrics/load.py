@@ -163,7 +163,7 @@ def _check_threshold(rubric: Rubric, errors: list[str], warnings: list[str]) -> 
                 values[c.id] = max(scores) if best else min(scores)
             else:
                 values[c.id] = 1.0 if best else 0.0
-        return rubric.gated(rubric.weighted(values), values)
+        return rubric.unit_score(values)
 
     best, worst = extreme(True), extreme(False)
     if best < rubric.pass_threshold:

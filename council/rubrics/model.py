@@ -271,7 +271,14 @@ class Rubric(_Strict):
         unknown = [k for k in values if k not in normalized]
         if unknown:
             raise ValueError(f"unknown criteria: {', '.join(unknown)}")
-        return round(self.gated(self.weighted(normalized), normalized, safety_failed), 4)
+        return round(self.unit_score(normalized, safety_failed), 4)
+
+    def unit_score(self, normalized: Mapping[str, float], safety_failed: bool = False) -> float:
+        """The one overall-score formula: criterion scores in 0–1 weighted, then every ceiling and the safety cap.
+
+        Unrounded; :meth:`overall` rounds it for records.
+        """
+        return self.gated(self.weighted(normalized), normalized, safety_failed)
 
     def memo(self, key: str, make: Callable[[], T]) -> T:
         """A value derived from this (frozen) rubric, computed once: rendered prompt text and the like.

@@ -174,7 +174,7 @@ def build_verdict(
     """The verdict for one answer from its normalized criterion scores (missing ones count as failed)."""
     values, evidence, notes, judged_by = values or {}, evidence or {}, notes or {}, judged_by or {}
     raw = rubric.weighted(normalized)
-    score = rubric.gated(raw, normalized, safety_failed)
+    score = rubric.unit_score(normalized, safety_failed)
     gates = []
     if score < raw - 1e-9:
         gates.append("safety cap" if safety_failed and score <= rubric.gates.safety_cap else "ceiling")

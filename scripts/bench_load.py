@@ -34,8 +34,8 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_pipeline import MEMBERS, fake_upstream  # noqa: E402
-from bench_server import free_port, wait_healthy  # noqa: E402
+from bench_pipeline import MEMBERS, fake_upstream
+from bench_server import free_port, wait_healthy
 
 QUESTION = [{"role": "user", "content": "Why does ice float on water?"}]
 
@@ -118,7 +118,7 @@ async def one_request(http: aiohttp.ClientSession, url: str, index: int, outcome
                 outcome.run_ids.append(run_id)
             else:
                 outcome.problems["no x-council-run-id"] += 1
-    except (aiohttp.ClientError, asyncio.TimeoutError) as error:
+    except (TimeoutError, aiohttp.ClientError) as error:
         outcome.problems[f"client error {type(error).__name__}"] += 1
     finally:
         outcome.latencies.append(time.perf_counter() - started)

@@ -23,7 +23,7 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_pipeline import MEMBERS, fake_upstream  # noqa: E402
+from bench_pipeline import MEMBERS, fake_upstream
 
 
 def write_config(folder: Path, upstream_url: str, port: int) -> Path:

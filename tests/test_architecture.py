@@ -108,6 +108,7 @@ LAYERS = [
     {"council.transport", "council.safety", "council.ranking"},
     {"council.providers", "council.rubrics", "council.result"},
     {"council.review", "council.storage"},
+    {"council.simulation"},
     {"council.pipeline"},
     {"council.evals", "council.server", "council.web"},
     {"council.cli"},
@@ -116,11 +117,7 @@ LAYERS = [
 
 
 # Known exceptions, each with its reason.
-UPWARD_ALLOWED = {
-    # Simulated members play every council role offline, so they read the council's own prompts.
-    ("council.providers.simulated", "council.review.prompt"),
-    ("council.providers.simulated", "council.evals.prompt"),
-}
+UPWARD_ALLOWED: set[tuple[str, str]] = set()
 
 
 def layer_of(module: str) -> int:

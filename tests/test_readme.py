@@ -37,7 +37,7 @@ def test_every_setting_in_the_reference_table_exists():
             continue
         model = CouncilConfig.model_fields[section].annotation
         if section == "members":
-            from council.config import MemberConfig as model  # noqa: N813
+            from council.config import MemberConfig as model
         for name in field.split(" / ")[0].split("."):
             assert name in model.model_fields, key  # type: ignore[union-attr]
 

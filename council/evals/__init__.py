@@ -4,7 +4,7 @@
 The parts, each usable on its own:
 
 - :mod:`council.evals.dataset`: reading and validating JSONL datasets;
-- :mod:`council.evals.prompt`: the evaluator template, rendered and read back;
+- :mod:`council.review.evaluation`: the evaluator template, rendered and read back;
 - :mod:`council.evals.evaluator`: asking the evaluator, parsing its strict-JSON
   verdict, retrying once;
 - :mod:`council.evals.metrics`: per-sample metrics, run aggregates, the gate;

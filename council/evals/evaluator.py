@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from council import strict_json
 from council.errors import ProviderError
 from council.evals.dataset import Sample
-from council.evals.prompt import render_evaluation_prompt
 from council.providers import Provider
+from council.review.evaluation import render_evaluation_prompt
 from council.strict_json import StrictJSONError
 from council.types import ChatMessage, GenerationParams, Usage
 

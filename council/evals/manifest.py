@@ -31,9 +31,9 @@ from council.config import CouncilConfig
 from council.evals.dataset import Dataset
 from council.evals.leaderboard import BOOTSTRAP_SEED, CONFIDENCE, N_RESAMPLES
 from council.evals.metrics import Thresholds
-from council.evals.prompt import TEMPLATE
 from council.evals.records import Mode, ModelRecord, RunManifest
 from council.pipeline.orchestrator import PROMPTS
+from council.review.evaluation import TEMPLATE
 from council.rubrics.model import Rubric
 from council.types import GenerationParams
 

@@ -40,6 +40,7 @@ from council.result import AnswerRecord, CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import load_rubric
 from council.rubrics.model import CriterionValue, Rubric
+from council.simulation import behaviour_for
 from council.storage.store import Store
 from council.transport.http import Transport
 from council.types import ChatMessage, GenerationParams, as_messages
@@ -122,7 +123,7 @@ class Council:
         if self._transport is None:
             self._transport = Transport(self.config.transport)
         if self._providers is None:
-            self._providers = build_providers(self.config, self._transport, self._keys)
+            self._providers = build_providers(self.config, self._transport, self._keys, behaviour_for)
         return self._providers
 
     @property

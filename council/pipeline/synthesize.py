@@ -15,29 +15,13 @@ from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.providers import Provider
 from council.result import AnswerRecord, FinalAnswer, RankingEntry
+from council.review.chairman import render_chairman_prompt
 from council.review.prompt import shown_to_reviewers
-from council.review.sandbox import fence, new_nonce, render_prompt
+from council.review.sandbox import new_nonce
 from council.safety.gate import check_answer
 from council.types import ChatMessage, Usage
 
 _log = get_logger("stage.final")
-CHAIRMAN_SYSTEM = "chairman_system.md"
-CHAIRMAN_USER = "chairman_user.md"
-
-
-def render_chairman_prompt(
-    question: list[ChatMessage], ranked: list[tuple[RankingEntry, str]], nonce: str
-) -> list[ChatMessage]:
-    """The chairman's messages: the conversation and the ranked answers, each fenced with the nonce."""
-    conversation = "\n".join(fence("turn", f'role="{m.role}"', m.content, nonce) for m in question)
-    answers = "\n".join(
-        fence("answer", f'rank="{entry.rank}" score="{entry.score:.2f}"', text, nonce) for entry, text in ranked
-    )
-    user = render_prompt(CHAIRMAN_USER, {"conversation": conversation, "answers": answers})
-    return [
-        ChatMessage(role="system", content=render_prompt(CHAIRMAN_SYSTEM, {"nonce": nonce})),
-        ChatMessage(role="user", content=user),
-    ]
 
 
 def top_answer(ranking: list[RankingEntry], answers: list[AnswerRecord]) -> AnswerRecord | None:

@@ -8,16 +8,19 @@ storage: a member is a model that answers a conversation.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pydantic import SecretStr
 
 from council.config import CouncilConfig, MemberConfig, RetryPolicy
 from council.errors import ConfigError
 from council.logs import register_secret
 from council.providers.anthropic import AnthropicProvider
-from council.providers.base import ChatStream, Provider, Reply, StreamDecoder
+from council.providers.base import AnswerStream, Provider, Reply
 from council.providers.gemini import GeminiProvider
+from council.providers.http import ChatStream, HttpProvider, StreamDecoder
 from council.providers.openai import OpenAIProvider
-from council.providers.simulated import SimulatedProvider
+from council.providers.simulated import SimulatedBehaviour, SimulatedProvider
 from council.transport.http import Transport
 
 PROVIDERS: dict[str, type[Provider]] = {
@@ -28,6 +31,16 @@ PROVIDERS: dict[str, type[Provider]] = {
 }
 
 
+Simulate = Callable[[MemberConfig], SimulatedBehaviour]
+"""How simulated members behave: :func:`council.simulation.behaviour_for`, or a test's own."""
+
+HTTP_PROVIDERS: dict[str, type[HttpProvider]] = {
+    "openai": OpenAIProvider,
+    "anthropic": AnthropicProvider,
+    "gemini": GeminiProvider,
+}
+
+
 def build_provider(
     member: MemberConfig,
     *,
@@ -35,12 +48,17 @@ def build_provider(
     retry: RetryPolicy,
     deadline_s: float,
     api_key: SecretStr | None,
+    simulate: Simulate | None = None,
 ) -> Provider:
-    """The provider client for one member, on the shared transport."""
+    """The provider client for one member: on the shared transport, or simulated as ``simulate`` says."""
+    if member.provider == "simulated":
+        if simulate is None:
+            raise ValueError(f"member {member.name!r} is simulated: pass simulate= to say how it behaves")
+        return SimulatedProvider(member, behaviour=simulate(member), retry=retry, deadline_s=deadline_s)
     if api_key is not None:
         register_secret(api_key.get_secret_value())
-    cls = PROVIDERS[member.provider]
-    return cls(member, transport=transport, retry=retry, deadline_s=deadline_s, api_key=api_key)
+    return HTTP_PROVIDERS[member.provider](member, transport=transport, retry=retry, deadline_s=deadline_s,
+                                          api_key=api_key)
 
 
 def check_member_params(config: CouncilConfig) -> None:
@@ -57,7 +75,8 @@ def check_member_params(config: CouncilConfig) -> None:
 
 
 def build_providers(
-    config: CouncilConfig, transport: Transport, api_keys: dict[str, SecretStr | None]
+    config: CouncilConfig, transport: Transport, api_keys: dict[str, SecretStr | None],
+    simulate: Simulate | None = None,
 ) -> dict[str, Provider]:
     """A provider for every member of ``config``, keyed by member name."""
     return {
@@ -67,16 +86,22 @@ def build_providers(
             retry=config.retry,
             deadline_s=member.timeout_s or config.stages.member_timeout_s,
             api_key=api_keys.get(member.name),
+            simulate=simulate,
         )
         for member in config.members
     }
 
 
 __all__ = [
+    "HTTP_PROVIDERS",
     "PROVIDERS",
+    "AnswerStream",
     "ChatStream",
+    "HttpProvider",
     "Provider",
     "Reply",
+    "Simulate",
+    "SimulatedBehaviour",
     "StreamDecoder",
     "build_provider",
     "build_providers",

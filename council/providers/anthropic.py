@@ -17,7 +17,8 @@ import json
 from typing import Any
 
 from council.errors import UpstreamServerError
-from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder, field
+from council.providers.base import CORE_PARAMS, Reply
+from council.providers.http import HttpProvider, StreamDecoder, field
 from council.transport.http import HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -53,7 +54,7 @@ def _usage(raw: Any, previous: Usage | None = None) -> Usage:
     )
 
 
-class AnthropicProvider(Provider):
+class AnthropicProvider(HttpProvider):
     """Claude models through the Messages API."""
 
     name = "anthropic"

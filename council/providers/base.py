@@ -1,26 +1,25 @@
-"""What every provider is: a wire format plugged into the shared transport and retry.
+"""What every provider is: a member's model that answers a conversation, whole or streamed.
 
-A provider subclass only translates: messages and params into an
-:class:`HttpRequest`, a JSON body into a :class:`Reply`, and SSE events into
-text deltas (:class:`StreamDecoder`). Sending, timing out, capping and
-retrying happen in :mod:`council.transport.http` and :mod:`council.transport.retry`.
+:class:`Provider` holds what all of them share: the member, the generation
+params its wire format honours (refusing, never dropping, the rest), and the
+completion record. How an answer is obtained is the subclass's business:
+over HTTP (:mod:`council.providers.http`) or offline
+(:mod:`council.providers.simulated`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
-from council.errors import ConfigError, ProtocolError, ProviderError, ProviderTimeout
-from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
-from council.transport.retry import call_with_retry
+from council.errors import ConfigError, ProviderError
+from council.transport.http import Endpoint
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 CORE_PARAMS: frozenset[str] = frozenset({"temperature", "top_p", "max_tokens", "seed", "stop"})
@@ -59,52 +58,31 @@ class Reply:
     model_version: str | None
 
 
-class StreamDecoder(ABC):
-    """Turns one provider's SSE events into text deltas and a final reply."""
+class AnswerStream(Protocol):
+    """An answer arriving as text deltas; ``completion`` is set once it has been read to the end."""
 
-    def __init__(self, endpoint: Endpoint) -> None:
-        self.endpoint = endpoint
-        self.parts: list[str] = []
-        self.finish_reason: str | None = None
-        self.usage = Usage()
-        self.model_version: str | None = None
-        # complete: the answer is whole (a finish reason or end event was seen).
-        # ended: the stream's own terminator arrived, so nothing more is read.
-        self.complete = False
-        self.ended = False
+    completion: Completion | None
 
-    @abstractmethod
-    def feed(self, event: SSEEvent) -> str | None:
-        """Digest one event; return new answer text, if it carried any."""
+    def __aiter__(self) -> AsyncIterator[str]: ...
 
-    def finish(self) -> Reply:
-        """The reply once the stream has ended; a truncated stream is a ProtocolError."""
-        if not self.complete:
-            raise self.endpoint.error(ProtocolError, "the stream ended before the answer was complete")
-        return Reply("".join(self.parts), self.finish_reason, self.usage, self.model_version)
+    async def __aenter__(self) -> AnswerStream: ...
 
-    def fail(self, message: str) -> ProtocolError:
-        """A ProtocolError about this stream."""
-        return self.endpoint.error(ProtocolError, message)  # type: ignore[return-value]
+    async def __aexit__(self, *exc_info: object) -> None: ...
 
+    async def aclose(self) -> None:
+        """Release what the stream holds (idempotent)."""
 
-def field(data: Any, *path: str | int, endpoint: Endpoint, kind: type | tuple[type, ...] = object) -> Any:
-    """``data[path...]``, or a ProtocolError naming the missing or mistyped field."""
-    current = data
-    walked = ""
-    for key in path:
-        walked += f"[{key}]" if isinstance(key, int) else (f".{key}" if walked else str(key))
-        try:
-            current = current[key]
-        except (KeyError, IndexError, TypeError):
-            raise endpoint.error(ProtocolError, f"response is missing {walked}") from None
-    if not isinstance(current, kind):
-        raise endpoint.error(ProtocolError, f"response field {walked} has the wrong type ({type(current).__name__})")
-    return current
+    async def collect(self) -> Completion:
+        """Read the whole stream and return the finished completion."""
 
 
 class Provider(ABC):
-    """A council member's model, reachable through one wire format."""
+    """A council member's model: it answers a conversation whole or as a stream.
+
+    Subclasses are :class:`~council.providers.http.HttpProvider` (a wire
+    format over the shared transport) and the offline
+    :class:`~council.providers.simulated.SimulatedProvider`.
+    """
 
     name: ClassVar[str]
     default_base_url: ClassVar[str] = ""
@@ -124,13 +102,11 @@ class Provider(ABC):
         self,
         member: MemberConfig,
         *,
-        transport: Transport | None,
         retry: RetryPolicy,
         deadline_s: float,
         api_key: SecretStr | None = None,
     ) -> None:
         self.member = member
-        self.transport = transport
         self.retry = retry
         self.deadline_s = deadline_s
         self.api_key = api_key
@@ -167,52 +143,12 @@ class Provider(ABC):
             raise UnsupportedParams(self.name, self.member.name, refused)
 
     @abstractmethod
-    def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
-        """The upstream request for these messages.
-
-        Every set field of ``params`` lands in the request or, if this wire
-        format cannot honour it, raises :class:`UnsupportedParams` (start
-        with :meth:`check_params`); none is silently left out, except the
-        :attr:`best_effort_params`.
-        """
-
-    @abstractmethod
-    def parse_response(self, data: dict[str, Any]) -> Reply:
-        """The reply inside a plain (non-streamed) JSON answer."""
-
-    @abstractmethod
-    def stream_decoder(self) -> StreamDecoder:
-        """A fresh decoder for one streamed answer."""
-
-    def _transport(self) -> Transport:
-        if self.transport is None:
-            raise RuntimeError(f"provider {self.name} needs a Transport")
-        return self.transport
-
     async def complete(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> Completion:
-        """Ask for a whole answer, retrying as the policy allows."""
-        started = time.perf_counter()
-        request = self.build_request(messages, self.member.params.merged(params), stream=False)
-        transport = self._transport()
+        """A whole answer to ``messages``, with ``params`` over the member's configured ones."""
 
-        async def attempt() -> Reply:
-            # Parsing happens inside the attempt: a gateway's error object in a 200 is as retryable as a 502.
-            return self.parse_response(await transport.post_json(request, self.endpoint))
-
-        try:
-            reply, attempts = await call_with_retry(
-                attempt, policy=self.retry, deadline_s=self.deadline_s, endpoint=self.endpoint
-            )
-        except asyncio.CancelledError:
-            stray = stray_cancellation(self.endpoint)
-            if stray is None:
-                raise
-            raise stray from None
-        return self._completion(reply, started, attempts)
-
-    def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> ChatStream:
-        """Stream an answer: iterate for text deltas, then read ``.completion``."""
-        return ChatStream(self, messages, self.member.params.merged(params))
+    @abstractmethod
+    def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> AnswerStream:
+        """An answer as text deltas: iterate it, then read ``.completion``."""
 
     def _completion(self, reply: Reply, started: float, attempts: int) -> Completion:
         return Completion(
@@ -229,94 +165,4 @@ class Provider(ABC):
         )
 
 
-class ChatStream:
-    """An answer arriving as text deltas.
-
-    Opening the stream is retried like any call; once the first event has been
-    read it never is, since a caller may already have used the text. The call
-    deadline covers the whole stream. Use ``async with`` (or read to the end)
-    so the connection is released.
-    """
-
-    def __init__(self, provider: Provider, messages: list[ChatMessage], params: GenerationParams) -> None:
-        self._provider = provider
-        self._messages = messages
-        self._params = params
-        self._sse: SSEStream | None = None
-        self._decoder = provider.stream_decoder()
-        self._started = time.perf_counter()
-        self._deadline: float | None = None
-        self._attempts = 0
-        self._closed = False
-        self.completion: Completion | None = None
-
-    async def __aenter__(self) -> ChatStream:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self._deltas()
-
-    async def _open(self) -> SSEStream:
-        provider = self._provider
-        self._deadline = asyncio.get_running_loop().time() + provider.deadline_s
-        request = provider.build_request(self._messages, self._params, stream=True)
-        transport = provider._transport()
-        sse, self._attempts = await call_with_retry(
-            lambda: transport.open_stream(request, provider.endpoint),
-            policy=provider.retry,
-            deadline_s=provider.deadline_s,
-            endpoint=provider.endpoint,
-        )
-        return sse
-
-    async def _deltas(self) -> AsyncIterator[str]:
-        try:
-            self._sse = await self._open()
-            while True:
-                event = await self._next_event()
-                if event is None:
-                    break
-                delta = self._decoder.feed(event)
-                if delta:
-                    yield delta
-                if self._decoder.ended:
-                    break
-            reply = self._decoder.finish()
-            self.completion = self._provider._completion(reply, self._started, self._attempts)
-        except asyncio.CancelledError:
-            stray = stray_cancellation(self._provider.endpoint)
-            if stray is None:
-                raise
-            raise stray from None
-        finally:
-            await self.aclose()
-
-    async def _next_event(self) -> SSEEvent | None:
-        assert self._sse is not None and self._deadline is not None
-        try:
-            async with asyncio.timeout_at(self._deadline):
-                return await self._sse.next_event()
-        except TimeoutError:
-            raise self._provider.endpoint.error(
-                ProviderTimeout, f"stream not finished within the call deadline of {self._provider.deadline_s:g}s"
-            ) from None
-
-    async def aclose(self) -> None:
-        """Release the connection (idempotent)."""
-        if not self._closed and self._sse is not None:
-            self._closed = True
-            await self._sse.aclose()
-
-    async def collect(self) -> Completion:
-        """Read the whole stream and return the finished completion."""
-        async for _ in self:
-            pass
-        assert self.completion is not None
-        return self.completion
-
-
-__all__ = ["CORE_PARAMS", "ChatStream", "Provider", "ProviderError", "Reply", "StreamDecoder", "UnsupportedParams",
-           "field"]
+__all__ = ["CORE_PARAMS", "AnswerStream", "Provider", "ProviderError", "Reply", "UnsupportedParams"]

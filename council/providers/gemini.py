@@ -23,7 +23,8 @@ from urllib.parse import quote
 
 from council.errors import ProtocolError, UpstreamServerError
 from council.providers.anthropic import split_system
-from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder
+from council.providers.base import CORE_PARAMS, Reply
+from council.providers.http import HttpProvider, StreamDecoder
 from council.transport.http import Endpoint, HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -76,7 +77,7 @@ def _response_format(response_format: dict[str, Any] | None) -> dict[str, Any]:
     return fields
 
 
-class GeminiProvider(Provider):
+class GeminiProvider(HttpProvider):
     """Gemini models through the Generative Language API."""
 
     name = "gemini"

@@ -14,7 +14,8 @@ import json
 from typing import Any
 
 from council.errors import UpstreamServerError, error_for_status
-from council.providers.base import CORE_PARAMS, Provider, Reply, StreamDecoder, field
+from council.providers.base import CORE_PARAMS, Reply
+from council.providers.http import HttpProvider, StreamDecoder, field
 from council.transport.http import Endpoint, HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -40,7 +41,7 @@ def _raise_embedded_error(data: dict[str, Any], endpoint: Endpoint) -> None:
     raise endpoint.error(cls, f"error in response body: {message}", status=status)
 
 
-class OpenAIProvider(Provider):
+class OpenAIProvider(HttpProvider):
     """Chat completions at any OpenAI-compatible base URL."""
 
     name = "openai"

@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from council.evals.prompt import EvaluationTask, read_evaluation_task
+from council.review.chairman import read_chairman_task
+from council.review.evaluation import EvaluationTask, read_evaluation_task
 from council.review.prompt import ReviewTask, read_review_task
 from council.testing.fake_llm import RecordedRequest
 from council.types import ChatMessage
@@ -40,8 +41,7 @@ def honest_ballot(task: ReviewTask, judge: Judge, notes: str = "") -> str:
 
 def is_chairman_prompt(messages: list[ChatMessage]) -> bool:
     """True for the Stage 3 chairman prompt."""
-    return bool(messages) and messages[0].role == "system" and messages[0].content.startswith(
-        "You are the chairman of a council")
+    return read_chairman_task(messages) is not None
 
 
 def strict_verdict(accuracy: int, faithfulness: int, rationale: str = "Scripted verdict.") -> str:

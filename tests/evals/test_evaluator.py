@@ -8,7 +8,7 @@ import pytest
 
 from council.evals.dataset import parse_line
 from council.evals.evaluator import PARSE_ERROR, evaluate, evaluate_answer, parse_verdict
-from council.evals.prompt import read_evaluation_task, render_evaluation_prompt
+from council.review.evaluation import read_evaluation_task, render_evaluation_prompt
 from council.testing.fake_llm import Step
 from council.types import ChatMessage, GenerationParams
 

@@ -7,7 +7,9 @@ import time
 import pytest
 
 from council.config import MemberConfig, RetryPolicy, SimulatedPersona
-from council.providers.simulated import SOUND_POINTS, SimulatedProvider, persona_for, topic_of
+from council.providers.simulated import SimulatedBehaviour, SimulatedProvider
+from council.simulation import behaviour_for
+from council.simulation.personas import SOUND_POINTS, persona_for, topic_of
 from council.types import ChatMessage, GenerationParams
 
 
@@ -15,7 +17,7 @@ def simulated(name: str = "sim", model: str = "sim-1", **persona: object) -> Sim
     member = MemberConfig(
         name=name, provider="simulated", model=model, persona=SimulatedPersona(**persona) if persona else None
     )
-    return SimulatedProvider(member, transport=None, retry=RetryPolicy(), deadline_s=5)
+    return SimulatedProvider(member, behaviour=behaviour_for(member), retry=RetryPolicy(), deadline_s=5)
 
 
 def ask(text: str) -> list[ChatMessage]:
@@ -47,9 +49,10 @@ def test_persona_comes_from_the_name_and_config_overrides_it():
     base = persona_for(MemberConfig(name="a", provider="simulated", model="m"))
     assert base == persona_for(MemberConfig(name="a", provider="simulated", model="m"))
     assert 0.35 <= base.quality <= 0.95 and base.verbosity in ("terse", "balanced", "verbose")
-    tuned = simulated("a", model="m", quality=0.99, leniency=-2.0)
-    assert tuned.persona.quality == 0.99 and tuned.persona.leniency == -2.0
-    assert tuned.persona.style == base.style
+    tuned = persona_for(MemberConfig(name="a", provider="simulated", model="m",
+                                     persona=SimulatedPersona(quality=0.99, leniency=-2.0)))
+    assert tuned.quality == 0.99 and tuned.leniency == -2.0
+    assert tuned.style == base.style
 
 
 async def test_quality_shows_in_the_text():
@@ -114,3 +117,20 @@ async def test_sampling_settings_are_accepted_and_json_output_refused():
         await provider.complete(ask("Why?"), json_mode)
     with pytest.raises(UnsupportedParams):
         await provider.stream(ask("Why?"), json_mode).collect()
+
+
+async def test_any_reply_function_can_be_handed_in():
+    member = MemberConfig(name="echo", provider="simulated", model="echo-1")
+    seen: list[list[ChatMessage]] = []
+
+    def echo(messages: list[ChatMessage]) -> str:
+        seen.append(messages)
+        return "you said: " + messages[-1].content
+
+    provider = SimulatedProvider(member, behaviour=SimulatedBehaviour(echo), retry=RetryPolicy(), deadline_s=5)
+    completion = await provider.complete(ask("hello there"), GenerationParams(max_tokens=3))
+    assert completion.content == "you said: hello" and completion.finish_reason == "length"
+    async with provider.stream(ask("stream me")) as stream:
+        text = "".join([delta async for delta in stream])
+    assert text == "you said: stream me" == stream.completion.content
+    assert len(seen) == 2 and completion.simulated

@@ -14,11 +14,11 @@ import re
 import pytest
 
 from council.assets import prompts_dir
-from council.evals.prompt import render_evaluation_prompt
 from council.pipeline.evaluate import feedback_messages
 from council.pipeline.safety_gate import classifier_messages
-from council.pipeline.synthesize import render_chairman_prompt
 from council.result import RankingEntry
+from council.review.chairman import render_chairman_prompt
+from council.review.evaluation import render_evaluation_prompt
 from council.review.prompt import Candidate, render_review_prompt
 from council.review.sandbox import fill_template, render_prompt
 from council.rubrics import load_rubric

@@ -8,8 +8,9 @@ import re
 from council.assets import load_prompt, prompt_hash
 from council.config import MemberConfig, RetryPolicy, SimulatedPersona
 from council.evals.evaluator import parse_verdict
-from council.evals.prompt import NOT_GIVEN, TEMPLATE, read_evaluation_task, render_evaluation_prompt
 from council.providers.simulated import SimulatedProvider
+from council.review.evaluation import NOT_GIVEN, TEMPLATE, read_evaluation_task, render_evaluation_prompt
+from council.simulation import behaviour_for
 from council.testing.fake_llm import RecordedRequest
 from council.testing.scripted import council_member, strict_verdict
 from council.types import ChatMessage
@@ -72,7 +73,7 @@ def test_other_conversations_are_not_evaluator_prompts():
 def simulated(name: str, **persona: object) -> SimulatedProvider:
     member = MemberConfig(name=name, provider="simulated", model=f"sim-{name}",
                           persona=SimulatedPersona(**persona) if persona else None)
-    return SimulatedProvider(member, transport=None, retry=RetryPolicy(), deadline_s=5)
+    return SimulatedProvider(member, behaviour=behaviour_for(member), retry=RetryPolicy(), deadline_s=5)
 
 
 async def test_a_simulated_member_returns_a_strict_deterministic_verdict():

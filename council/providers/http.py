@@ -1,0 +1,223 @@
+"""Providers that reach their model over HTTP: a wire format plugged into the shared transport and retry.
+
+A subclass only translates: messages and params into an
+:class:`~council.transport.http.HttpRequest`, a JSON body into a
+:class:`~council.providers.base.Reply`, and SSE events into text deltas
+(:class:`StreamDecoder`). Sending, timing out, capping and retrying happen
+in :mod:`council.transport.http` and :mod:`council.transport.retry`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import SecretStr
+
+from council.config import MemberConfig, RetryPolicy
+from council.errors import ProtocolError, ProviderTimeout
+from council.providers.base import Provider, Reply
+from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
+from council.transport.retry import call_with_retry
+from council.types import ChatMessage, Completion, GenerationParams, Usage
+
+
+class StreamDecoder(ABC):
+    """Turns one provider's SSE events into text deltas and a final reply."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        self.parts: list[str] = []
+        self.finish_reason: str | None = None
+        self.usage = Usage()
+        self.model_version: str | None = None
+        # complete: the answer is whole (a finish reason or end event was seen).
+        # ended: the stream's own terminator arrived, so nothing more is read.
+        self.complete = False
+        self.ended = False
+
+    @abstractmethod
+    def feed(self, event: SSEEvent) -> str | None:
+        """Digest one event; return new answer text, if it carried any."""
+
+    def finish(self) -> Reply:
+        """The reply once the stream has ended; a truncated stream is a ProtocolError."""
+        if not self.complete:
+            raise self.endpoint.error(ProtocolError, "the stream ended before the answer was complete")
+        return Reply("".join(self.parts), self.finish_reason, self.usage, self.model_version)
+
+    def fail(self, message: str) -> ProtocolError:
+        """A ProtocolError about this stream."""
+        return self.endpoint.error(ProtocolError, message)  # type: ignore[return-value]
+
+
+def field(data: Any, *path: str | int, endpoint: Endpoint, kind: type | tuple[type, ...] = object) -> Any:
+    """``data[path...]``, or a ProtocolError naming the missing or mistyped field."""
+    current = data
+    walked = ""
+    for key in path:
+        walked += f"[{key}]" if isinstance(key, int) else (f".{key}" if walked else str(key))
+        try:
+            current = current[key]
+        except (KeyError, IndexError, TypeError):
+            raise endpoint.error(ProtocolError, f"response is missing {walked}") from None
+    if not isinstance(current, kind):
+        raise endpoint.error(ProtocolError, f"response field {walked} has the wrong type ({type(current).__name__})")
+    return current
+
+
+class HttpProvider(Provider):
+    """A member's model behind an HTTP API: requests built, sent with retries, answers parsed."""
+
+    def __init__(
+        self,
+        member: MemberConfig,
+        *,
+        transport: Transport,
+        retry: RetryPolicy,
+        deadline_s: float,
+        api_key: SecretStr | None = None,
+    ) -> None:
+        super().__init__(member, retry=retry, deadline_s=deadline_s, api_key=api_key)
+        self.transport = transport
+
+    @abstractmethod
+    def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
+        """The upstream request for these messages.
+
+        Every set field of ``params`` lands in the request or, if this wire
+        format cannot honour it, raises :class:`UnsupportedParams` (start
+        with :meth:`check_params`); none is silently left out, except the
+        :attr:`best_effort_params`.
+        """
+
+    @abstractmethod
+    def parse_response(self, data: dict[str, Any]) -> Reply:
+        """The reply inside a plain (non-streamed) JSON answer."""
+
+    @abstractmethod
+    def stream_decoder(self) -> StreamDecoder:
+        """A fresh decoder for one streamed answer."""
+
+    def _transport(self) -> Transport:
+        return self.transport
+
+    async def complete(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> Completion:
+        """Ask for a whole answer, retrying as the policy allows."""
+        started = time.perf_counter()
+        request = self.build_request(messages, self.member.params.merged(params), stream=False)
+        transport = self._transport()
+
+        async def attempt() -> Reply:
+            # Parsing happens inside the attempt: a gateway's error object in a 200 is as retryable as a 502.
+            return self.parse_response(await transport.post_json(request, self.endpoint))
+
+        try:
+            reply, attempts = await call_with_retry(
+                attempt, policy=self.retry, deadline_s=self.deadline_s, endpoint=self.endpoint
+            )
+        except asyncio.CancelledError:
+            stray = stray_cancellation(self.endpoint)
+            if stray is None:
+                raise
+            raise stray from None
+        return self._completion(reply, started, attempts)
+
+    def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> ChatStream:
+        """Stream an answer: iterate for text deltas, then read ``.completion``."""
+        return ChatStream(self, messages, self.member.params.merged(params))
+
+
+class ChatStream:
+    """An answer arriving as text deltas.
+
+    Opening the stream is retried like any call; once the first event has been
+    read it never is, since a caller may already have used the text. The call
+    deadline covers the whole stream. Use ``async with`` (or read to the end)
+    so the connection is released.
+    """
+
+    def __init__(self, provider: HttpProvider, messages: list[ChatMessage], params: GenerationParams) -> None:
+        self._provider = provider
+        self._messages = messages
+        self._params = params
+        self._sse: SSEStream | None = None
+        self._decoder = provider.stream_decoder()
+        self._started = time.perf_counter()
+        self._deadline: float | None = None
+        self._attempts = 0
+        self._closed = False
+        self.completion: Completion | None = None
+
+    async def __aenter__(self) -> ChatStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._deltas()
+
+    async def _open(self) -> SSEStream:
+        provider = self._provider
+        self._deadline = asyncio.get_running_loop().time() + provider.deadline_s
+        request = provider.build_request(self._messages, self._params, stream=True)
+        transport = provider._transport()
+        sse, self._attempts = await call_with_retry(
+            lambda: transport.open_stream(request, provider.endpoint),
+            policy=provider.retry,
+            deadline_s=provider.deadline_s,
+            endpoint=provider.endpoint,
+        )
+        return sse
+
+    async def _deltas(self) -> AsyncIterator[str]:
+        try:
+            self._sse = await self._open()
+            while True:
+                event = await self._next_event()
+                if event is None:
+                    break
+                delta = self._decoder.feed(event)
+                if delta:
+                    yield delta
+                if self._decoder.ended:
+                    break
+            reply = self._decoder.finish()
+            self.completion = self._provider._completion(reply, self._started, self._attempts)
+        except asyncio.CancelledError:
+            stray = stray_cancellation(self._provider.endpoint)
+            if stray is None:
+                raise
+            raise stray from None
+        finally:
+            await self.aclose()
+
+    async def _next_event(self) -> SSEEvent | None:
+        assert self._sse is not None and self._deadline is not None
+        try:
+            async with asyncio.timeout_at(self._deadline):
+                return await self._sse.next_event()
+        except TimeoutError:
+            raise self._provider.endpoint.error(
+                ProviderTimeout, f"stream not finished within the call deadline of {self._provider.deadline_s:g}s"
+            ) from None
+
+    async def aclose(self) -> None:
+        """Release the connection (idempotent)."""
+        if not self._closed and self._sse is not None:
+            self._closed = True
+            await self._sse.aclose()
+
+    async def collect(self) -> Completion:
+        """Read the whole stream and return the finished completion."""
+        async for _ in self:
+            pass
+        assert self.completion is not None
+        return self.completion
+
+
+__all__ = ["ChatStream", "HttpProvider", "StreamDecoder", "field"]

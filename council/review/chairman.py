@@ -1,0 +1,54 @@
+"""The chairman's prompt: the conversation and the ranked answers, fenced, and how to recognize one.
+
+The chairman writes the final answer from the others' answers, so every
+answer goes into a nonce-carrying block (see :mod:`council.review.sandbox`).
+:func:`read_chairman_task` reads a rendered prompt back, for members that
+play the chairman offline (simulated and scripted ones); it knows a chairman
+prompt by the template's own first line, so that line is written only in
+``prompts/chairman_system.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from council.assets import load_prompt
+from council.result import RankingEntry
+from council.review.sandbox import fence, render_prompt
+from council.types import ChatMessage
+
+CHAIRMAN_SYSTEM = "chairman_system.md"
+CHAIRMAN_USER = "chairman_user.md"
+_ANSWER_BLOCK = re.compile(r'<<answer rank="(\d+)"[^\n]*nonce="([0-9a-f]+)">>\n(.*?)\n<</answer nonce="\2">>', re.S)
+
+
+@dataclass(frozen=True)
+class ChairmanTask:
+    """What a chairman prompt asks for: the answers, best-ranked first, as their text appears in the blocks."""
+
+    answers: list[str]
+
+
+def render_chairman_prompt(
+    question: list[ChatMessage], ranked: list[tuple[RankingEntry, str]], nonce: str
+) -> list[ChatMessage]:
+    """The chairman's messages: the conversation and the ranked answers, each fenced with the nonce."""
+    conversation = "\n".join(fence("turn", f'role="{m.role}"', m.content, nonce) for m in question)
+    answers = "\n".join(
+        fence("answer", f'rank="{entry.rank}" score="{entry.score:.2f}"', text, nonce) for entry, text in ranked
+    )
+    user = render_prompt(CHAIRMAN_USER, {"conversation": conversation, "answers": answers})
+    return [
+        ChatMessage(role="system", content=render_prompt(CHAIRMAN_SYSTEM, {"nonce": nonce})),
+        ChatMessage(role="user", content=user),
+    ]
+
+
+def read_chairman_task(messages: list[ChatMessage]) -> ChairmanTask | None:
+    """Read back what a prompt from :func:`render_chairman_prompt` asks; None for any other conversation."""
+    opening = load_prompt(CHAIRMAN_SYSTEM).splitlines()[0]
+    if not messages or messages[0].role != "system" or not messages[0].content.startswith(opening):
+        return None
+    blocks = sorted((int(rank), body) for rank, _nonce, body in _ANSWER_BLOCK.findall(messages[-1].content))
+    return ChairmanTask([body for _rank, body in blocks])

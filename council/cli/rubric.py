@@ -86,7 +86,7 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
 
 
 async def _evaluate(args: argparse.Namespace, config: Any, environ: Mapping[str, str]) -> int:
-    from council.pipeline.evaluate import evaluate_answer
+    from council.pipeline.judge import judge_answer
     from council.pipeline.orchestrator import Council
 
     answer = args.answer
@@ -96,7 +96,7 @@ async def _evaluate(args: argparse.Namespace, config: Any, environ: Mapping[str,
         except OSError as exc:
             raise ConfigError(answer[1:], f"cannot read the answer file: {exc}") from None
     async with Council(config, environ=environ) as council:
-        verdict = await evaluate_answer(council, args.question, answer, args.reference)
+        verdict = await judge_answer(council, args.question, answer, args.reference)
     if args.json:
         print(json.dumps(verdict.model_dump(mode="json"), indent=2))
     else:

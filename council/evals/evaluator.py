@@ -128,7 +128,7 @@ async def evaluate(provider: Provider, messages: list[ChatMessage], params: Gene
         evaluation.latency_ms = (time.perf_counter() - started) * 1000
 
 
-async def evaluate_answer(provider: Provider, sample: Sample, candidate_answer: str,
+async def evaluate_sample(provider: Provider, sample: Sample, candidate_answer: str,
                           params: GenerationParams | None) -> Evaluation:
     """Render the evaluator template for one sample's candidate answer and evaluate it."""
     messages = render_evaluation_prompt(

@@ -23,7 +23,7 @@ a field of :class:`Thresholds`); a missing score never passes. Its score::
 with a missing score counting as 0: a sample the evaluator could not score
 gets no credit for it.
 
-Run aggregates (:func:`aggregate`): score means and rates are over the
+Run aggregates (:func:`aggregate_metrics`): score means and rates are over the
 samples that have the score (``n_scored``), so an evaluator failure is
 visible as a count rather than a made-up zero; ``pass_rate`` and
 ``aggregate_score`` (the mean sample score) are over every sample, so it
@@ -180,7 +180,7 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(math.fsum(values) / len(values)) if values else None
 
 
-def aggregate(samples: Sequence[SampleMetrics], thresholds: Thresholds) -> RunMetrics:
+def aggregate_metrics(samples: Sequence[SampleMetrics], thresholds: Thresholds) -> RunMetrics:
     """The run aggregates of ``samples`` under ``thresholds``."""
     accuracy = [s.accuracy_score for s in samples if s.accuracy_score is not None]
     faithfulness = [s.faithfulness_score for s in samples if s.faithfulness_score is not None]

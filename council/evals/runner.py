@@ -48,12 +48,12 @@ from datetime import UTC, datetime
 
 from council.errors import ProviderError
 from council.evals.dataset import Dataset, Sample
-from council.evals.evaluator import Evaluation, evaluate_answer
+from council.evals.evaluator import Evaluation, evaluate_sample
 from council.evals.leaderboard import council_leaderboard, judge_leaderboard
 from council.evals.manifest import alias_warnings, model_record, role_warnings
 from council.evals.metrics import (
     SampleMetrics,
-    aggregate,
+    aggregate_metrics,
     check_gate,
     failed_conditions,
     repeat_stats,
@@ -207,7 +207,7 @@ class EvalRunner:
         if answer is None:
             evaluation = Evaluation(evaluator_error="no_answer")
         else:
-            evaluation = await evaluate_answer(self.council.provider(evaluator), sample, answer,
+            evaluation = await evaluate_sample(self.council.provider(evaluator), sample, answer,
                                                self.manifest.generation_params)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
@@ -245,9 +245,9 @@ class EvalRunner:
         subjects = {}
         for subject in self.subjects:
             mine = [r for r in records if r.subject == subject]
-            per_repeat = [aggregate([r.metrics for r in mine if r.repeat == n], thresholds)
+            per_repeat = [aggregate_metrics([r.metrics for r in mine if r.repeat == n], thresholds)
                           for n in range(self.manifest.repeat)]
-            pooled = aggregate([r.metrics for r in mine], thresholds)
+            pooled = aggregate_metrics([r.metrics for r in mine], thresholds)
             failures = [failed_conditions(r.metrics, thresholds) for r in mine]
             reasons = Counter(condition.split()[0] for found in failures for condition in found)
             subjects[subject] = SubjectSummary(subject=subject, metrics=pooled, repeats=repeat_stats(per_repeat),

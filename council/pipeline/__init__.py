@@ -8,7 +8,7 @@ delegated to :mod:`council.ranking`. Stages know no screen, no HTTP server
 and no command line: they report progress as events.
 """
 
-from council.pipeline.evaluate import evaluate_answer
+from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 
-__all__ = ["Council", "evaluate_answer"]
+__all__ = ["Council", "judge_answer"]

@@ -9,7 +9,7 @@ import pytest
 
 from council.evals.compare import compare_runs, render_comparison, verdicts
 from council.evals.evaluator import Evaluation
-from council.evals.metrics import SampleMetrics, Thresholds, aggregate, check_gate, repeat_stats, sample_score
+from council.evals.metrics import SampleMetrics, Thresholds, aggregate_metrics, check_gate, repeat_stats, sample_score
 from council.evals.records import EvalSummary, SampleRecord, StoredRun, SubjectSummary
 from tests.evals.conftest import manifest_for
 
@@ -30,7 +30,7 @@ def make_run(tmp_path: Path, run_id: str, outcomes: dict[str, list[bool]],
                 run_id=run_id, repeat=repeat, sample_id=sample_id, subject="council", question="q", status="ok",
                 evaluator="scout", metrics=metrics, evaluation=Evaluation(), passed=ok, sample_score=sample_score(metrics),
                 created_at=datetime.now(UTC)))
-    pooled = aggregate([r.metrics for r in records], thresholds)
+    pooled = aggregate_metrics([r.metrics for r in records], thresholds)
     subject = SubjectSummary(subject="council", metrics=pooled, repeats=repeat_stats([pooled]),
                              gate=check_gate(pooled, thresholds))
     summary = EvalSummary(run_id=run_id, mode="council", gate_passed=subject.gate.passed,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from council.evals.dataset import parse_line
-from council.evals.evaluator import PARSE_ERROR, evaluate, evaluate_answer, parse_verdict
+from council.evals.evaluator import PARSE_ERROR, evaluate, evaluate_sample, parse_verdict
 from council.review.evaluation import read_evaluation_task, render_evaluation_prompt
 from council.testing.fake_llm import Step
 from council.types import ChatMessage, GenerationParams
@@ -60,7 +60,7 @@ SAMPLE = parse_line(json.dumps({"id": "s", "task": "What is the capital of Franc
 
 async def test_garbage_twice_gives_null_scores_and_a_parse_error(fake_llm, make_provider):
     fake_llm.script("judge", Step(reply="The answer looks fine to me."), Step(reply='{"accuracy_score": 2}'))
-    evaluation = await evaluate_answer(make_provider("openai", "judge"), SAMPLE, "Paris.", PARAMS)
+    evaluation = await evaluate_sample(make_provider("openai", "judge"), SAMPLE, "Paris.", PARAMS)
     assert evaluation.accuracy_score is None and evaluation.faithfulness_score is None
     assert evaluation.rationale is None and evaluation.evaluator_error == PARSE_ERROR
     assert evaluation.attempts == 2 and evaluation.replies == ["The answer looks fine to me.", '{"accuracy_score": 2}']
@@ -76,7 +76,7 @@ async def test_garbage_twice_gives_null_scores_and_a_parse_error(fake_llm, make_
 
 async def test_garbage_then_valid_is_used_after_one_retry(fake_llm, make_provider):
     fake_llm.script("judge", Step(reply="```json\n" + GOOD + "\n```"), Step(reply=GOOD))
-    evaluation = await evaluate_answer(make_provider("anthropic", "judge"), SAMPLE, "Paris.", PARAMS)
+    evaluation = await evaluate_sample(make_provider("anthropic", "judge"), SAMPLE, "Paris.", PARAMS)
     assert (evaluation.accuracy_score, evaluation.faithfulness_score) == (2, 1)
     assert evaluation.evaluator_error is None and evaluation.attempts == 2
     first, second = fake_llm.requests_for("judge")

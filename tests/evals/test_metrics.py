@@ -8,7 +8,7 @@ from council.evals.metrics import (
     RunMetrics,
     SampleMetrics,
     Thresholds,
-    aggregate,
+    aggregate_metrics,
     check_gate,
     failed_conditions,
     latency_norm,
@@ -100,7 +100,7 @@ def test_percentile_interpolates_linearly():
 
 
 def test_run_aggregates():
-    metrics = aggregate([A, B, C, D, E], DEFAULTS)
+    metrics = aggregate_metrics([A, B, C, D, E], DEFAULTS)
     assert (metrics.n_samples, metrics.n_scored, metrics.n_answered, metrics.n_timed_out) == (5, 3, 4, 1)
     assert metrics.accuracy_mean == pytest.approx(5 / 3)              # 2, 1, 2
     assert metrics.accuracy_full_credit_rate == pytest.approx(2 / 3)
@@ -119,11 +119,11 @@ def test_run_aggregates():
 
 
 def test_aggregates_of_nothing_scored():
-    metrics = aggregate([D], DEFAULTS)
+    metrics = aggregate_metrics([D], DEFAULTS)
     assert metrics.accuracy_mean is None and metrics.faithfulness_failure_rate is None
     assert metrics.tokens_per_correct_answer is None and metrics.token_efficiency_ratio_mean is None
     assert metrics.pass_rate == 0.0 and metrics.latency_model_p95_ms is None
-    assert aggregate([], DEFAULTS).aggregate_score is None
+    assert aggregate_metrics([], DEFAULTS).aggregate_score is None
 
 
 AT_THRESHOLDS = RunMetrics(aggregate_score=0.80, pass_rate=0.85, faithfulness_failure_rate=0.05,

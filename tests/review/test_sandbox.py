@@ -14,7 +14,7 @@ import re
 import pytest
 
 from council.assets import prompts_dir
-from council.pipeline.evaluate import feedback_messages
+from council.pipeline.judge import feedback_messages
 from council.pipeline.safety_gate import classifier_messages
 from council.result import RankingEntry
 from council.review.chairman import render_chairman_prompt

@@ -182,7 +182,7 @@ async def test_server_selects_a_rubric_per_request(fake_llm):
 
 
 async def test_evaluate_one_answer_with_the_council(fake_llm):
-    from council.pipeline.evaluate import evaluate_answer
+    from council.pipeline.judge import judge_answer
 
     def grade(task: ReviewTask, request: RecordedRequest) -> str:
         body = {"ranking": ["Response A"], "evaluations": {"Response A": {
@@ -192,7 +192,7 @@ async def test_evaluate_one_answer_with_the_council(fake_llm):
     for name in ("alpha", "beta", "gamma", "delta"):
         fake_llm.script(f"model-{name}", Step(reply=council_member("x", review=grade)))
     async with Council(make_config(fake_llm, chairman="alpha"), store=False, environ={}) as council:
-        verdict = await evaluate_answer(council, "What is 6x7?", "42", Rubric.model_validate(CHECKLIST))
+        verdict = await judge_answer(council, "What is 6x7?", "42", Rubric.model_validate(CHECKLIST))
     assert verdict.score == 0.5 and not verdict.passed
     assert verdict.feedback.startswith("FAILED, overall 50%")
     assert "- Names a source: aim for: Names a source" in verdict.feedback

@@ -46,7 +46,7 @@ async def chairman_summary(council: Council, verdict: RubricVerdict, answer: str
     return (text, chairman) if text else (None, None)
 
 
-async def evaluate_answer(council: Council, question: str | list[ChatMessage], answer: str,
+async def judge_answer(council: Council, question: str | list[ChatMessage], answer: str,
                           rubric: Rubric | str | None = None) -> RubricVerdict:
     """The council's verdict on ``answer`` to ``question`` against ``rubric`` (default: the configured one)."""
     chosen = council.rubric if rubric is None else council.resolve_rubric(rubric)

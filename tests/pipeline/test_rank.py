@@ -1,0 +1,68 @@
+"""The ranking stage on its own: scores in, a calibrated ranking out; history read and folded through the store."""
+
+from __future__ import annotations
+
+from council.errors import StorageError
+from council.pipeline.rank import build_sheet, rank_answers, reviewer_key, survivor_problem, unranked
+from council.pipeline.review import review_answers
+from council.storage import Store
+from tests.pipeline.stages import answer, context, member
+
+ANSWERS = [answer("a", "a: quality=9"), answer("b", "b: quality=6"), answer("c", "c: quality=2")]
+
+
+async def ranked_run(calibration):
+    ctx, _ = context({"a": member("-"), "b": member("-"), "c": member("-")})
+    reviews = await review_answers(ctx, ANSWERS, {})
+    return ctx, reviews, rank_answers(ctx, ANSWERS, reviews, calibration)
+
+
+async def test_reviews_become_a_ranking_and_history_is_kept():
+    store = Store(":memory:")
+    try:
+        ctx, reviews, ranked = await ranked_run(store)
+        assert [e.member for e in ranked.ranking] == ["a", "b", "c"] and ranked.problems == []
+        assert all(e.n_reviews == 2 for e in ranked.ranking) and ranked.agreement.n_reviewers == 3
+        keys = [reviewer_key(ctx.providers[name]) for name in "abc"]
+        assert set(store.reviewer_history(keys)) == set(keys), "every reviewer's history is stored"
+        sheet = build_sheet(ANSWERS, reviews, ctx.rubric)
+        assert sheet.candidates == ("a", "b", "c") and sheet.overall.shape == (3, 3)
+    finally:
+        store.close()
+
+
+class BrokenHistory:
+    """A calibration store whose database is gone."""
+
+    def reviewer_history(self, keys):
+        raise failure("disk I/O error")
+
+    def update_reviewer_history(self, keys, update):
+        raise failure("disk full")
+
+
+def failure(cause: str) -> StorageError:
+    error = StorageError(f"/var/db/council.db: {cause}")
+    error.cause = cause
+    return error
+
+
+async def test_lost_history_costs_calibration_not_the_ranking():
+    _, _, ranked = await ranked_run(BrokenHistory())
+    assert [e.member for e in ranked.ranking] == ["a", "b", "c"]
+    assert any("could not be read" in p for p in ranked.problems)
+    assert any("could not be updated" in p for p in ranked.problems)
+
+
+async def test_a_lone_answer_is_ranked_unreviewed():
+    ctx, _ = context({"a": member("-"), "b": member("-")})
+    ranked = rank_answers(ctx, ANSWERS[:1], [], None)
+    assert [(e.member, e.rank, e.n_reviews) for e in ranked.ranking] == [("a", 1, 0)]
+    assert [e.member for e in unranked(ANSWERS)] == ["a", "b", "c"]
+
+
+def test_too_few_survivors_are_described():
+    assert survivor_problem([]) == "every answer was blocked by the safety gate"
+    assert survivor_problem(ANSWERS[:1]) == "only one answer survived (a): no review"
+    assert survivor_problem(ANSWERS[:2]).startswith("only two answers survived")
+    assert survivor_problem(ANSWERS) is None

@@ -1,0 +1,65 @@
+"""Peer review on its own: who reviews whom, anonymized and shuffled; a bad ballot is a failed review with its reason."""
+
+from __future__ import annotations
+
+from council.pipeline.review import presentation_order, review_answers, reviewers_and_candidates
+from council.review.prompt import read_review_task
+from council.types import ChatMessage
+from tests.pipeline.stages import answer, context, member
+
+ANSWERS = [answer("a", "a says 42. quality=9"), answer("b", "b says 42. quality=6"), answer("c", "c says 41. quality=2")]
+
+
+async def test_each_member_reviews_the_others_under_labels():
+    ctx, events = context({"a": member("-"), "b": member("-"), "c": member("-")})
+    reviews = {r.reviewer: r for r in await review_answers(ctx, ANSWERS, {})}
+    assert set(reviews) == {"a", "b", "c"} and all(r.status == "ok" for r in reviews.values())
+    assert set(reviews["a"].scores) == {"b", "c"}, "no reviewer scores itself by default"
+    assert reviews["a"].scores["b"].overall > reviews["a"].scores["c"].overall
+    assert set(reviews["a"].labels) == {"Response A", "Response B"}
+    assert [e.kind for e in events].count("review") == 3 and events[0].data == {"stage": "review"}
+
+
+async def test_reviewers_see_labels_never_names():
+    shown: list[str] = []
+
+    def reviewer(messages: list[ChatMessage]) -> str:
+        shown.append("\n".join(m.content for m in messages))
+        return member("-")(messages)
+
+    ctx, _ = context({"a": reviewer, "b": member("-"), "c": member("-")})
+    await review_answers(ctx, ANSWERS, {})
+    assert len(shown) == 1 and "Response A" in shown[0] and "Response B" in shown[0]
+    assert "b says" in shown[0] and "c says" in shown[0]
+    assert "sim-b" not in shown[0] and "sim-c" not in shown[0], "no model or member name reaches the reviewer"
+    task = read_review_task([ChatMessage(role="user", content=shown[0])])
+    assert task is None or all(c.label.startswith("Response ") for c in task.candidates)
+
+
+async def test_a_garbled_ballot_is_asked_again_then_recorded_as_failed():
+    calls: list[int] = []
+
+    def garbled(messages: list[ChatMessage]) -> str:
+        calls.append(len(messages))
+        return "I think they are all fine."
+
+    ctx, _ = context({"a": garbled, "b": member("-"), "c": member("-")})
+    reviews = {r.reviewer: r for r in await review_answers(ctx, ANSWERS, {})}
+    assert reviews["a"].status == "failed" and reviews["a"].error.reason == "parse"
+    assert reviews["a"].attempts == 2 and calls[1] == calls[0] + 2, "the retry adds the reply and the correction"
+    assert reviews["b"].status == "ok"
+
+
+async def test_fewer_than_two_survivors_get_no_review():
+    ctx, events = context({"a": member("-"), "b": member("-")})
+    assert await review_answers(ctx, [ANSWERS[0], answer("b", "x", status="blocked")], {}) == []
+    assert events == []
+
+
+def test_plan_and_order_are_deterministic_per_seed():
+    plan = reviewers_and_candidates(ANSWERS, include_self=False)
+    assert plan == {"a": ["b", "c"], "b": ["a", "c"], "c": ["a", "b"]}
+    assert reviewers_and_candidates(ANSWERS, include_self=True)["a"] == ["a", "b", "c"]
+    order = presentation_order(7, "a", ["b", "c", "d", "e"])
+    assert order == presentation_order(7, "a", ["b", "c", "d", "e"]) and sorted(order) == ["b", "c", "d", "e"]
+    assert any(presentation_order(seed, "a", ["b", "c", "d", "e"]) != order for seed in range(8))

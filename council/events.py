@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, cast
 
 EventKind = Literal[
     "run_started",
@@ -33,3 +33,127 @@ EventSink = Callable[[StageEvent], None]
 
 def ignore_events(_event: StageEvent) -> None:
     """The sink used when nobody listens."""
+
+
+# The payload of each kind, as the pipeline emits it (``final`` carries the FinalAnswer's fields).
+class RunStartedData(TypedDict):
+    """``run_started``: who answers and who chairs."""
+
+    members: list[str]
+    chairman: str | None
+    simulated: bool
+
+
+class StageStartedData(TypedDict):
+    """``stage_started``: ``answers``, ``review`` or ``final``."""
+
+    stage: Literal["answers", "review", "final"]
+
+
+class FailureData(TypedDict, total=False):
+    """A failure record's fields, as in ``Failure.model_dump()``."""
+
+    reason: str
+    message: str
+
+
+class AnswerData(TypedDict):
+    """``answer``: one member's answer arrived, or did not."""
+
+    member: str
+    status: str
+    latency_ms: float
+    error: FailureData | None
+    content: str | None
+
+
+class SafetyFindingData(TypedDict):
+    """One reason the safety gate gave."""
+
+    category: str
+    rule: str
+    evidence: str
+
+
+class SafetyData(TypedDict):
+    """``safety``: the gate's verdict on one answer."""
+
+    member: str
+    passed: bool
+    findings: list[SafetyFindingData]
+    notes: list[str]
+
+
+class ReviewData(TypedDict):
+    """``review``: one reviewer's ballot was read, or failed."""
+
+    reviewer: str
+    status: str
+    error: FailureData | None
+    scores: dict[str, Any]
+    order: list[str]
+
+
+class RankingEntryData(TypedDict):
+    """One place in the ranking."""
+
+    member: str
+    rank: int
+    score: float
+
+
+class RankingData(TypedDict):
+    """``ranking``: the calibrated ranking with agreement and bias flags."""
+
+    ranking: list[RankingEntryData]
+    agreement: dict[str, Any]
+    bias_flags: list[dict[str, Any]]
+
+
+class FinalDeltaData(TypedDict):
+    """``final_delta``: a piece of the chairman's text as it streams."""
+
+    text: str
+    by: str
+
+
+class RunFinishedData(TypedDict):
+    """``run_finished``: how the run ended."""
+
+    status: str
+    degraded: bool
+    error: str | None
+
+
+_STAGE_WORDS = {"answers": "Asking the council members…", "review": "Members are reviewing each other's answers…",
+                "final": "Writing the final answer…"}
+
+
+def describe(event: StageEvent) -> str | None:
+    """One line saying what happened, for people watching a run (the CLI's stderr, the server's progress text).
+
+    None for events that are not worth a line (deltas, the final answer itself).
+    """
+    if event.kind == "stage_started":
+        return _STAGE_WORDS.get(cast(StageStartedData, event.data)["stage"])
+    if event.kind == "answer":
+        answer = cast(AnswerData, event.data)
+        if answer["status"] == "ok":
+            return f"- {answer['member']} answered ({answer['latency_ms'] / 1000:.1f} s)"
+        return f"- {answer['member']} did not answer ({(answer['error'] or {}).get('reason', 'failed')})"
+    if event.kind == "safety":
+        safety = cast(SafetyData, event.data)
+        if safety["passed"]:
+            return None
+        category = safety["findings"][0]["category"] if safety["findings"] else "unsafe"
+        return f"- {safety['member']}'s answer was set aside by the safety gate ({category})"
+    if event.kind == "review":
+        review = cast(ReviewData, event.data)
+        if review["status"] == "ok":
+            return f"- {review['reviewer']} reviewed {len(review['order'])} answers"
+        return f"- {review['reviewer']}'s review failed ({(review['error'] or {}).get('reason', 'failed')})"
+    if event.kind == "ranking":
+        entries = cast(RankingData, event.data)["ranking"]
+        if entries:
+            return "Ranking: " + ", ".join(f"{e['rank']}. {e['member']} ({e['score']:+.2f})" for e in entries)
+    return None

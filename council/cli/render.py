@@ -7,7 +7,7 @@ import sys
 import textwrap
 from typing import TextIO
 
-from council.events import StageEvent
+from council.events import StageEvent, describe
 from council.result import CouncilResult
 from council.storage.store import RunSummary
 from council.text import text_table
@@ -134,19 +134,6 @@ class ProgressPrinter:
         self.stream = stream or sys.stderr
 
     def __call__(self, event: StageEvent) -> None:
-        data = event.data
-        line = None
-        if event.kind == "stage_started":
-            line = f"[{data['stage']}] ..."
-        elif event.kind == "answer":
-            reason = f" ({data['error']['reason']})" if data.get("error") else ""
-            line = f"  answer  {data['member']}: {data['status']}{reason}, {data['latency_ms']:.0f} ms"
-        elif event.kind == "safety" and not data["passed"]:
-            line = f"  safety  {data['member']}: BLOCKED ({data['findings'][0]['category']})"
-        elif event.kind == "review":
-            reason = f" ({data['error']['reason']})" if data.get("error") else ""
-            line = f"  review  {data['reviewer']}: {data['status']}{reason}"
-        elif event.kind == "ranking" and data["ranking"]:
-            line = "[ranking] " + ", ".join(f"{e['rank']}. {e['member']}" for e in data["ranking"])
+        line = describe(event)
         if line is not None:
             print(line, file=self.stream, flush=True)

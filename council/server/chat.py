@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 from council.errors import CouncilError, ProviderError, ProviderTimeout, RateLimited
-from council.events import StageEvent
+from council.events import StageEvent, describe
 from council.logs import get_logger
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
@@ -31,7 +31,7 @@ from council.server.schema import (
     member_request_problems,
     to_messages,
 )
-from council.server.wire import ChunkWriter, completion_body, progress_line
+from council.server.wire import ChunkWriter, completion_body
 from council.types import GenerationParams
 
 COUNCIL_MODEL = "council"
@@ -330,7 +330,7 @@ class _StreamRun:
             if content:
                 await self.writer.delta({"content": content})
             return
-        line = progress_line(event)
+        line = describe(event)
         if line is not None:
             await self._reason(line)
 

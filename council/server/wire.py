@@ -7,7 +7,6 @@ from typing import Any
 
 from aiohttp import web
 
-from council.events import StageEvent
 from council.types import Usage
 
 
@@ -72,27 +71,3 @@ class ChunkWriter:
     async def done(self) -> None:
         """The ``[DONE]`` sentinel."""
         await self.response.write(b"data: [DONE]\n\n")
-
-
-def progress_line(event: StageEvent) -> str | None:
-    """A human line for a stage event, shown as reasoning while the council works."""
-    data = event.data
-    if event.kind == "stage_started":
-        return {"answers": "Asking the council members…", "review": "Members are reviewing each other's answers…",
-                "final": "Writing the final answer…"}.get(data["stage"])
-    if event.kind == "answer":
-        if data["status"] == "ok":
-            return f"- {data['member']} answered ({data['latency_ms'] / 1000:.1f} s)"
-        reason = (data.get("error") or {}).get("reason", "failed")
-        return f"- {data['member']} did not answer ({reason})"
-    if event.kind == "safety" and not data["passed"]:
-        category = data["findings"][0]["category"] if data["findings"] else "unsafe"
-        return f"- {data['member']}'s answer was set aside by the safety gate ({category})"
-    if event.kind == "review":
-        if data["status"] == "ok":
-            return f"- {data['reviewer']} reviewed {len(data['order'])} answers"
-        return f"- {data['reviewer']}'s review failed ({(data.get('error') or {}).get('reason', 'failed')})"
-    if event.kind == "ranking" and data["ranking"]:
-        ranking = ", ".join(f"{e['rank']}. {e['member']} ({e['score']:+.2f})" for e in data["ranking"])
-        return f"Ranking: {ranking}"
-    return None

@@ -51,7 +51,7 @@ def test_no_config_runs_the_simulated_council_and_says_so(capsys):
     assert out.startswith("[SIMULATED council")
     assert "Final answer (by atlas, chairman)" in out and "entropy" in out
     assert "Ranking (calibrated)" in out and "reviewer agreement" in out
-    assert "[answers] ..." in err and "review  boreal: ok" in err
+    assert "Asking the council members…" in err and "- boreal reviewed 3 answers" in err
 
 
 def test_json_output_is_exactly_json(capsys):

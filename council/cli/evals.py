@@ -27,10 +27,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from council.cli.common import db_path
-from council.errors import CouncilError
+from council.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, db_path
 
-EXIT_OK, EXIT_GATE_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_GATE_FAILED = EXIT_FAILED  # the release gate failed: a run that did not pass, like any failed run
 COMPARE = "compare"
 THRESHOLD_FLAGS = {
     "min_aggregate_score": ("--min-aggregate-score", float, "gate: least aggregate_score (0.80)"),
@@ -47,10 +46,6 @@ THRESHOLD_FLAGS = {
 RUN_SHAPING = ("repeat", "judge", "evaluator", "members", "sample_timeout", *THRESHOLD_FLAGS)
 DEFAULT_CONCURRENCY = 8
 DEFAULT_SAMPLE_TIMEOUT_S = 300.0
-
-
-class EvalUsageError(CouncilError):
-    """An ``eval`` argument is wrong."""
 
 
 def add_eval_commands(subparsers: Any) -> None:
@@ -94,9 +89,9 @@ def run_eval_command(args: argparse.Namespace, environ: Mapping[str, str]) -> in
         if args.target == COMPARE:
             return _compare(args, environ)
         if args.run_ids:
-            raise EvalUsageError(f"unexpected arguments: {' '.join(args.run_ids)} (one dataset at a time)")
+            raise UsageError(f"unexpected arguments: {' '.join(args.run_ids)} (one dataset at a time)")
         return _evaluate(args, environ)
-    except (DatasetError, EvalUsageError) as exc:
+    except (DatasetError, UsageError) as exc:
         print(f"council: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
@@ -105,7 +100,7 @@ def _stored(store: Any, run_id: str) -> Any:
     stored = store.get_run(run_id)
     if stored is None:
         recent = ", ".join(r[0] for r in store.recent_runs()) or "none"
-        raise EvalUsageError(f"no evaluation run {run_id!r} in {store.path} (recent: {recent}); "
+        raise UsageError(f"no evaluation run {run_id!r} in {store.path} (recent: {recent}); "
                              f"give the --config the run used")
     return stored
 
@@ -115,13 +110,13 @@ def _compare(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     from council.evals.records import EvalStore
 
     if len(args.run_ids) != 2:
-        raise EvalUsageError(f"compare takes two run ids, got {len(args.run_ids)}")
+        raise UsageError(f"compare takes two run ids, got {len(args.run_ids)}")
     store = EvalStore(db_path(args.config, environ))
     try:
         runs = [_stored(store, run_id) for run_id in args.run_ids]
         for run in runs:
             if run.summary is None:
-                raise EvalUsageError(f"evaluation run {run.manifest.run_id} is {run.status}; "
+                raise UsageError(f"evaluation run {run.manifest.run_id} is {run.status}; "
                                      f"finish it with --resume {run.manifest.run_id} first")
         comparison = compare_runs(runs[0], runs[1], store.samples(args.run_ids[0]), store.samples(args.run_ids[1]))
     finally:
@@ -141,14 +136,14 @@ def _thresholds(args: argparse.Namespace) -> Any:
     except ValidationError as exc:
         first = exc.errors()[0]
         flag = THRESHOLD_FLAGS[str(first["loc"][0])][0]
-        raise EvalUsageError(f"{flag}: {first['msg'].lower()}") from None
+        raise UsageError(f"{flag}: {first['msg'].lower()}") from None
 
 
 def _positive(args: argparse.Namespace) -> None:
     for name in ("repeat", "concurrency", "sample_timeout"):
         value, flag = getattr(args, name), "--" + name.replace("_", "-")
         if value is not None and value <= 0:
-            raise EvalUsageError(f"{flag} must be positive, got {value:g}")
+            raise UsageError(f"{flag} must be positive, got {value:g}")
 
 
 EvalMode = Literal["council", "judge"]
@@ -159,15 +154,15 @@ def _choose_members(args: argparse.Namespace, config: Any) -> tuple[EvalMode, li
 
     def known(name: str, flag: str) -> str:
         if name not in names:
-            raise EvalUsageError(f"{flag}: {name!r} is not a member; members are: {', '.join(names)}")
+            raise UsageError(f"{flag}: {name!r} is not a member; members are: {', '.join(names)}")
         return name
 
     members = [known(m.strip(), "--members") for m in args.members.split(",") if m.strip()] if args.members else names
     if not members:
-        raise EvalUsageError("--members: no member chosen")
+        raise UsageError("--members: no member chosen")
     if args.judge is not None:
         if args.evaluator is not None:
-            raise EvalUsageError("--evaluator is for council mode; in judge mode the judge scores every answer")
+            raise UsageError("--evaluator is for council mode; in judge mode the judge scores every answer")
         judge = known(args.judge, "--judge")
         return "judge", members, judge, judge
     evaluator = known(args.evaluator, "--evaluator") if args.evaluator else (config.chairman or names[0])
@@ -181,7 +176,7 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
     from council.pipeline.orchestrator import Council
 
     if args.target is None:
-        raise EvalUsageError("a dataset is required (council eval DATASET.jsonl), or --resume RUN_ID, "
+        raise UsageError("a dataset is required (council eval DATASET.jsonl), or --resume RUN_ID, "
                              "or compare RUN_A RUN_B")
     thresholds = _thresholds(args)
     dataset = load_dataset(args.target)
@@ -209,7 +204,7 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     changed = [name for name in RUN_SHAPING if getattr(args, name, None) is not None]
     if changed:
         flags = ", ".join("--" + name.replace("_", "-") for name in changed)
-        raise EvalUsageError(f"{flags}: cannot be changed when resuming; a run keeps the options it started with")
+        raise UsageError(f"{flags}: cannot be changed when resuming; a run keeps the options it started with")
     store = EvalStore(db_path(args.config, environ))
     try:
         stored = _stored(store, args.resume)
@@ -217,15 +212,15 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
         store.close()
     manifest = stored.manifest
     if args.config and Path(args.config).resolve() != Path(manifest.config_path):
-        raise EvalUsageError(f"run {args.resume} used the config {manifest.config_path}, not {args.config}")
+        raise UsageError(f"run {args.resume} used the config {manifest.config_path}, not {args.config}")
     config = load_config(manifest.config_path, environ)
     configure_logging(config.logging.level, config.logging.format)
     if config_hash(config) != manifest.config_hash:
-        raise EvalUsageError(f"the config {manifest.config_path} changed since run {args.resume} started "
+        raise UsageError(f"the config {manifest.config_path} changed since run {args.resume} started "
                              f"(hash {manifest.config_hash} -> {config_hash(config)}); start a new run")
     dataset = load_dataset(args.target or manifest.dataset_path)
     if dataset.dataset_hash != manifest.dataset_hash:
-        raise EvalUsageError(f"the dataset {dataset.path} is not the one run {args.resume} started with "
+        raise UsageError(f"the dataset {dataset.path} is not the one run {args.resume} started with "
                              f"(sha256 {manifest.dataset_hash[:12]}..., now {dataset.dataset_hash[:12]}...)")
     if args.concurrency:
         manifest = manifest.model_copy(update={"concurrency": args.concurrency})

@@ -13,7 +13,6 @@ best-effort hint, is left out.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from council.errors import UpstreamServerError
@@ -101,12 +100,7 @@ class AnthropicStreamDecoder(StreamDecoder):
     """Reads ``message_start`` … ``content_block_delta`` … ``message_stop``."""
 
     def feed(self, event: SSEEvent) -> str | None:
-        try:
-            payload = json.loads(event.data)
-        except ValueError:
-            raise self.fail(f"invalid JSON in {event.event or 'stream'} event: {event.data[:120]!r}") from None
-        if not isinstance(payload, dict):
-            raise self.fail("stream event is not a JSON object")
+        payload = self.json_object(event)
         kind = payload.get("type") or event.event
         if kind == "message_start":
             message = payload.get("message") or {}

@@ -17,7 +17,6 @@ thinking settings differ between model generations (budgets, levels).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
@@ -132,12 +131,7 @@ class GeminiStreamDecoder(StreamDecoder):
     """Reads a stream of ``GenerateContentResponse`` chunks; the last carries ``finishReason``."""
 
     def feed(self, event: SSEEvent) -> str | None:
-        try:
-            chunk = json.loads(event.data)
-        except ValueError:
-            raise self.fail(f"invalid JSON in stream chunk: {event.data[:120]!r}") from None
-        if not isinstance(chunk, dict):
-            raise self.fail("stream chunk is not a JSON object")
+        chunk = self.json_object(event)
         text, finish = _candidate_text(chunk, self.endpoint)
         if chunk.get("usageMetadata"):
             self.usage = _usage(chunk["usageMetadata"])

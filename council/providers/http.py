@@ -10,6 +10,7 @@ in :mod:`council.transport.http` and :mod:`council.transport.retry`.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
@@ -48,6 +49,16 @@ class StreamDecoder(ABC):
         if not self.complete:
             raise self.endpoint.error(ProtocolError, "the stream ended before the answer was complete")
         return Reply("".join(self.parts), self.finish_reason, self.usage, self.model_version)
+
+    def json_object(self, event: SSEEvent) -> dict[str, Any]:
+        """The event's data as a JSON object; a ProtocolError naming the event when it is not one."""
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            raise self.fail(f"invalid JSON in {event.event or 'stream'} event: {event.data[:120]!r}") from None
+        if not isinstance(payload, dict):
+            raise self.fail(f"{event.event or 'stream'} event is not a JSON object")
+        return payload
 
     def fail(self, message: str) -> ProtocolError:
         """A ProtocolError about this stream."""

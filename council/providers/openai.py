@@ -10,7 +10,6 @@ param is sent under its own OpenAI name (``max_tokens`` becomes
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from council.errors import UpstreamServerError, error_for_status
@@ -105,12 +104,7 @@ class OpenAIStreamDecoder(StreamDecoder):
             if self.finish_reason is not None:
                 self.complete = True
             return None
-        try:
-            chunk = json.loads(event.data)
-        except ValueError:
-            raise self.fail(f"invalid JSON in stream chunk: {event.data[:120]!r}") from None
-        if not isinstance(chunk, dict):
-            raise self.fail("stream chunk is not a JSON object")
+        chunk = self.json_object(event)
         _raise_embedded_error(chunk, self.endpoint)
         if chunk.get("model"):
             self.model_version = chunk["model"]

@@ -9,11 +9,16 @@ pair so a test can check that the rewrite never changes what matches.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 
 
-def _group_end(pattern: str, start: int) -> int:
-    # Index just past the group opening at ``start`` (escapes and character classes respected).
+def _structure(pattern: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """Each structural character from ``start`` with its group depth after it: ``(``, ``)`` and ``|``.
+
+    Escapes and character classes are skipped, so a ``(`` or ``|`` inside them is not structure.
+    """
     depth, i, in_class = 0, start, False
     while i < len(pattern):
         c = pattern[i]
@@ -24,37 +29,25 @@ def _group_end(pattern: str, start: int) -> int:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+        elif c in "()|":
+            depth += {"(": 1, ")": -1, "|": 0}[c]
+            yield i, c, depth
         i += 1
+
+
+def _group_end(pattern: str, start: int) -> int:
+    # Index just past the group opening at ``start``.
+    for i, c, depth in _structure(pattern, start):
+        if c == ")" and depth == 0:
+            return i + 1
     raise ValueError(f"unbalanced group in {pattern!r}")
 
 
 def _alternatives(body: str) -> list[str]:
     # Split a group body at its top-level "|".
-    parts, depth, last, i, in_class = [], 0, 0, 0, False
-    while i < len(body):
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(body[last:i])
-            last = i + 1
-        i += 1
-    return [*parts, body[last:]]
+    cuts = [i for i, c, depth in _structure(body) if c == "|" and depth == 0]
+    bounds = [-1, *cuts, len(body)]
+    return [body[lo + 1 : hi] for lo, hi in itertools.pairwise(bounds)]
 
 
 _LEADING_B = re.compile(r"(^|\||\(\?:)\\b([a-z0-9]|\\d)(?![?*+{])")  # a quantified first token stays as it is

@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
           f"batches of {args.batch}, seed {args.seed}, self-reviews excluded\n")
     calls = spent = 0.0
     for key in keys:
-        parts = [r for job, r in zip(jobs, results) if job[0] == key]
+        parts = [r for job, r in zip(jobs, results, strict=True) if job[0] == key]
         merged = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         calls += merged["calls"].sum()
         spent += merged["spent"].sum()

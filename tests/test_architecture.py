@@ -59,7 +59,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for dep in sorted(graph.get(node, ())):
             if state.get(dep) == 1:
-                return path[path.index(dep):] + [dep]
+                return [*path[path.index(dep):], dep]
             if dep not in state and (found := visit(dep)):
                 return found
         path.pop()

@@ -55,7 +55,7 @@ def test_no_config_runs_the_simulated_council_and_says_so(capsys):
 
 
 def test_json_output_is_exactly_json(capsys):
-    code, out, err = run_cli(capsys, "ask", "What is entropy?", "--json")
+    code, out, _err = run_cli(capsys, "ask", "What is entropy?", "--json")
     assert code == EXIT_OK
     result = json.loads(out)
     assert result["simulated"] is True and result["status"] == "complete"
@@ -145,9 +145,11 @@ def test_config_check_reports_unset_keys(capsys):
 
 def test_config_check_refuses_a_param_the_members_api_lacks(capsys, tmp_path):
     path = tmp_path / "council.yaml"
-    path.write_text("members:\n  - name: solo\n    provider: simulated\n    model: sim\n"
-                    "  - name: claude\n    provider: anthropic\n    model: claude-x\n    api_key_env: ANTHROPIC_API_KEY\n"
-                    "    params:\n      reasoning_effort: high\n")
+    path.write_text(
+        "members:\n  - name: solo\n    provider: simulated\n    model: sim\n"
+        "  - name: claude\n    provider: anthropic\n    model: claude-x\n    api_key_env: ANTHROPIC_API_KEY\n"
+        "    params:\n      reasoning_effort: high\n"
+    )
     code, out, err = run_cli(capsys, "config", "check", str(path), environ={"ANTHROPIC_API_KEY": "sk-ant-test"})
     assert code == EXIT_USAGE and "valid" not in out
     assert "members[1].params.reasoning_effort: the anthropic API has no reasoning_effort" in err
@@ -168,7 +170,9 @@ async def _cli(*argv: str, env: dict[str, str]) -> tuple[int, str, str]:
 async def test_ask_runs_a_council_over_real_http(fake_llm, tmp_path):
     from council.testing.scripted import council_member
 
-    fake_llm.script("model-solo", Step(reply=council_member("Entropy counts the microstates consistent with a macrostate.")))
+    fake_llm.script(
+        "model-solo", Step(reply=council_member("Entropy counts the microstates consistent with a macrostate."))
+    )
     fake_llm.script("model-duo", Step(reply=council_member("Entropy is disorder, roughly.")))
     path = member_config(tmp_path, fake_llm.url + "/v1", key_env="FAKE_TEST_KEY")
     env = {"FAKE_TEST_KEY": "sk-fake-key-1", "COUNCIL_DB_PATH": str(tmp_path / "sub.db")}

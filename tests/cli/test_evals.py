@@ -1,4 +1,4 @@
-"""``council eval`` through ``council.cli.app.main``: the shipped dataset end to end, gate exit codes, errors, compare."""
+"""``council eval`` through ``council.cli.main``: the shipped dataset end to end, gate exit codes, errors, compare."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def test_the_sample_dataset_runs_end_to_end_on_the_simulated_council(capsys, env
     assert metrics["total_tokens_total"] / 12 > 6000
     council = summary["subjects"]["council"]
     assert (council["n_failed"], council["failed_because"]) == (12, {"tokens": 12})
-    assert [e["member"] for e in summary["leaderboard"]["entries"]][0] == "atlas"
+    assert next(e["member"] for e in summary["leaderboard"]["entries"]) == "atlas"
     assert summary["leaderboard"]["calibration"]["passes"] == 2
     assert data["report"] == [str(report)] and "<svg" in report.read_text(encoding="utf-8")
 

@@ -26,10 +26,22 @@ def make_run(tmp_path: Path, run_id: str, outcomes: dict[str, list[bool]],
     for sample_id, passes in outcomes.items():
         for repeat, ok in enumerate(passes):
             metrics = GOOD if ok else BAD
-            records.append(SampleRecord(
-                run_id=run_id, repeat=repeat, sample_id=sample_id, subject="council", question="q", status="ok",
-                evaluator="scout", metrics=metrics, evaluation=Evaluation(), passed=ok, sample_score=sample_score(metrics),
-                created_at=datetime.now(UTC)))
+            records.append(
+                SampleRecord(
+                    run_id=run_id,
+                    repeat=repeat,
+                    sample_id=sample_id,
+                    subject="council",
+                    question="q",
+                    status="ok",
+                    evaluator="scout",
+                    metrics=metrics,
+                    evaluation=Evaluation(),
+                    passed=ok,
+                    sample_score=sample_score(metrics),
+                    created_at=datetime.now(UTC),
+                )
+            )
     pooled = aggregate_metrics([r.metrics for r in records], thresholds)
     subject = SubjectSummary(subject="council", metrics=pooled, repeats=repeat_stats([pooled]),
                              gate=check_gate(pooled, thresholds))

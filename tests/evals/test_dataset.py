@@ -31,7 +31,13 @@ def test_every_field_shape_is_read(tmp_path):
     assert dataset.dataset_id == "data" and len(dataset) == 3
     assert dataset.dataset_hash == hashlib.sha256(path.read_bytes()).hexdigest()
     a, b, c = dataset.samples
-    assert (a.question, a.reference_answer, a.rubric, a.context, a.line) == ("What is 2+2?", "4", "Exact number.", None, 1)
+    assert (a.question, a.reference_answer, a.rubric, a.context, a.line) == (
+        "What is 2+2?",
+        "4",
+        "Exact number.",
+        None,
+        1,
+    )
     assert [m.role for m in b.messages] == ["system", "user", "assistant", "user"] and b.question == "Double it."
     assert b.context == "One.\n\nTwo." and b.metadata == {"topic": "maths"} and b.line == 3
     assert c.context == "Here." and c.reference_answer is None

@@ -25,30 +25,40 @@ def test_a_strict_reply_is_read():
     assert parse_verdict(json.dumps({"accuracy_score": 0, "faithfulness_score": 0, "rationale": eighty}))[0]
 
 
-@pytest.mark.parametrize(("reply", "problem"), [
-    ("", "not a bare JSON object"),
-    ("Here you go: " + GOOD, "not a bare JSON object"),
-    ("```json\n" + GOOD + "\n```", "not a bare JSON object"),
-    (GOOD + " // done", "not a bare JSON object"),
-    ('{"accuracy_score": 2, "faithfulness_score": 1, "rationale": "x",}', "not valid JSON"),
-    ('{"accuracy_score": NaN, "faithfulness_score": 1, "rationale": "x"}', "NaN is not valid JSON"),
-    ('{"accuracy_score": 2, "accuracy_score": 1, "faithfulness_score": 1, "rationale": "x"}', "appears twice"),
-    ('{"accuracy_score": 2, "rationale": "x"}', "missing keys: faithfulness_score"),
-    ('{"accuracy_score": 2, "faithfulness_score": 1, "rationale": "x", "confidence": 0.9}',
-     "unexpected keys: confidence"),
-    ('{"accuracy_score": 3, "faithfulness_score": 1, "rationale": "x"}', "accuracy_score must be the integer 0, 1 or 2, got 3"),
-    ('{"accuracy_score": 2.0, "faithfulness_score": 1, "rationale": "x"}', "got 2.0"),
-    ('{"accuracy_score": "2", "faithfulness_score": 1, "rationale": "x"}', 'got "2"'),
-    ('{"accuracy_score": 2, "faithfulness_score": true, "rationale": "x"}', "faithfulness_score must be"),
-    ('{"accuracy_score": 2, "faithfulness_score": -1, "rationale": "x"}', "faithfulness_score must be"),
-    ('{"accuracy_score": 2, "faithfulness_score": 1, "rationale": "  "}', "rationale must be a non-empty string"),
-    ('{"accuracy_score": 2, "faithfulness_score": 1, "rationale": null}', "rationale must be a non-empty string"),
-    (json.dumps({"accuracy_score": 2, "faithfulness_score": 1, "rationale": " ".join(["w"] * 81)}),
-     "rationale has 81 words, at most 80"),
-    ('{"a":' * 100000 + "1" + "}" * 100000, "not valid JSON"),
-    ("{}", "missing keys: accuracy_score, faithfulness_score, rationale"),
-    ('[{"accuracy_score": 2}]', "not a bare JSON object"),
-])
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        ("", "not a bare JSON object"),
+        ("Here you go: " + GOOD, "not a bare JSON object"),
+        ("```json\n" + GOOD + "\n```", "not a bare JSON object"),
+        (GOOD + " // done", "not a bare JSON object"),
+        ('{"accuracy_score": 2, "faithfulness_score": 1, "rationale": "x",}', "not valid JSON"),
+        ('{"accuracy_score": NaN, "faithfulness_score": 1, "rationale": "x"}', "NaN is not valid JSON"),
+        ('{"accuracy_score": 2, "accuracy_score": 1, "faithfulness_score": 1, "rationale": "x"}', "appears twice"),
+        ('{"accuracy_score": 2, "rationale": "x"}', "missing keys: faithfulness_score"),
+        (
+            '{"accuracy_score": 2, "faithfulness_score": 1, "rationale": "x", "confidence": 0.9}',
+            "unexpected keys: confidence",
+        ),
+        (
+            '{"accuracy_score": 3, "faithfulness_score": 1, "rationale": "x"}',
+            "accuracy_score must be the integer 0, 1 or 2, got 3",
+        ),
+        ('{"accuracy_score": 2.0, "faithfulness_score": 1, "rationale": "x"}', "got 2.0"),
+        ('{"accuracy_score": "2", "faithfulness_score": 1, "rationale": "x"}', 'got "2"'),
+        ('{"accuracy_score": 2, "faithfulness_score": true, "rationale": "x"}', "faithfulness_score must be"),
+        ('{"accuracy_score": 2, "faithfulness_score": -1, "rationale": "x"}', "faithfulness_score must be"),
+        ('{"accuracy_score": 2, "faithfulness_score": 1, "rationale": "  "}', "rationale must be a non-empty string"),
+        ('{"accuracy_score": 2, "faithfulness_score": 1, "rationale": null}', "rationale must be a non-empty string"),
+        (
+            json.dumps({"accuracy_score": 2, "faithfulness_score": 1, "rationale": " ".join(["w"] * 81)}),
+            "rationale has 81 words, at most 80",
+        ),
+        ('{"a":' * 100000 + "1" + "}" * 100000, "not valid JSON"),
+        ("{}", "missing keys: accuracy_score, faithfulness_score, rationale"),
+        ('[{"accuracy_score": 2}]', "not a bare JSON object"),
+    ],
+)
 def test_an_unusable_reply_says_why(reply, problem):
     verdict, found = parse_verdict(reply)
     assert verdict is None and found is not None and problem in found
@@ -70,7 +80,9 @@ async def test_garbage_twice_gives_null_scores_and_a_parse_error(fake_llm, make_
     assert (first.body["temperature"], first.body["top_p"], first.body["max_tokens"], first.body["seed"]) == \
         (0.0, 1.0, 1024, 42)
     task = read_evaluation_task([ChatMessage(**m) for m in first.messages])
-    assert task is not None and task.candidate_answer == "Paris." and task.provided_context == "France's capital is Paris."
+    assert (
+        task is not None and task.candidate_answer == "Paris." and task.provided_context == "France's capital is Paris."
+    )
     assert evaluation.usage.total_tokens > 0
 
 

@@ -43,7 +43,9 @@ def test_alias_warnings_name_the_member_and_the_version_served():
     ]
     warnings = alias_warnings(models)
     assert warnings[0].startswith("a: model 'gpt-x-latest' is a floating alias")
-    assert warnings[1] == "b: model 'gpt-x' was served as gpt-x-2025-01-01; it is an alias that can move, pin that version"
+    assert (
+        warnings[1] == "b: model 'gpt-x' was served as gpt-x-2025-01-01; it is an alias that can move, pin that version"
+    )
     assert not any(w.startswith(("c:", "d:")) for w in warnings)
     assert any(w.startswith("e: the provider reported 2 versions") for w in warnings)
 

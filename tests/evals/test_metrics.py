@@ -152,7 +152,9 @@ def test_gate_thresholds_are_configurable():
 
 
 def test_mean_and_std_across_repeats():
-    per_repeat = [RunMetrics(aggregate_score=s, latency_e2e_p95_ms=p) for s, p in [(0.8, 1000), (0.9, 2000), (0.7, 3000)]]
+    per_repeat = [
+        RunMetrics(aggregate_score=s, latency_e2e_p95_ms=p) for s, p in [(0.8, 1000), (0.9, 2000), (0.7, 3000)]
+    ]
     stats = repeat_stats(per_repeat)
     assert stats.n_repeats == 3 and stats.aggregate_score == [0.8, 0.9, 0.7]
     assert stats.aggregate_score_mean == pytest.approx(0.8)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -140,10 +141,8 @@ async def test_an_interrupted_run_resumes_without_redoing_finished_samples(fake_
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.05)  # the third sample is now hanging upstream
             task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await task
-            except asyncio.CancelledError:
-                pass
         assert store.get_run(manifest.run_id).status == "interrupted"
         assert [r.sample_id for r in store.samples(manifest.run_id)] == ["q1", "q2"]
     finally:

@@ -31,8 +31,13 @@ def member(answer: str) -> ReplyWriter:
     return reply
 
 
-def context(replies: dict[str, ReplyWriter | SimulatedBehaviour], *, chairman: str | None = None, rubric: str = "default",
-            **sections: object) -> tuple[RunContext, list[StageEvent]]:
+def context(
+    replies: dict[str, ReplyWriter | SimulatedBehaviour],
+    *,
+    chairman: str | None = None,
+    rubric: str = "default",
+    **sections: object,
+) -> tuple[RunContext, list[StageEvent]]:
     """A run context over simulated members with these reply functions, and the list its events go to."""
     raw: dict[str, object] = {
         "members": [{"name": name, "provider": "simulated", "model": f"sim-{name}"} for name in replies],

@@ -126,9 +126,15 @@ async def test_straggler_is_cut_at_the_stage_deadline(fake_llm, store):
     assert result.degraded and any("delta (timeout)" in r for r in result.degraded_reasons)
 
 
-@pytest.mark.parametrize(("step", "reason"), [(Step(status=401), "auth"), (Step(status=429, headers={"Retry-After": "999"}), "rate_limited"),
-                                               (Step(body=b"<html>oops</html>", content_type="text/html"), "protocol"),
-                                               (Step(status=500), "upstream_error")])
+@pytest.mark.parametrize(
+    ("step", "reason"),
+    [
+        (Step(status=401), "auth"),
+        (Step(status=429, headers={"Retry-After": "999"}), "rate_limited"),
+        (Step(body=b"<html>oops</html>", content_type="text/html"), "protocol"),
+        (Step(status=500), "upstream_error"),
+    ],
+)
 async def test_a_failing_member_is_recorded_and_the_run_goes_on(fake_llm, store, step, reason):
     script_members(fake_llm, gamma=step)
     result = await run(make_config(fake_llm), store)
@@ -171,7 +177,7 @@ async def test_bad_ballot_is_asked_once_more_then_recorded_as_failed(fake_llm, s
         return honest_ballot(task, quality_judge) if retried else "I think they are all fine."
 
     def always_garbage(task: ReviewTask, request: RecordedRequest) -> str:
-        return '<verdict nonce="%s">{"ranking": ["Response A"]}</verdict>' % task.nonce
+        return f'<verdict nonce="{task.nonce}">{{"ranking": ["Response A"]}}</verdict>'
 
     script_members(
         fake_llm,
@@ -319,7 +325,9 @@ def classifier(verdicts: dict[str, str]):
 
 
 async def test_llm_safety_classifier_blocks_what_patterns_miss(fake_llm, store):
-    script_members(fake_llm, gamma=Step(reply=council_member("gamma hints at something nasty quality=5", quality_judge)))
+    script_members(
+        fake_llm, gamma=Step(reply=council_member("gamma hints at something nasty quality=5", quality_judge))
+    )
     fake_llm.script("model-delta", Step(reply=council_member("delta quality=3", quality_judge)))
     judge_member = council_member("delta quality=3", quality_judge)
 

@@ -1,4 +1,4 @@
-"""Peer review on its own: who reviews whom, anonymized and shuffled; a bad ballot is a failed review with its reason."""
+"""Peer review on its own: who reviews whom, anonymized and shuffled; a bad ballot is a failed review, with why."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ from council.review.prompt import read_review_task
 from council.types import ChatMessage
 from tests.pipeline.stages import answer, context, member
 
-ANSWERS = [answer("a", "a says 42. quality=9"), answer("b", "b says 42. quality=6"), answer("c", "c says 41. quality=2")]
+ANSWERS = [
+    answer("a", "a says 42. quality=9"),
+    answer("b", "b says 42. quality=6"),
+    answer("c", "c says 41. quality=2"),
+]
 
 
 async def test_each_member_reviews_the_others_under_labels():

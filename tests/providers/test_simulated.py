@@ -87,7 +87,14 @@ async def test_max_tokens_truncates_with_length_finish():
     assert len(completion.content.split(" ")) == 5 and completion.finish_reason == "length"
 
 
-@pytest.mark.parametrize(("text", "topic"), [("Why is the sky blue?", "the sky blue"), ("Please explain TCP slow start", "tcp slow start"), ("?!", "the question")])
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("Why is the sky blue?", "the sky blue"),
+        ("Please explain TCP slow start", "tcp slow start"),
+        ("?!", "the question"),
+    ],
+)
 def test_topic(text, topic):
     assert topic_of(ask(text)) == topic
 

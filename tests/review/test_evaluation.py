@@ -38,7 +38,9 @@ def test_rendering_only_fills_the_placeholders():
     expected = load_prompt(TEMPLATE)
     for name, value in [("task", "What is 2+2?"), ("reference_answer", "4"), ("provided_context", NOT_GIVEN),
                         ("rubric", NOT_GIVEN), ("candidate_answer", "Four.")]:
-        expected = expected.replace("{" + name + "}", f'<<{name} nonce="{NONCE}">>\n{value}\n<</{name} nonce="{NONCE}">>')
+        expected = expected.replace(
+            "{" + name + "}", f'<<{name} nonce="{NONCE}">>\n{value}\n<</{name} nonce="{NONCE}">>'
+        )
     assert message.content == expected.replace("{nonce}", NONCE)
 
 

@@ -165,7 +165,10 @@ def test_json_schema_pass_gives_the_top_level_and_fail_the_bottom_with_errors():
     levels = [{"id": "invalid", "label": "Invalid", "score": 0.0}, {"id": "valid", "label": "Valid", "score": 1.0}]
     r = rubric(criteria=[{"id": "shape", "scoring": "schema", "schema": schema, "levels": levels}])
     criterion = r.criteria[0]
-    assert score_schema(criterion, r, '```json\n{"name": "Ada", "age": 36}\n```') == ("valid", "valid against the schema")
+    assert score_schema(criterion, r, '```json\n{"name": "Ada", "age": 36}\n```') == (
+        "valid",
+        "valid against the schema",
+    )
     value, evidence = score_schema(criterion, r, '{"name": 7, "age": -1}')
     assert value == "invalid"
     assert "2 schema error(s)" in evidence and "age: -1 is less than the minimum of 0" in evidence

@@ -89,14 +89,22 @@ async def test_automatic_criteria_join_every_ballot(fake_llm):
     pii = next(c for c in gamma.verdict.criteria if c.id == "no_pii")
     assert pii.method == "deterministic" and "***-**-6780" in pii.evidence
     assert result.ranking[-1].member == "gamma"
-    assert any(review.scores["gamma"].scores["no_pii"] is False for review in result.reviews if "gamma" in review.scores)
+    assert any(
+        review.scores["gamma"].scores["no_pii"] is False for review in result.reviews if "gamma" in review.scores
+    )
 
 
 async def test_a_rubric_scored_entirely_by_code_needs_no_reviewers(fake_llm):
     script_members(fake_llm, beta=Step(reply='{"answer": 42}'))
-    code_only = Rubric.model_validate({"id": "json_only", "name": "JSON only", "version": "1.0.0",
-                                       "pass_threshold": 0.5, "criteria": [
-                                           {"id": "json", "scoring": "deterministic", "function": "council.checks:is_json"}]})
+    code_only = Rubric.model_validate(
+        {
+            "id": "json_only",
+            "name": "JSON only",
+            "version": "1.0.0",
+            "pass_threshold": 0.5,
+            "criteria": [{"id": "json", "scoring": "deterministic", "function": "council.checks:is_json"}],
+        }
+    )
     store = Store(":memory:")
     try:
         result = await run(make_config(fake_llm, chairman=None), store, rubric=code_only)

@@ -55,7 +55,9 @@ def script(fake: FakeLLMServer) -> None:
         fake.script(f"model-{name}", Step(reply=council_member(f"{name} thinks 42. quality={quality}", quality_judge)))
 
 
-async def start_server(fake: FakeLLMServer, keys: str | None = API_KEY, **server: object) -> tuple[web.AppRunner, RunningServer]:
+async def start_server(
+    fake: FakeLLMServer, keys: str | None = API_KEY, **server: object
+) -> tuple[web.AppRunner, RunningServer]:
     return await serve(fake, server_config(fake, **server), Store(":memory:"), keys)
 
 

@@ -71,7 +71,7 @@ async def test_a_full_queue_is_refused_with_retry_after_from_run_times():
 async def test_a_timed_out_wait_is_refused_and_leaves_the_queue():
     admission = Admission(limit=1, queue_size=4, queue_timeout_s=0.05)
     await admission.acquire()
-    with pytest.raises(AdmissionRefused, match="within 0.05 s"):
+    with pytest.raises(AdmissionRefused, match=r"within 0\.05 s"):
         await admission.acquire()
     assert admission.queued == 0
     admission.release()

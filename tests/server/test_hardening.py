@@ -82,7 +82,9 @@ async def test_shipped_and_registered_rubrics_are_chosen_by_name(server):
 
 
 async def test_the_rubric_list_names_what_can_be_chosen(server):
-    server.store.register_rubric(load_rubric("default", quiet=True).model_copy(update={"id": "house", "version": "1.0.0"}))
+    server.store.register_rubric(
+        load_rubric("default", quiet=True).model_copy(update={"id": "house", "version": "1.0.0"})
+    )
     async with aiohttp.ClientSession(headers=AUTH) as http, http.get(server.url + "/v1/council/rubrics") as response:
         assert response.status == 200
         listed = {entry["id"]: entry for entry in (await response.json())["data"]}

@@ -187,7 +187,9 @@ def test_pass_through_names_the_parameter_and_the_wire_format(wire_format, field
 
 
 def test_pass_through_message_for_the_first_of_several():
-    body = request("member/claude", presence_penalty=0.5, frequency_penalty=0.1, response_format={"type": "json_object"})
+    body = request(
+        "member/claude", presence_penalty=0.5, frequency_penalty=0.1, response_format={"type": "json_object"}
+    )
     error = refusal(member_request_problems, body, ["presence_penalty", "frequency_penalty", "response_format"],
                     "anthropic")
     assert error.message == "presence_penalty: member 'claude' speaks the anthropic API, which has no presence_penalty"

@@ -28,8 +28,10 @@ logging:
 
 
 def slow_config(tmp_path, latency_ms: int, grace: float = 5) -> str:
-    members = "\n".join(f"  - {{name: m{i}, provider: simulated, model: sim-{i}, persona: {{latency_ms: {latency_ms}}}}}"
-                        for i in range(3))
+    members = "\n".join(
+        f"  - {{name: m{i}, provider: simulated, model: sim-{i}, persona: {{latency_ms: {latency_ms}}}}}"
+        for i in range(3)
+    )
     path = tmp_path / "slow.yaml"
     path.write_text(SLOW_COUNCIL.format(members=members, grace=grace))
     return str(path)
@@ -69,10 +71,10 @@ async def test_disconnected_streams_leave_no_tasks_and_no_stray_output(tmp_path,
 
         async def leave_early() -> None:
             # A fresh connection each time: closing it mid-stream is what a browser tab does.
-            async with aiohttp.ClientSession() as http:
-                async with http.post(url + "/v1/chat/completions", json={**QUESTION, "stream": True}) as response:
-                    assert response.status == 200
-                    await response.content.readline()  # the first chunk: the run has started
+            body = {**QUESTION, "stream": True}
+            async with aiohttp.ClientSession() as http, http.post(url + "/v1/chat/completions", json=body) as response:
+                assert response.status == 200
+                await response.content.readline()  # the first chunk: the run has started
 
         gate = asyncio.Semaphore(50)
 

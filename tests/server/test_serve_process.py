@@ -38,7 +38,9 @@ async def wait_healthy(url: str) -> None:
 
 async def test_serves_the_simulated_council_and_stops_on_sigterm(tmp_path):
     port = free_port()
-    process = await start("--port", str(port), env={"COUNCIL_DB_PATH": str(tmp_path / "s.db"), "COUNCIL_API_KEYS": "k1"})
+    process = await start(
+        "--port", str(port), env={"COUNCIL_DB_PATH": str(tmp_path / "s.db"), "COUNCIL_API_KEYS": "k1"}
+    )
     try:
         url = f"http://127.0.0.1:{port}"
         await wait_healthy(url)

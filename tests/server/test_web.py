@@ -89,7 +89,11 @@ async def test_page_and_files_load_without_a_key_and_data_needs_one(server):
             assert response.headers["Content-Type"].startswith("text/html")
             assert "script-src 'self'" in response.headers["Content-Security-Policy"]
             assert '<script type="module" src="/static/app.js">' in await response.text()
-        for name, kind in [("app.js", "text/javascript"), ("markdown.js", "text/javascript"), ("style.css", "text/css")]:
+        for name, kind in [
+            ("app.js", "text/javascript"),
+            ("markdown.js", "text/javascript"),
+            ("style.css", "text/css"),
+        ]:
             async with http.get(server.url + f"/static/{name}") as response:
                 assert response.status == 200 and response.headers["Content-Type"].startswith(kind)
                 assert response.headers["X-Content-Type-Options"] == "nosniff"
@@ -170,7 +174,11 @@ async def test_asking_streams_the_run_and_records_the_answer(server):
     question, answer = conversation["messages"]
     assert (question["role"], question["run_id"], question["run_status"]) == ("user", run_id, "complete")
     assert (question["members"], question["chairman"]) == (["alpha", "beta", "gamma"], "alpha")
-    assert (answer["role"], answer["content"], answer["author"]) == ("assistant", CHAIRMAN_PREFIX + "model-alpha", "alpha")
+    assert (answer["role"], answer["content"], answer["author"]) == (
+        "assistant",
+        CHAIRMAN_PREFIX + "model-alpha",
+        "alpha",
+    )
     # The JSON snapshot has the same events; a stored run's are rebuilt alike.
     status, snapshot = await call(server, "GET", f"/api/runs/{run_id}")
     assert status == 200 and snapshot["finished"] is True and snapshot["events"] == events
@@ -331,6 +339,9 @@ async def test_conversations_live_in_the_run_database(server, tmp_path):
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert {"runs", "conversations", "conversation_messages"} <= tables
         assert db.execute("SELECT COUNT(*) FROM runs WHERE run_id = ?", (run_id,)).fetchone()[0] == 1
-        assert db.execute("SELECT COUNT(*) FROM conversation_messages WHERE conversation_id = ?", (cid,)).fetchone()[0] == 2
+        assert (
+            db.execute("SELECT COUNT(*) FROM conversation_messages WHERE conversation_id = ?", (cid,)).fetchone()[0]
+            == 2
+        )
     finally:
         db.close()

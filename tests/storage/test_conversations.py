@@ -65,9 +65,12 @@ def test_history_holds_only_answered_exchanges(store):
     store.add_answer(conversation.id, "r3", "Answer three", "b")
     loaded = store.get(conversation.id)
     assert [m.role for m in loaded.messages] == ["user", "assistant", "user", "user", "assistant"]
-    assert loaded.history() == [ChatMessage(role="user", content="One?"), ChatMessage(role="assistant", content="Answer one"),
-                                ChatMessage(role="user", content="Three?"),
-                                ChatMessage(role="assistant", content="Answer three")]
+    assert loaded.history() == [
+        ChatMessage(role="user", content="One?"),
+        ChatMessage(role="assistant", content="Answer one"),
+        ChatMessage(role="user", content="Three?"),
+        ChatMessage(role="assistant", content="Answer three"),
+    ]
     assert loaded.as_json(with_messages=True)["messages"][4]["author"] == "b"
 
 

@@ -84,7 +84,7 @@ def test_a_corrupt_row_is_reported_not_crashed(tmp_path):
     try:
         store.save(result("bad"))
         store._db.execute("UPDATE runs SET result_json = '{\"run_id\": 3}' WHERE run_id = 'bad'")
-        with pytest.raises(StorageError, match="run bad .* is unreadable"):
+        with pytest.raises(StorageError, match=r"run bad .* is unreadable"):
             store.get("bad")
     finally:
         store.close()

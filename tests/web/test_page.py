@@ -259,7 +259,9 @@ async def test_failures_are_shown_as_failures(fake_llm, tmp_path, browser):
         await expect(degraded).to_contain_text("Degraded run")
         await expect(degraded).to_contain_text("members failed: gamma (upstream_error)")
         await expect(degraded).to_contain_text("chairman fallback")
-        await expect(turn.locator("[data-testid=chairman-fallback]")).to_contain_text("Chairman fallback: chairman alpha failed")
+        await expect(turn.locator("[data-testid=chairman-fallback]")).to_contain_text(
+            "Chairman fallback: chairman alpha failed"
+        )
         final = turn.locator("[data-testid=final-answer]")
         await expect(final.locator(".byline")).to_have_text("Top-ranked answer, by alpha")
         await expect(final.locator(".markdown")).to_have_text("alpha thinks 42. quality=9")
@@ -269,7 +271,9 @@ async def test_failures_are_shown_as_failures(fake_llm, tmp_path, browser):
             fake_llm.script(f"model-{name}", Step(status=500))
         await ask(page, "And now?")
         turn = await finished_turn(page, 1)
-        await expect(turn.locator("[data-testid=run-failed]")).to_contain_text("The council could not answer: quorum not met")
+        await expect(turn.locator("[data-testid=run-failed]")).to_contain_text(
+            "The council could not answer: quorum not met"
+        )
         await expect(turn.locator(".answer-card[data-status=failed]")).to_have_count(3)
         await expect(turn.locator("[data-testid=final-answer]")).to_be_hidden()
         await screenshot(page, "web-failures.png")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -79,3 +82,17 @@ async def server(fake_llm: FakeLLMServer) -> AsyncIterator[RunningServer]:
     yield running
     await runner.cleanup()
     running.store.close()
+
+
+async def health_when(url: str, condition: Callable[[dict[str, Any]], bool], timeout_s: float = 10) -> dict[str, Any]:
+    """Poll ``/healthz`` until ``condition(health)`` holds (instead of sleeping and hoping); fail after the timeout."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    async with aiohttp.ClientSession() as http:
+        while True:
+            async with http.get(url + "/healthz") as response:
+                health: dict[str, Any] = await response.json()
+            if condition(health):
+                return health
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"/healthz never reached the expected state; last: {health}")
+            await asyncio.sleep(0.01)

@@ -12,7 +12,7 @@ import pytest
 from council.rubrics.load import load_rubric
 from council.storage.store import Store
 from council.testing.fake_llm import Step
-from tests.server.conftest import API_KEY, RunningServer, script, serve, server_config, start_server
+from tests.server.conftest import API_KEY, RunningServer, health_when, script, serve, server_config, start_server
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION = [{"role": "user", "content": "What is 6 x 7?"}]
@@ -279,10 +279,8 @@ async def test_a_slow_upstream_still_lets_health_checks_through(fake_llm):
     runner, running = await start_server(fake_llm)
     try:
         run = asyncio.ensure_future(post(running, {"model": "council", "messages": QUESTION}))
-        await asyncio.sleep(0.2)
-        async with aiohttp.ClientSession() as http, http.get(running.url + "/healthz") as response:
-            health = await response.json()
-        assert health["active_runs"] == 1 and health["tasks"] > 0
+        health = await health_when(running.url, lambda h: h["active_runs"] == 1)
+        assert health["tasks"] > 0 and health["status"] == "ok"
         assert (await run)[0] == 200
     finally:
         await runner.cleanup()

@@ -10,7 +10,7 @@ import pytest
 
 from council.testing.fake_llm import Step
 from council.testing.scripted import CHAIRMAN_PREFIX
-from tests.server.conftest import API_KEY, start_server
+from tests.server.conftest import API_KEY, health_when, start_server
 
 QUESTION = [{"role": "user", "content": "What is six times seven?"}]
 
@@ -216,9 +216,9 @@ async def test_a_full_queue_answers_429_with_retry_after(fake_llm):
     try:
         async with client(running) as sdk:
             first = asyncio.ensure_future(sdk.chat.completions.create(model="council", messages=QUESTION))
-            await asyncio.sleep(0.2)
+            await health_when(running.url, lambda h: h["active_runs"] == 1)
             queued = asyncio.ensure_future(sdk.chat.completions.create(model="council", messages=QUESTION))
-            await asyncio.sleep(0.2)
+            await health_when(running.url, lambda h: h["queued"] == 1)
             with pytest.raises(openai.RateLimitError) as caught:
                 await sdk.with_options(max_retries=0).chat.completions.create(model="council", messages=QUESTION)
             assert int(caught.value.response.headers["retry-after"]) >= 1
@@ -239,7 +239,7 @@ async def test_a_wait_longer_than_the_queue_timeout_gets_429(fake_llm):
     try:
         async with client(running) as sdk:
             first = asyncio.ensure_future(sdk.chat.completions.create(model="council", messages=QUESTION))
-            await asyncio.sleep(0.2)
+            await health_when(running.url, lambda h: h["active_runs"] == 1)
             with pytest.raises(openai.RateLimitError) as caught:
                 await sdk.with_options(max_retries=0).chat.completions.create(model="council", messages=QUESTION)
             assert "within 0.3 s" in caught.value.message and caught.value.response.headers["retry-after"]
@@ -260,22 +260,15 @@ async def test_a_client_that_leaves_the_queue_frees_its_place(fake_llm):
     try:
         async with client(running) as sdk:
             first = asyncio.ensure_future(sdk.chat.completions.create(model="council", messages=QUESTION))
-            await asyncio.sleep(0.2)
+            await health_when(running.url, lambda h: h["active_runs"] == 1)
             async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {API_KEY}"}) as http:
                 leaving = asyncio.ensure_future(http.post(running.url + "/v1/chat/completions",
                                                           json={"model": "council", "messages": QUESTION}))
-                await asyncio.sleep(0.2)
-                async with http.get(running.url + "/healthz") as response:
-                    assert (await response.json())["queued"] == 1
+                await health_when(running.url, lambda h: h["queued"] == 1)
                 leaving.cancel()  # the client gives up while queued
                 await asyncio.gather(leaving, return_exceptions=True)
-            for _ in range(50):
-                async with aiohttp.ClientSession() as http, http.get(running.url + "/healthz") as response:
-                    health = await response.json()
-                if health["queued"] == 0:
-                    break
-                await asyncio.sleep(0.02)
-            assert health["queued"] == 0 and health["active_runs"] == 1
+            health = await health_when(running.url, lambda h: h["queued"] == 0)
+            assert health["active_runs"] == 1, "the first run is still running: the leaver left the queue at once"
             await first
             assert len([r for r in running.fake.requests if r.model == "model-beta"]) <= 3, "the leaver never ran"
     finally:

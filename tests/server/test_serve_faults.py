@@ -12,6 +12,7 @@ import pytest
 
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
+from tests.server.conftest import health_when
 from tests.server.test_serve_process import free_port, start, wait_healthy
 
 SLOW_COUNCIL = """
@@ -117,7 +118,7 @@ async def test_sigterm_past_the_grace_period_ends_every_stream_properly(tmp_path
                 await response.content.readline()
                 opened.append(response)
             plain = asyncio.ensure_future(http.post(url + "/v1/chat/completions", json=QUESTION))
-            await asyncio.sleep(0.3)
+            await health_when(url, lambda h: h["active_runs"] == 5)
             signalled = time.monotonic()
             process.send_signal(signal.SIGTERM)
             for response in opened:

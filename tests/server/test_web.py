@@ -290,8 +290,11 @@ async def test_joining_mid_run_replays_then_follows_and_resumes_after_last_event
     runner, server = await start_web(fake_llm, tmp_path / "council.db", keys=WEB_KEY)
     try:
         _cid, run_id = await ask(server, "Join me?")
-        await asyncio.sleep(0.3)
-        _status, snapshot = await call(server, "GET", f"/api/runs/{run_id}")
+        for _ in range(250):  # until the first answers are in (gamma is still answering)
+            _status, snapshot = await call(server, "GET", f"/api/runs/{run_id}")
+            if any(e["kind"] == "answer" for e in snapshot["events"]):
+                break
+            await asyncio.sleep(0.02)
         assert snapshot["finished"] is False
         early = [e["kind"] for e in snapshot["events"]]
         assert "answer" in early and "result" not in early

@@ -272,11 +272,7 @@ def aggregate(
 def _pooled_sums(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None, x: np.ndarray) -> list[np.ndarray]:
     """Each reviewer's bias sums: its history's plus this run's."""
     history = history or {}
-    # aggregate() and update_history() both need this run's pairs; the sheet is frozen, so compute them once.
-    run = sheet.__dict__.get("_bias_pairs")
-    if run is None:
-        run = bias_pairs(sheet.position, sheet.answer_length, x)
-        object.__setattr__(sheet, "_bias_pairs", run)
+    run = sheet.run_bias_pairs
     return [np.asarray(_stored_bias(history.get(name)), dtype=float) + run[i] for i, name in enumerate(sheet.reviewers)]
 
 

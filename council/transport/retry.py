@@ -113,20 +113,11 @@ async def call_with_retry(
         before_sleep=plan.log_retry,
         reraise=True,
     )
-    # The first attempt runs outside tenacity: most calls succeed at once, and tenacity's
-    # per-attempt bookkeeping is a measurable share of a council run's CPU. Its failure is
-    # replayed as tenacity's attempt 1, so every retry decision and wait is still tenacity's.
-    try:
-        return await _one_attempt(operation, policy, deadline, deadline_s, endpoint), 1
-    except ProviderError as exc:
-        first_failure: list[ProviderError] = [exc]
     attempts = 0
     try:
         async for attempt in retrying:
             with attempt:
                 attempts = attempt.retry_state.attempt_number
-                if first_failure:
-                    raise first_failure.pop()
                 result = await _one_attempt(operation, policy, deadline, deadline_s, endpoint)
     except ProviderError as exc:
         exc.attempts = attempts

@@ -31,7 +31,7 @@ async def transport() -> AsyncIterator[Transport]:
 
 def base_url_for(provider: str, fake: FakeLLMServer) -> str:
     """Where a member of ``provider`` reaches the fake."""
-    return {"openai": fake.url + "/v1", "anthropic": fake.url, "gemini": fake.url + "/v1beta"}[provider]
+    return fake.base_url(provider)
 
 
 ProviderFactory = Callable[..., Provider]

@@ -148,8 +148,12 @@ class FakeLLMServer:
     # -- lifecycle ---------------------------------------------------------
     @property
     def url(self) -> str:
-        """Root URL; use ``url + "/v1"`` for OpenAI, ``url`` for Anthropic, ``url + "/v1beta"`` for Gemini."""
+        """Root URL; :meth:`base_url` gives each wire format's ``base_url``."""
         return f"http://127.0.0.1:{self.port}"
+
+    def base_url(self, provider: str) -> str:
+        """The ``base_url`` a member of ``provider`` (openai, anthropic, gemini) uses to reach this fake."""
+        return self.url + {"openai": "/v1", "anthropic": "", "gemini": "/v1beta"}[provider]
 
     def app(self) -> web.Application:
         """The aiohttp application (routes for all three APIs)."""

@@ -174,7 +174,7 @@ async def test_ask_runs_a_council_over_real_http(fake_llm, tmp_path):
         "model-solo", Step(reply=council_member("Entropy counts the microstates consistent with a macrostate."))
     )
     fake_llm.script("model-duo", Step(reply=council_member("Entropy is disorder, roughly.")))
-    path = member_config(tmp_path, fake_llm.url + "/v1", key_env="FAKE_TEST_KEY")
+    path = member_config(tmp_path, fake_llm.base_url("openai"), key_env="FAKE_TEST_KEY")
     env = {"FAKE_TEST_KEY": "sk-fake-key-1", "COUNCIL_DB_PATH": str(tmp_path / "sub.db")}
     code, out, err = await _cli("ask", "What is entropy?", "--config", str(path), env=env)
     assert code == EXIT_OK, err

@@ -48,7 +48,7 @@ def knows(name: str, right: bool = True):
 
 
 def base_url(provider: str, fake: FakeLLMServer) -> str:
-    return {"openai": fake.url + "/v1", "anthropic": fake.url, "gemini": fake.url + "/v1beta"}[provider]
+    return fake.base_url(provider)
 
 
 def fake_council_file(tmp_path: Path, fake: FakeLLMServer, *, chairman: str | None = None,

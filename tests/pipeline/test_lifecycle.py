@@ -23,7 +23,7 @@ def quality_judge(text: str) -> int:
 
 def council_config(fake: FakeLLMServer, tmp_path, chairman: str | None = "alpha", **extra: object) -> CouncilConfig:
     return CouncilConfig.model_validate({
-        "members": [{"name": n, "provider": "openai", "model": f"model-{n}", "base_url": fake.url + "/v1"}
+        "members": [{"name": n, "provider": "openai", "model": f"model-{n}", "base_url": fake.base_url("openai")}
                     for n in MEMBERS],
         "chairman": chairman,
         "retry": {"max_attempts": 2, "initial_backoff_s": 0.01, "jitter_s": 0},

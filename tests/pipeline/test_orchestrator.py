@@ -25,7 +25,7 @@ def quality_judge(text: str) -> int:
 
 
 def base_url(provider: str, fake: FakeLLMServer) -> str:
-    return {"openai": fake.url + "/v1", "anthropic": fake.url, "gemini": fake.url + "/v1beta"}[provider]
+    return fake.base_url(provider)
 
 
 def make_config(fake: FakeLLMServer, *, chairman: str | None = "alpha", **sections: object) -> CouncilConfig:

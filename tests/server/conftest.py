@@ -44,7 +44,7 @@ def quality_judge(text: str) -> int:
 
 def server_config(fake: FakeLLMServer, **server: object) -> CouncilConfig:
     return CouncilConfig.model_validate({
-        "members": [{"name": name, "provider": "openai", "model": f"model-{name}", "base_url": fake.url + "/v1"}
+        "members": [{"name": name, "provider": "openai", "model": f"model-{name}", "base_url": fake.base_url("openai")}
                     for name in MEMBERS],
         "chairman": "alpha",
         "retry": {"max_attempts": 2, "initial_backoff_s": 0.01, "jitter_s": 0},

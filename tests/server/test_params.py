@@ -263,9 +263,8 @@ MIXED = {"oa": "openai", "claude": "anthropic", "gem": "gemini"}
 
 
 def mixed_config(fake: FakeLLMServer) -> CouncilConfig:
-    urls = {"openai": fake.url + "/v1", "anthropic": fake.url, "gemini": fake.url + "/v1beta"}
     return CouncilConfig.model_validate({
-        "members": [{"name": name, "provider": wire, "model": f"model-{name}", "base_url": urls[wire]}
+        "members": [{"name": name, "provider": wire, "model": f"model-{name}", "base_url": fake.base_url(wire)}
                     for name, wire in MIXED.items()],
         "chairman": "oa",
         "retry": {"max_attempts": 2, "initial_backoff_s": 0.01, "jitter_s": 0},

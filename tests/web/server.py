@@ -17,7 +17,7 @@ WEB_KEY = "web-page-key-456"
 def web_config(fake: FakeLLMServer, db: Path, **server: object) -> CouncilConfig:
     """Three members on the fake, alpha chairs; runs and conversations in ``db``."""
     return CouncilConfig.model_validate({
-        "members": [{"name": name, "provider": "openai", "model": f"model-{name}", "base_url": fake.url + "/v1"}
+        "members": [{"name": name, "provider": "openai", "model": f"model-{name}", "base_url": fake.base_url("openai")}
                     for name in MEMBERS],
         "chairman": "alpha",
         "retry": {"max_attempts": 2, "initial_backoff_s": 0.01, "jitter_s": 0},

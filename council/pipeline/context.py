@@ -23,8 +23,9 @@ _log = get_logger("stages")
 
 @dataclass
 class RunContext:
-    """One run's config, clients, rubric, partial result and event sink."""
+    """One run's question, config, clients, rubric, partial result and event sink."""
 
+    question: list[ChatMessage]
     config: CouncilConfig
     providers: dict[str, Provider]
     rubric: Rubric
@@ -34,11 +35,6 @@ class RunContext:
     chairman: str | None
     seed: int
     params: GenerationParams | None = None
-
-    @property
-    def question(self) -> list[ChatMessage]:
-        """The conversation the council answers."""
-        return self.result.question
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

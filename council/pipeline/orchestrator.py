@@ -239,7 +239,7 @@ class Council:
         seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
         rubric = rubric or self.rubric
         result = self._new_result(messages, members, seed, run_id, rubric)
-        ctx = RunContext(self.config, providers, rubric, result, sink, members, chairman, seed, params)
+        ctx = RunContext(messages, self.config, providers, rubric, result, sink, members, chairman, seed, params)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         self._save(result)
         try:

@@ -52,7 +52,7 @@ def context(
         Reproducibility(config_hash="c", prompt_hashes={}, rubric_id=chosen.id, rubric_version=chosen.version,
                         rubric_hash="h", shuffle_seed=7, aggregation_method="calibrated", package_version="test")))
     events: list[StageEvent] = []
-    return RunContext(config, providers, chosen, result, events.append, list(replies), chairman, 7), events
+    return RunContext(QUESTION, config, providers, chosen, result, events.append, list(replies), chairman, 7), events
 
 
 def answer(name: str, text: str, status: str = "ok") -> AnswerRecord:

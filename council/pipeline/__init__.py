@@ -1,10 +1,11 @@
 """The council run: :class:`Council` and the stages it runs, in order.
 
 Answers (:mod:`.answer`), the safety gate (:mod:`.safety_gate`), peer review
-(:mod:`.review`), automatic rubric scores (:mod:`.rubric_scores`) and the
-final answer (:mod:`.synthesize`), each a small async function from a
-:class:`~council.pipeline.context.RunContext` to its records; ranking is
-delegated to :mod:`council.ranking`. Stages know no screen, no HTTP server
+(:mod:`.review`), the ranking (:mod:`.rank`, arithmetic in
+:mod:`council.ranking`), rubric verdicts with the automatic criteria
+(:mod:`.verdicts`) and the final answer (:mod:`.synthesize`), each a function
+from a :class:`~council.pipeline.context.RunContext` and plain records to
+plain records; :mod:`.judge` judges one given answer. Stages know no screen, no HTTP server
 and no command line: they report progress as events.
 """
 

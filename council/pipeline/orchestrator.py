@@ -32,9 +32,9 @@ from council.pipeline.answer import collect_answers, member_failures, quorum_pro
 from council.pipeline.context import RunContext, elapsed_ms, timed
 from council.pipeline.rank import rank_answers, survivor_problem, unranked
 from council.pipeline.review import mark_oversized, review_answers
-from council.pipeline.rubric_scores import automatic_scores, with_verdicts
 from council.pipeline.safety_gate import apply_safety_gate
 from council.pipeline.synthesize import final_answer
+from council.pipeline.verdicts import automatic_scores, with_verdicts
 from council.providers import Provider, build_providers, check_member_params
 from council.result import AnswerRecord, CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog

@@ -15,7 +15,7 @@ import time
 
 from council.errors import ProviderError
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
-from council.pipeline.rubric_scores import automatic_review
+from council.pipeline.verdicts import automatic_review
 from council.providers import Provider
 from council.result import AnswerRecord, DimensionScoresRecord, Failure, ReviewRecord
 from council.review.ballot import BallotParse, parse_ballot

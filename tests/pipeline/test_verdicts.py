@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from council.pipeline.rubric_scores import automatic_review, automatic_scores, with_verdicts
+from council.pipeline.verdicts import automatic_review, automatic_scores, with_verdicts
 from council.result import RankingEntry
 from council.rubrics import Rubric, load_rubric
 from council.types import ChatMessage

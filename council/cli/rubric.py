@@ -12,7 +12,8 @@ from typing import Any
 
 from council.config_errors import read_yaml
 from council.errors import ConfigError
-from council.rubrics.load import parse_rubric, print_warnings, rubrics_dir
+from council.rubrics.formats import detect_format
+from council.rubrics.load import parse_rubric, parse_rubrics, print_warnings, rubrics_dir
 
 
 def add_rubric_commands(commands: Any) -> None:
@@ -40,12 +41,15 @@ def add_rubric_commands(commands: Any) -> None:
 
 
 def _check(path: str) -> int:
-    rubric, warnings = parse_rubric(read_yaml(Path(path)), path)
-    print_warnings(path, warnings)
-    kinds = {method: sum(c.scoring == method for c in rubric.criteria) for method in ("llm", "deterministic", "schema")}
-    print(f"{path}: valid rubric {rubric.ref}, {len(rubric.criteria)} criteria "
-          f"({kinds['llm']} llm, {kinds['deterministic']} deterministic, {kinds['schema']} schema), "
-          f"pass threshold {rubric.pass_threshold:g}, {len(warnings)} warning(s)")
+    raw = read_yaml(Path(path))
+    kind = detect_format(raw)
+    for where, rubric, warnings in parse_rubrics(raw, path):
+        print_warnings(f"{path}: {where}" if where else path, warnings)
+        kinds = {m: sum(c.scoring == m for c in rubric.criteria) for m in ("llm", "deterministic", "schema")}
+        origin = f" ({kind} format{', ' + where if where else ''})" if kind != "council" else ""
+        print(f"{path}: valid rubric {rubric.ref}{origin}, {len(rubric.criteria)} criteria "
+              f"({kinds['llm']} llm, {kinds['deterministic']} deterministic, {kinds['schema']} schema), "
+              f"pass threshold {rubric.pass_threshold:g}, {len(warnings)} warning(s)")
     return 0
 
 

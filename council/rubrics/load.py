@@ -198,17 +198,37 @@ def rubric_path(ref: str, relative_to: Path | None = None) -> Path:
 
 
 def parse_rubric(raw: dict[str, Any], source: str) -> tuple[Rubric, list[str]]:
-    """Validate raw rubric data; returns the rubric and its warnings, or raises :class:`ConfigError`."""
+    """Validate raw rubric data in any known format; returns the rubric and its warnings, or raises ConfigError.
+
+    A file that holds several rubrics (an AgentV eval file with evalcases, a
+    dataknobs config) is refused here with their list: :func:`parse_rubrics` reads them all.
+    """
+    found = parse_rubrics(raw, source)
+    if len(found) != 1:
+        listed = ", ".join(f"{rubric.id} ({where})" for where, rubric, _ in found)
+        raise ConfigError(source, f"the file holds {len(found)} rubrics ({listed}); use one file per rubric here, "
+                                  "or `council rubric check` to check them all")
+    _where, rubric, warnings = found[0]
+    return rubric, warnings
+
+
+def parse_rubrics(raw: dict[str, Any], source: str) -> list[tuple[str, Rubric, list[str]]]:
+    """Every rubric in a file of any known format (Council, AgentV, dataknobs), checked: (where, rubric, warnings)."""
+    from council.rubrics.formats import rubrics_in
     from council.rubrics.model import Rubric
 
-    try:
-        rubric = Rubric.model_validate(raw)
-    except ValidationError as exc:
-        raise ConfigError(source, format_validation_error(exc, Rubric)) from None
-    errors, warnings = check_rubric(rubric)
-    if errors:
-        raise ConfigError(source, errors)
-    return rubric, warnings
+    checked = []
+    for found in rubrics_in(raw, source):
+        where = f"{source}: {found.where}" if found.where else source
+        try:
+            rubric = Rubric.model_validate(found.data)
+        except ValidationError as exc:
+            raise ConfigError(where, format_validation_error(exc, Rubric)) from None
+        errors, warnings = check_rubric(rubric)
+        if errors:
+            raise ConfigError(where, errors)
+        checked.append((found.where, rubric, warnings))
+    return checked
 
 
 def print_warnings(source: str, warnings: list[str]) -> None:

@@ -109,7 +109,12 @@ def score_deterministic(criterion: Criterion, rubric: Rubric, answer: str, quest
 
     bottom, _ = _extremes(criterion, rubric)
     try:
-        outcome = resolve_function(criterion.function or "")(answer, question=question)
+        function = resolve_function(criterion.function or "")
+        if rubric.metadata.get("format") == "dataknobs":
+            # dataknobs' contract: the function gets the target itself (a JSON object) and returns a level id.
+            outcome = function(answer_json(answer))
+        else:
+            outcome = function(answer, question=question)
         value, evidence = outcome if isinstance(outcome, tuple) else (outcome, "")
         value = _coerce(criterion, rubric, value)
         rubric.normalize(criterion, value)

@@ -45,10 +45,12 @@ def _check(path: str) -> int:
     kind = detect_format(raw)
     for where, rubric, warnings in parse_rubrics(raw, path):
         print_warnings(f"{path}: {where}" if where else path, warnings)
-        kinds = {m: sum(c.scoring == m for c in rubric.criteria) for m in ("llm", "deterministic", "schema")}
+        kinds = {m: sum(c.scoring == m for c in rubric.criteria)
+                 for m in ("llm", "llm_decode", "deterministic", "schema")}
         origin = f" ({kind} format{', ' + where if where else ''})" if kind != "council" else ""
         print(f"{path}: valid rubric {rubric.ref}{origin}, {len(rubric.criteria)} criteria "
-              f"({kinds['llm']} llm, {kinds['deterministic']} deterministic, {kinds['schema']} schema), "
+              f"({kinds['llm']} llm, {kinds['llm_decode']} llm_decode, {kinds['deterministic']} deterministic, "
+              f"{kinds['schema']} schema), "
               f"pass threshold {rubric.pass_threshold:g}, {len(warnings)} warning(s)")
     return 0
 

@@ -10,7 +10,7 @@ the reviewers' consensus (the mean of their normalized criterion scores).
 from __future__ import annotations
 
 from council.result import AnswerRecord, DimensionScoresRecord, RankingEntry, ReviewRecord
-from council.rubrics.model import CriterionValue, Rubric
+from council.rubrics.model import LLM_SCORED, CriterionValue, Rubric
 from council.rubrics.score import JudgeRecord, build_verdict, score_fixed
 from council.types import ChatMessage
 
@@ -21,7 +21,7 @@ def automatic_scores(
     rubric: Rubric, answers: list[AnswerRecord], question: list[ChatMessage]
 ) -> tuple[dict[str, dict[str, CriterionValue]], dict[str, dict[str, str]]]:
     """Each answer's automatic criterion values, and their evidence."""
-    if all(c.scoring == "llm" for c in rubric.criteria):
+    if all(c.scoring in LLM_SCORED for c in rubric.criteria):
         return {}, {}
     last_user = next((m.content for m in reversed(question) if m.role == "user"), "")
     values: dict[str, dict[str, CriterionValue]] = {}

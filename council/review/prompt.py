@@ -33,7 +33,7 @@ from council.review.sandbox import (  # noqa: F401 - fill_template, neutralize a
     new_nonce,
     render_prompt,
 )
-from council.rubrics.model import Criterion, Rubric, bands
+from council.rubrics.model import LLM_SCORED, Criterion, Rubric, bands
 from council.types import ChatMessage
 
 PROTOCOL = "council-review/1"
@@ -126,7 +126,7 @@ def _render_rubric(rubric: Rubric) -> str:
         else:
             lines.append("- true: the answer clearly does this; false: it does not, or only partly.")
         sections.append("\n".join(lines))
-    automatic = [c.title for c in rubric.criteria if c.scoring != "llm"]
+    automatic = [c.title for c in rubric.criteria if c.scoring not in LLM_SCORED]
     if automatic:
         sections.append(f"Checked automatically, not by you: {', '.join(automatic)}.")
     if rubric.gates.ceilings:

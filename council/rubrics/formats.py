@@ -220,8 +220,11 @@ def _dataknobs_criterion(raw: Any, source: str, at: str) -> dict[str, Any]:
             raise ConfigError(source, f"{where}.scoring_method.schema: {what}")
         criterion.update(scoring="schema", schema=method["schema"])
     elif kind == "llm_decode":
-        raise ConfigError(source, f"{where}.scoring_method.type: llm_decode is not supported yet "
-                                  "(deterministic and schema are)")
+        if not method.get("decode_prompt"):
+            raise ConfigError(source, f"{where}.scoring_method.decode_prompt: required for llm_decode scoring")
+        criterion.update(scoring="llm_decode", decode_prompt=method["decode_prompt"])
+        if method.get("decode_output_schema") is not None:
+            criterion["decode_output_schema"] = method["decode_output_schema"]
     else:
         raise ConfigError(source, f"{where}.scoring_method.type: must be deterministic, schema or llm_decode, "
                                   f"got {kind or 'nothing'!r}")

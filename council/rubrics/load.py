@@ -28,6 +28,7 @@ from council.assets import config_dir
 from council.config_errors import format_validation_error, read_yaml
 from council.errors import ConfigError
 from council.rubrics.functions import resolve_function
+from council.rubrics.model import LLM_SCORED
 
 if TYPE_CHECKING:
     from council.rubrics.model import Criterion, Rubric
@@ -54,7 +55,7 @@ def _check_bands(rubric: Rubric, index: int, criterion: Criterion, errors: list[
             errors.append(f"{where}: band {first}-{last} overlaps the band before it")
         if last < first:
             errors.append(f"{where}: band {first}-{last} is empty")
-        if not text.strip() and criterion.scoring == "llm":
+        if not text.strip() and criterion.scoring in LLM_SCORED:
             errors.append(f"{where}: band {first}-{last} has no description (reviewers need anchors)")
         expected = max(expected, last + 1)
     if expected <= high:
@@ -72,7 +73,7 @@ def _check_levels(index: int, criterion: Criterion, errors: list[str]) -> None:
     scores = [level.score for level in levels]
     if any(b < a for a, b in itertools.pairwise(scores)):
         errors.append(f"{where}: levels must be ordered by score, lowest first; got {scores}")
-    if criterion.scoring == "llm" and not any(level.description.strip() for level in levels):
+    if criterion.scoring in LLM_SCORED and not any(level.description.strip() for level in levels):
         errors.append(f"{where}: no level has a description (reviewers need anchors)")
 
 
@@ -96,6 +97,15 @@ def _check_scoring(index: int, criterion: Criterion, errors: list[str]) -> None:
                 jsonschema.validators.validator_for(criterion.json_schema).check_schema(criterion.json_schema)
             except jsonschema.SchemaError as exc:
                 errors.append(f"{where}.schema: not a valid JSON Schema: {exc.message}")
+    elif criterion.scoring == "llm_decode":
+        if not criterion.levels:
+            errors.append(f"{where}.levels: an llm_decode criterion classifies into levels; it needs some")
+        if criterion.decode_prompt is not None:
+            from council.rubrics.decode import template_problem
+
+            problem = template_problem(criterion.decode_prompt)
+            if problem:
+                errors.append(f"{where}.decode_prompt: {problem}")
     else:
         if criterion.function or criterion.json_schema is not None:
             errors.append(f"{where}: function and schema only apply to deterministic and schema scoring")

@@ -43,6 +43,8 @@ _SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0
 RUBRIC_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 CRITERION_ID = r"^[a-z][a-z0-9_]{0,47}$"
 RESERVED_KEYS = frozenset({"overall", "notes"})
+LLM_SCORED = frozenset({"llm", "llm_decode"})
+"""Scorings a model does; in a council run the reviewers score both (``llm_decode`` by its levels)."""
 _MEMO: dict[int, dict[str, Any]] = {}
 _RANGE_KEY = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
 
@@ -82,9 +84,13 @@ class Criterion(_Strict):
     min_score: float | None = Field(default=None, allow_inf_nan=False, description="Passing bound, own terms.")
     score_ranges: dict[str, str] | None = Field(default=None, description="Analytic bands on the scale.")
     levels: list[Level] | None = Field(default=None, description="Categories with scores 0 to 1.")
-    scoring: Literal["llm", "deterministic", "schema"] = Field(default="llm", description="Who scores it.")
+    scoring: Literal["llm", "llm_decode", "deterministic", "schema"] = Field(
+        default="llm", description="Who scores it: reviewers (llm), one model classifying (llm_decode), or code.")
     function: str | None = Field(default=None, description="module:function for deterministic scoring.")
     json_schema: dict[str, Any] | None = Field(default=None, alias="schema", description="For schema scoring.")
+    decode_prompt: str | None = Field(default=None, max_length=20_000,
+                                      description="llm_decode: a Jinja2 template rendered with the target.")
+    decode_output_schema: dict[str, Any] | None = Field(default=None, description="llm_decode: the reply's shape.")
 
     @field_validator("score_ranges", mode="before")
     @classmethod
@@ -203,7 +209,7 @@ class Rubric(_Strict):
 
     def llm_criteria(self) -> list[Criterion]:
         """The criteria the council's reviewers score."""
-        return [c for c in self.criteria if c.scoring == "llm"]
+        return [c for c in self.criteria if c.scoring in LLM_SCORED]
 
     def dimension_ids(self) -> list[str]:
         """Ids of the criteria reviewers score, in rubric order (the ballot keys)."""

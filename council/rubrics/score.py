@@ -34,7 +34,7 @@ class CriterionResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
     name: str
-    method: Literal["llm", "deterministic", "schema"]
+    method: Literal["llm", "llm_decode", "deterministic", "schema"]
     value: CriterionValue | None = None
     score: float | None = None
     level: str | None = None

@@ -98,8 +98,12 @@ def test_a_dataknobs_quiz_passes_with_five_questions_and_fails_with_three():
      "execution.evaluators[0].rubrics: must be a list"),
     ({"id": "r", "name": "R", "version": "1.0.0", "criteria": [
         {"id": "c", "name": "C", "weight": 1, "levels": [{"id": "x", "label": "X", "score": 0}],
-         "scoring_method": {"type": "llm_decode", "decode_prompt": "{{ x }}"}}]},
-     "criteria[0] (c).scoring_method.type: llm_decode is not supported yet"),
+         "scoring_method": {"type": "llm_decode"}}]},
+     "criteria[0] (c).scoring_method.decode_prompt: required for llm_decode"),
+    ({"id": "r", "name": "R", "version": "1.0.0", "criteria": [
+        {"id": "c", "levels": [{"id": "x", "label": "X", "description": "d", "score": 0}],
+         "scoring_method": {"type": "llm_decode", "decode_prompt": "{% for q in questions %}"}}]},
+     "criteria[0] (c).decode_prompt: not a valid Jinja2 template"),
     ({"id": "r", "name": "R", "version": "1.0.0", "criteria": [
         {"id": "c", "levels": [{"id": "x", "label": "X", "score": 0}],
          "scoring_method": {"type": "deterministic"}}]},

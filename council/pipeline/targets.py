@@ -1,0 +1,208 @@
+"""Evaluating a structured target (a JSON object) against a rubric, as dataknobs' executor does.
+
+Each criterion gives the target a level: a deterministic function returns a
+level id for the dict, a JSON Schema passes (the highest level) or fails (the
+lowest, with the validation errors as evidence), and ``llm_decode`` asks one
+model to classify it (see :mod:`council.rubrics.decode`), recording the call.
+A criterion whose scoring fails gets the level ``error`` (score 0, the reason
+in ``notes``); a decode reply naming no valid level gets
+``unable_to_evaluate``. Neither raises. The weighted score is Council's one
+formula; the summary follows dataknobs' layout, rewritten in 3–5 sentences by
+a summarizing model when one is given (the deterministic one stays if it fails).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from council.errors import ProviderError
+from council.logs import get_logger
+from council.providers import Provider
+from council.rubrics.decode import DecodeRefused, decode_messages, read_level
+from council.rubrics.functions import resolve_function
+from council.rubrics.model import Criterion, Rubric
+from council.types import ChatMessage, Usage
+
+_log = get_logger("targets")
+ERROR_LEVEL = "error"
+UNABLE_LEVEL = "unable_to_evaluate"
+
+
+class LLMInvocation(BaseModel):
+    """One model call made to score a criterion."""
+
+    model_config = ConfigDict(extra="forbid")
+    model: str
+    prompt_hash: str
+    response_hash: str
+    timestamp: datetime
+    usage: Usage = Usage()
+
+
+class TargetCriterionResult(BaseModel):
+    """One criterion's level for the target, with what supports it."""
+
+    model_config = ConfigDict(extra="forbid")
+    criterion_id: str
+    level_id: str
+    score: float
+    evidence: list[str] = Field(default_factory=list)
+    notes: str = ""
+    scoring_method_used: Literal["deterministic", "schema", "llm_decode"]
+    llm_invocation: LLMInvocation | None = None
+
+
+class TargetEvaluation(BaseModel):
+    """A structured target's evaluation against one rubric."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(default_factory=lambda: f"eval_{uuid.uuid4().hex[:16]}")
+    rubric_id: str
+    rubric_version: str
+    target_id: str = ""
+    target_type: str = ""
+    criterion_results: list[TargetCriterionResult] = Field(default_factory=list)
+    weighted_score: float = 0.0
+    passed: bool = False
+    feedback_summary: str = ""
+    evaluated_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    evaluated_by: str = "council"
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _level_score(criterion: Criterion, level_id: str) -> float | None:
+    return next((level.score for level in criterion.levels or [] if level.id == level_id), None)
+
+
+def _extreme_levels(criterion: Criterion) -> tuple[str, str]:
+    ordered = sorted(criterion.levels or [], key=lambda level: level.score)
+    return ordered[0].id, ordered[-1].id
+
+
+def _failed(criterion: Criterion, method: Any, reason: str, level: str = ERROR_LEVEL) -> TargetCriterionResult:
+    return TargetCriterionResult(criterion_id=criterion.id, level_id=level, score=0.0, notes=reason[:500],
+                                 scoring_method_used=method)
+
+
+def _deterministic(criterion: Criterion, target: Mapping[str, Any]) -> TargetCriterionResult:
+    try:
+        outcome = resolve_function(criterion.function or "")(dict(target))
+        level_id, evidence = outcome if isinstance(outcome, tuple) else (outcome, "")
+    except Exception as error:
+        return _failed(criterion, "deterministic", f"{criterion.function} failed: {type(error).__name__}: {error}")
+    score = _level_score(criterion, str(level_id))
+    if score is None:
+        return _failed(criterion, "deterministic", f"{criterion.function} returned {level_id!r}, not a level id")
+    return TargetCriterionResult(criterion_id=criterion.id, level_id=str(level_id), score=score,
+                                 evidence=[str(evidence)] if evidence else [], scoring_method_used="deterministic")
+
+
+def _schema(criterion: Criterion, target: Mapping[str, Any]) -> TargetCriterionResult:
+    import jsonschema
+
+    lowest, highest = _extreme_levels(criterion)
+    validator = jsonschema.validators.validator_for(criterion.json_schema)(criterion.json_schema)
+    errors = [f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"[:300]
+              for e in validator.iter_errors(dict(target))]
+    level = lowest if errors else highest
+    return TargetCriterionResult(criterion_id=criterion.id, level_id=level, score=_level_score(criterion, level) or 0.0,
+                                 evidence=errors[:10] or ["valid against the schema"], scoring_method_used="schema")
+
+
+async def _decode(criterion: Criterion, target: Mapping[str, Any], decoder: Provider | None) -> TargetCriterionResult:
+    if decoder is None:
+        return _failed(criterion, "llm_decode", "no model to decode with (configure members or a chairman)",
+                       UNABLE_LEVEL)
+    try:
+        messages = decode_messages(criterion, dict(target))
+    except DecodeRefused as refused:
+        return _failed(criterion, "llm_decode", f"the decode prompt was refused: {refused}")
+    try:
+        completion = await decoder.complete(messages)
+    except ProviderError as error:
+        return _failed(criterion, "llm_decode", f"{decoder.member.name} failed ({error.reason}): {error}",
+                       UNABLE_LEVEL)
+    invocation = LLMInvocation(model=completion.model_version or decoder.member.model,
+                               prompt_hash=_hash("\n".join(f"{m.role}: {m.content}" for m in messages)),
+                               response_hash=_hash(completion.content), timestamp=datetime.now(UTC),
+                               usage=completion.usage)
+    reading = read_level(completion.content, criterion)
+    if reading.level_id is None:
+        result = _failed(criterion, "llm_decode", f"the reply named no valid level ({reading.how}): "
+                                                  f"{completion.content[:200]!r}", UNABLE_LEVEL)
+        return result.model_copy(update={"llm_invocation": invocation})
+    return TargetCriterionResult(criterion_id=criterion.id, level_id=reading.level_id,
+                                 score=_level_score(criterion, reading.level_id) or 0.0,
+                                 notes=f"read from the reply's {reading.how}", scoring_method_used="llm_decode",
+                                 llm_invocation=invocation)
+
+
+def deterministic_summary(rubric: Rubric, evaluation: TargetEvaluation) -> str:
+    """The summary in dataknobs' layout: the outcome, the score, a line per criterion, then suggestions."""
+    lines = [f"Evaluation {'PASSED' if evaluation.passed else 'FAILED'} for rubric '{rubric.name}'.",
+             f"Overall score: {evaluation.weighted_score * 100:.0f}%"]
+    suggestions = []
+    for result in evaluation.criterion_results:
+        criterion = rubric.criterion(result.criterion_id)
+        lines.append(f"- {criterion.title}: {result.level_id} (score: {result.score:.2f})")
+        ordered = sorted(criterion.levels or [], key=lambda level: level.score)
+        higher = [level for level in ordered if level.score > result.score + 1e-9]
+        if higher:
+            aim = f"- {criterion.title}: aim for '{higher[0].label}'"
+            suggestions.append(f"{aim} — {higher[0].description}" if higher[0].description else aim)
+    if suggestions:
+        lines += ["", "Suggestions for improvement:", *suggestions]
+    return "\n".join(lines)
+
+
+async def _llm_summary(summarizer: Provider, text: str) -> str | None:
+    messages = [ChatMessage(role="system", content="You turn a rubric evaluation into 3 to 5 plain sentences of "
+                                                   "actionable feedback. Use only what the evaluation says."),
+                ChatMessage(role="user", content=text)]
+    try:
+        completion = await summarizer.complete(messages)
+    except ProviderError as error:
+        _log.warning("summary_failed", member=summarizer.member.name, error=error)
+        return None
+    return completion.content.strip() or None
+
+
+async def evaluate_target(rubric: Rubric, target: Mapping[str, Any], *, target_id: str = "", target_type: str = "",
+                          decoder: Provider | None = None, summarizer: Provider | None = None,
+                          evaluated_by: str = "council") -> TargetEvaluation:
+    """Evaluate ``target`` against ``rubric``: every criterion's level, the weighted score, pass or fail, feedback.
+
+    ``decoder`` answers ``llm_decode`` criteria (and Council's own ``llm``
+    criteria, classified by their levels); ``summarizer`` rewrites the
+    feedback, falling back to the deterministic summary.
+    """
+    results = []
+    for criterion in rubric.criteria:
+        if criterion.scoring == "deterministic":
+            results.append(_deterministic(criterion, target))
+        elif criterion.scoring == "schema":
+            results.append(_schema(criterion, target))
+        elif criterion.levels:
+            results.append(await _decode(criterion, target, decoder))
+        else:
+            results.append(_failed(criterion, "llm_decode", "a criterion without levels cannot be decoded; "
+                                                            "judge answers with `council rubric evaluate` instead",
+                                   UNABLE_LEVEL))
+    weighted = rubric.unit_score({r.criterion_id: r.score for r in results})
+    evaluation = TargetEvaluation(rubric_id=rubric.id, rubric_version=rubric.version, target_id=target_id,
+                                  target_type=target_type or rubric.target_type, criterion_results=results,
+                                  weighted_score=round(weighted, 4), passed=weighted >= rubric.pass_threshold - 1e-9,
+                                  evaluated_by=evaluated_by)
+    summary = deterministic_summary(rubric, evaluation)
+    if summarizer is not None:
+        summary = await _llm_summary(summarizer, summary) or summary
+    return evaluation.model_copy(update={"feedback_summary": summary})

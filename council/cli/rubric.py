@@ -47,10 +47,10 @@ def _check(path: str) -> int:
         print_warnings(f"{path}: {where}" if where else path, warnings)
         kinds = {m: sum(c.scoring == m for c in rubric.criteria)
                  for m in ("llm", "llm_decode", "deterministic", "schema")}
+        decoded = f"{kinds['llm_decode']} llm_decode, " if kinds["llm_decode"] else ""
         origin = f" ({kind} format{', ' + where if where else ''})" if kind != "council" else ""
         print(f"{path}: valid rubric {rubric.ref}{origin}, {len(rubric.criteria)} criteria "
-              f"({kinds['llm']} llm, {kinds['llm_decode']} llm_decode, {kinds['deterministic']} deterministic, "
-              f"{kinds['schema']} schema), "
+              f"({kinds['llm']} llm, {decoded}{kinds['deterministic']} deterministic, {kinds['schema']} schema), "
               f"pass threshold {rubric.pass_threshold:g}, {len(warnings)} warning(s)")
     return 0
 

@@ -10,10 +10,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from council.cli.common import UsageError
 from council.config_errors import read_yaml
 from council.errors import ConfigError
 from council.rubrics.formats import detect_format
-from council.rubrics.load import parse_rubric, parse_rubrics, print_warnings, rubrics_dir
+from council.rubrics.load import parse_rubrics, print_warnings, rubrics_dir
 
 
 def add_rubric_commands(commands: Any) -> None:
@@ -31,12 +32,19 @@ def add_rubric_commands(commands: Any) -> None:
     show.add_argument("reference")
     delete = actions.add_parser("delete", help="delete id or id@version (kept for audit)")
     delete.add_argument("reference")
-    evaluate = actions.add_parser("evaluate", help="score one answer against a rubric with the council")
+    evaluate = actions.add_parser("evaluate", help="score an answer (by the council) or a JSON target with a rubric")
     evaluate.add_argument("reference", help="rubric: id[@version], shipped name or file")
-    evaluate.add_argument("--question", required=True)
-    evaluate.add_argument("--answer", required=True, help="the answer, or @FILE to read it from a file")
+    evaluate.add_argument("--question", help="the question the answer answers")
+    evaluate.add_argument("--answer", help="the answer, or @FILE to read it from a file")
+    evaluate.add_argument("--target", metavar="FILE.json", help="a structured target (a JSON object) to evaluate")
+    evaluate.add_argument("--target-id", help="the target's id (default: the file name)")
     evaluate.add_argument("--json", action="store_true")
-    for parser in (listing, register, show, delete, evaluate):
+    review = actions.add_parser("review", help="evaluate a JSON artifact against several rubrics: approved or not")
+    review.add_argument("target", metavar="TARGET.json")
+    review.add_argument("--rubric", action="append", required=True, help="a rubric reference; repeat for more")
+    review.add_argument("--target-id", help="the artifact's id (default: the file name)")
+    review.add_argument("--json", action="store_true")
+    for parser in (listing, register, show, delete, evaluate, review):
         parser.add_argument("--config", help="council config (for the database and members)")
 
 
@@ -64,7 +72,15 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
         return _check(args.file)
     config = load_cli_config(args.config, environ)
     if args.rubric_command == "evaluate":
+        if args.target is not None:
+            if args.question is not None or args.answer is not None:
+                raise UsageError("--target evaluates a JSON object; --question and --answer are for answers")
+            return asyncio.run(_review(args, config, environ, [args.reference], args.target))
+        if args.question is None or args.answer is None:
+            raise UsageError("evaluate needs --question and --answer, or --target FILE.json")
         return asyncio.run(_evaluate(args, config, environ))
+    if args.rubric_command == "review":
+        return asyncio.run(_review(args, config, environ, args.rubric, args.target))
     store = Store(config.storage.path)
     try:
         if args.rubric_command == "list":
@@ -72,10 +88,11 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
             for rubric_id, version, created, deleted in store.list_rubrics(include_deleted=args.all):
                 print(f"registered: {rubric_id}@{version}  {created[:19]}{'  (deleted)' if deleted else ''}")
         elif args.rubric_command == "register":
-            rubric, warnings = parse_rubric(read_yaml(Path(args.file)), args.file)
-            print_warnings(args.file, warnings)
-            added = store.register_rubric(rubric)
-            print(f"{rubric.ref}: {'registered' if added else 'already registered, unchanged'}")
+            # A file may hold several rubrics (a dataknobs config, an AgentV eval file): each is registered.
+            for where, rubric, warnings in parse_rubrics(read_yaml(Path(args.file)), args.file):
+                print_warnings(f"{args.file}: {where}" if where else args.file, warnings)
+                added = store.register_rubric(rubric)
+                print(f"{rubric.ref}: {'registered' if added else 'already registered, unchanged'}")
         elif args.rubric_command == "show":
             from council.rubrics.load import load_rubric
 
@@ -112,3 +129,47 @@ async def _evaluate(args: argparse.Namespace, config: Any, environ: Mapping[str,
     print(f"rubric {verdict.rubric_id}@{verdict.rubric_version}: {'PASSED' if verdict.passed else 'FAILED'}",
           file=sys.stderr)
     return 0 if verdict.passed else 1
+
+
+def _read_target(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read the target: {exc}") from None
+    except ValueError as exc:
+        raise ConfigError(path, f"the target is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(path, f"the target must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+async def _review(args: argparse.Namespace, config: Any, environ: Mapping[str, str], references: list[str],
+                  target_path: str) -> int:
+    """Evaluate one JSON target against each rubric; approved only when every evaluation passed."""
+    from council.pipeline.orchestrator import Council
+    from council.pipeline.targets import evaluate_target
+
+    target = _read_target(target_path)
+    target_id = args.target_id or Path(target_path).stem
+    async with Council(config, environ=environ) as council:
+        rubrics = [council.resolve_rubric(reference) for reference in references]
+        models = config.chairman or config.members[0].name
+        decoder = council.provider(models)
+        summarizer = council.provider(config.chairman) if config.chairman else None
+        evaluations = [await evaluate_target(rubric, target, target_id=target_id, decoder=decoder,
+                                             summarizer=summarizer, evaluated_by=f"council:{models}")
+                       for rubric in rubrics]
+        review_id = f"review_{evaluations[0].id.removeprefix('eval_')}"
+        if council.store is not None:
+            for evaluation in evaluations:
+                council.store.save_target_evaluation(evaluation, review_id)
+    approved = all(evaluation.passed for evaluation in evaluations)
+    status = "approved" if approved else "needs_revision"
+    if args.json:
+        print(json.dumps({"target_id": target_id, "review_id": review_id, "status": status,
+                          "evaluations": [e.model_dump(mode="json") for e in evaluations]}, indent=2))
+    else:
+        for evaluation in evaluations:
+            print(evaluation.feedback_summary + "\n")
+        print(f"{target_id}: {status} ({sum(e.passed for e in evaluations)} of {len(evaluations)} rubrics passed)")
+    return 0 if approved else 1

@@ -14,12 +14,9 @@ a summarizing model when one is given (the deterministic one stays if it fails).
 from __future__ import annotations
 
 import hashlib
-import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from council.errors import ProviderError
 from council.logs import get_logger
@@ -27,52 +24,17 @@ from council.providers import Provider
 from council.rubrics.decode import DecodeRefused, decode_messages, read_level
 from council.rubrics.functions import resolve_function
 from council.rubrics.model import Criterion, Rubric
-from council.types import ChatMessage, Usage
+from council.rubrics.target_evaluation import (
+    ERROR_LEVEL,
+    UNABLE_LEVEL,
+    LLMInvocation,
+    TargetCriterionResult,
+    TargetEvaluation,
+    deterministic_summary,
+)
+from council.types import ChatMessage
 
 _log = get_logger("targets")
-ERROR_LEVEL = "error"
-UNABLE_LEVEL = "unable_to_evaluate"
-
-
-class LLMInvocation(BaseModel):
-    """One model call made to score a criterion."""
-
-    model_config = ConfigDict(extra="forbid")
-    model: str
-    prompt_hash: str
-    response_hash: str
-    timestamp: datetime
-    usage: Usage = Usage()
-
-
-class TargetCriterionResult(BaseModel):
-    """One criterion's level for the target, with what supports it."""
-
-    model_config = ConfigDict(extra="forbid")
-    criterion_id: str
-    level_id: str
-    score: float
-    evidence: list[str] = Field(default_factory=list)
-    notes: str = ""
-    scoring_method_used: Literal["deterministic", "schema", "llm_decode"]
-    llm_invocation: LLMInvocation | None = None
-
-
-class TargetEvaluation(BaseModel):
-    """A structured target's evaluation against one rubric."""
-
-    model_config = ConfigDict(extra="forbid")
-    id: str = Field(default_factory=lambda: f"eval_{uuid.uuid4().hex[:16]}")
-    rubric_id: str
-    rubric_version: str
-    target_id: str = ""
-    target_type: str = ""
-    criterion_results: list[TargetCriterionResult] = Field(default_factory=list)
-    weighted_score: float = 0.0
-    passed: bool = False
-    feedback_summary: str = ""
-    evaluated_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
-    evaluated_by: str = "council"
 
 
 def _hash(text: str) -> str:
@@ -144,24 +106,6 @@ async def _decode(criterion: Criterion, target: Mapping[str, Any], decoder: Prov
                                  score=_level_score(criterion, reading.level_id) or 0.0,
                                  notes=f"read from the reply's {reading.how}", scoring_method_used="llm_decode",
                                  llm_invocation=invocation)
-
-
-def deterministic_summary(rubric: Rubric, evaluation: TargetEvaluation) -> str:
-    """The summary in dataknobs' layout: the outcome, the score, a line per criterion, then suggestions."""
-    lines = [f"Evaluation {'PASSED' if evaluation.passed else 'FAILED'} for rubric '{rubric.name}'.",
-             f"Overall score: {evaluation.weighted_score * 100:.0f}%"]
-    suggestions = []
-    for result in evaluation.criterion_results:
-        criterion = rubric.criterion(result.criterion_id)
-        lines.append(f"- {criterion.title}: {result.level_id} (score: {result.score:.2f})")
-        ordered = sorted(criterion.levels or [], key=lambda level: level.score)
-        higher = [level for level in ordered if level.score > result.score + 1e-9]
-        if higher:
-            aim = f"- {criterion.title}: aim for '{higher[0].label}'"
-            suggestions.append(f"{aim} — {higher[0].description}" if higher[0].description else aim)
-    if suggestions:
-        lines += ["", "Suggestions for improvement:", *suggestions]
-    return "\n".join(lines)
 
 
 async def _llm_summary(summarizer: Provider, text: str) -> str | None:

@@ -20,6 +20,7 @@ from council.errors import StorageError
 from council.ranking.sheet import ReviewerHistory
 from council.result import CouncilResult
 from council.rubrics.model import Rubric
+from council.rubrics.target_evaluation import TargetEvaluation
 from council.storage.sqlite import SQLiteTables
 
 SCHEMA_VERSION = 1
@@ -37,6 +38,18 @@ CREATE TABLE IF NOT EXISTS runs (
     result_json TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at DESC);
+CREATE TABLE IF NOT EXISTS target_evaluations (
+    evaluation_id   TEXT PRIMARY KEY,
+    target_id       TEXT NOT NULL,
+    rubric_id       TEXT NOT NULL,
+    rubric_version  TEXT NOT NULL,
+    passed          INTEGER NOT NULL,
+    weighted_score  REAL NOT NULL,
+    review_id       TEXT,
+    evaluated_at    TEXT NOT NULL,
+    evaluation_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS target_evaluations_target ON target_evaluations (target_id, evaluated_at);
 CREATE TABLE IF NOT EXISTS rubrics (
     rubric_id    TEXT NOT NULL,
     version      TEXT NOT NULL,
@@ -203,6 +216,35 @@ class Store(SQLiteTables):
             args += (version,)
         cursor = self._guard("deleting a rubric", lambda: self._db.execute(query, args))
         return cursor.rowcount
+
+    def rubrics_for_target(self, target_type: str) -> list[Rubric]:
+        """The latest registered version of every rubric (not deleted) that judges ``target_type``."""
+        latest = [self.get_rubric(rubric_id) for rubric_id in sorted({r[0] for r in self.list_rubrics()})]
+        return [rubric for rubric in latest if rubric is not None and rubric.target_type == target_type]
+
+    def update_rubric(self, rubric: Rubric) -> None:
+        """Register a new version of a registered rubric; its version must be newer than the latest one."""
+        current = self.get_rubric(rubric.id)
+        if current is None:
+            raise StorageError(f"rubric {rubric.id!r} is not registered; register it first")
+        if _version_key(rubric.version) <= _version_key(current.version):
+            raise StorageError(f"rubric {rubric.ref}: an update needs a version newer than {current.version}")
+        self.register_rubric(rubric)
+
+    def save_target_evaluation(self, evaluation: TargetEvaluation, review_id: str | None = None) -> None:
+        """Keep a structured target's evaluation, under its target id (and the review it was part of)."""
+        self._guard("saving an evaluation", lambda: self._db.execute(
+            "INSERT OR REPLACE INTO target_evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (evaluation.id, evaluation.target_id, evaluation.rubric_id, evaluation.rubric_version,
+             int(evaluation.passed), evaluation.weighted_score, review_id, evaluation.evaluated_at.isoformat(),
+             evaluation.model_dump_json())))
+
+    def target_evaluations(self, target_id: str) -> list[TargetEvaluation]:
+        """Every stored evaluation of ``target_id``, oldest first."""
+        rows = self._guard("reading evaluations", lambda: self._db.execute(
+            "SELECT evaluation_json FROM target_evaluations WHERE target_id = ? ORDER BY evaluated_at",
+            (target_id,)).fetchall())
+        return [TargetEvaluation.model_validate_json(row[0]) for row in rows]
 
     def reviewer_history(self, keys: list[str]) -> dict[str, ReviewerHistory]:
         """Stored calibration statistics for these reviewer keys (missing ones are absent)."""

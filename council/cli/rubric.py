@@ -15,6 +15,7 @@ from council.config_errors import read_yaml
 from council.errors import ConfigError
 from council.rubrics.formats import detect_format
 from council.rubrics.load import parse_rubrics, print_warnings, rubrics_dir
+from council.rubrics.meta import meta_checks
 
 
 def add_rubric_commands(commands: Any) -> None:
@@ -60,6 +61,7 @@ def _check(path: str) -> int:
         print(f"{path}: valid rubric {rubric.ref}{origin}, {len(rubric.criteria)} criteria "
               f"({kinds['llm']} llm, {decoded}{kinds['deterministic']} deterministic, {kinds['schema']} schema), "
               f"pass threshold {rubric.pass_threshold:g}, {len(warnings)} warning(s)")
+        print("  meta-rubric: " + ", ".join(f"{check.name} {check.level}" for check in meta_checks(rubric)))
     return 0
 
 

@@ -28,6 +28,7 @@ from council.assets import config_dir
 from council.config_errors import format_validation_error, read_yaml
 from council.errors import ConfigError
 from council.rubrics.functions import resolve_function
+from council.rubrics.meta import score_range
 from council.rubrics.model import LLM_SCORED
 
 if TYPE_CHECKING:
@@ -165,17 +166,7 @@ def check_rubric(rubric: Rubric) -> tuple[list[str], list[str]]:
 
 
 def _check_threshold(rubric: Rubric, errors: list[str], warnings: list[str]) -> None:
-    def extreme(best: bool) -> float:
-        values = {}
-        for c in rubric.criteria:
-            if c.kind == "levels":
-                scores = [level.score for level in c.levels or []]
-                values[c.id] = max(scores) if best else min(scores)
-            else:
-                values[c.id] = 1.0 if best else 0.0
-        return rubric.unit_score(values)
-
-    best, worst = extreme(True), extreme(False)
+    worst, best = score_range(rubric)
     if best < rubric.pass_threshold:
         errors.append(
             f"pass_threshold: {rubric.pass_threshold} cannot be reached; the best possible score is {best:.3f}"

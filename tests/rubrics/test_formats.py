@@ -127,3 +127,35 @@ def test_rubric_check_accepts_both_formats(capsys):
         out = capsys.readouterr().out
         assert out.count("valid rubric") == expected, out
         assert ("agentv format" in out) == name.startswith("agentv")
+
+
+def levelled(*scores: float) -> list[dict[str, object]]:
+    return [{"id": f"l{i}", "label": f"L{i}", "description": f"level {i}", "score": s} for i, s in enumerate(scores)]
+
+
+def test_the_meta_rubric_reports_each_check_with_its_level():
+    from council.rubrics.meta import meta_checks
+
+    quiz = load_rubric(str(FIXTURES / "dataknobs_quiz.yaml"), quiet=True)
+    assert [(c.name, c.level) for c in meta_checks(quiz)] == [
+        ("coverage", "pass"), ("independence", "pass"), ("weight_distribution", "pass"),
+        ("threshold_reasonableness", "pass"), ("level_ordering", "pass")]
+    lopsided = quiz.model_copy(update={"criteria": [quiz.criteria[0].model_copy(update={"weight": 0.9}),
+                                                    quiz.criteria[1]]})
+    assert {c.name: c.level for c in meta_checks(lopsided)}["weight_distribution"] == "fail"
+    twins = Rubric.model_validate({"id": "t", "name": "T", "version": "1.0.0", "pass_threshold": 0.5, "criteria": [
+        {"id": "a", "expected_outcome": "Cites a source"}, {"id": "b", "expected_outcome": "Cites a source"}]})
+    assert {c.name: c.level for c in meta_checks(twins)}["independence"] == "partial"
+    strict = twins.model_copy(update={"pass_threshold": 1.0, "criteria": [twins.criteria[0]]})
+    lax = twins.model_copy(update={"pass_threshold": 0.0, "criteria": [twins.criteria[0]]})
+    assert {c.name: c.level for c in meta_checks(lax)}["threshold_reasonableness"] == "too_low"
+    assert {c.name: c.level for c in meta_checks(strict)}["threshold_reasonableness"] == "pass"
+    unreachable = twins.model_copy(update={"pass_threshold": 0.9, "criteria": [Rubric.model_validate(
+        {"id": "u", "name": "U", "version": "1.0.0", "criteria": [{"id": "c", "levels": levelled(0, 0.5)}]}
+    ).criteria[0]]})
+    assert {c.name: c.level for c in meta_checks(unreachable)}["threshold_reasonableness"] == "too_high"
+    backwards = unreachable.model_copy(update={"pass_threshold": 0.5, "criteria": [Rubric.model_validate(
+        {"id": "u", "name": "U", "version": "1.0.0", "criteria": [{"id": "c", "levels": levelled(1, 0)}]}
+    ).criteria[0]]})
+    assert {c.name: c.level for c in meta_checks(backwards)}["level_ordering"] == "fail"
+    assert {c.name: c.level for c in meta_checks(twins.model_copy(update={"criteria": []}))}["coverage"] == "fail"

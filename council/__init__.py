@@ -44,11 +44,14 @@ from council.errors import (
     UpstreamServerError,
 )
 from council.events import StageEvent
+from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
+from council.pipeline.targets import evaluate_target
 from council.result import AnswerRecord, CouncilResult, FinalAnswer, RankingEntry, ReviewRecord
 from council.rubrics.catalog import UnknownRubric
 from council.rubrics.load import load_rubric
 from council.rubrics.model import Criterion, Rubric
+from council.rubrics.target_evaluation import TargetEvaluation
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 __all__ = [
@@ -85,12 +88,15 @@ __all__ = [
     "StageEvent",
     "StorageConfig",
     "StorageError",
+    "TargetEvaluation",
     "TransportConfig",
     "UnknownRubric",
     "UnsafeBinding",
     "UpstreamServerError",
     "Usage",
     "__version__",
+    "evaluate_target",
+    "judge_answer",
     "load_config",
     "load_rubric",
 ]

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from council.errors import CouncilError
+from council.errors import ConfigError, CouncilError
+from council.rubrics.model import Rubric
 from council.strict_json import reject_constant
 from council.types import ChatMessage, as_messages
 
@@ -68,6 +69,8 @@ class Dataset:
     dataset_id: str
     dataset_hash: str
     samples: list[Sample]
+    rubrics: dict[str, list[Rubric]] = field(default_factory=dict)
+    """Per sample id, the rubrics its answer is judged by (AgentV eval files); empty for JSONL datasets."""
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -131,6 +134,10 @@ def parse_line(text: str, line: int, source: str = "<dataset>") -> Sample:
     unknown = sorted(set(raw) - set(ALLOWED_FIELDS))
     if unknown:
         raise DatasetError(f"{where}: field {unknown[0]!r}: unknown field; allowed fields: {', '.join(ALLOWED_FIELDS)}")
+    return _sample(raw, where, line)
+
+
+def _sample(raw: dict[str, Any], where: str, line: int) -> Sample:
     sample_id = _text(raw, "id", where, required=True)
     metadata = raw.get("metadata", {})
     if not isinstance(metadata, dict):
@@ -146,8 +153,43 @@ def parse_line(text: str, line: int, source: str = "<dataset>") -> Sample:
     )
 
 
+def _agentv_dataset(path: Path, data: bytes) -> Dataset:
+    """An AgentV eval file as a dataset: each evalcase a sample, ``expected_outcome`` its reference answer."""
+    from council.config_errors import read_yaml
+    from council.rubrics.formats import agentv_case_rubrics
+    from council.rubrics.load import parse_rubrics
+
+    raw = read_yaml(path)
+    cases = raw.get("evalcases")
+    if not isinstance(cases, list) or not cases:
+        raise DatasetError(f"{path}: an AgentV eval file needs evalcases to run")
+    by_case = agentv_case_rubrics(raw, str(path))
+    checked = {rubric.id: rubric for _where, rubric, _warnings in parse_rubrics(raw, str(path))}
+    samples, rubrics = [], {}
+    for index, case in enumerate(cases):
+        where = f"{path}: evalcases[{index}]"
+        if not isinstance(case, dict):
+            raise DatasetError(f"{where}: must be an object with id, input and expected_outcome")
+        case_id = str(case.get("id") or index)
+        try:
+            fields = {"task": "input", "reference_answer": "expected_outcome"}
+            sample = _sample({"id": case_id, **{ours: case[theirs] for ours, theirs in fields.items()
+                                                if theirs in case}}, where, index + 1)
+        except DatasetError as error:  # in AgentV's words: the task is `input`, the reference `expected_outcome`
+            raise DatasetError(str(error).replace("field 'task", "field 'input").replace(
+                "field 'reference_answer'", "field 'expected_outcome'")) from None
+        samples.append(sample)
+        rubrics[case_id] = [checked[found.data["id"]] for found in by_case.get(case_id, [])]
+    ids = [s.id for s in samples]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise DatasetError(f"{path}: evalcase ids {', '.join(repeated)} are repeated")
+    return Dataset(path=path, dataset_id=path.stem, dataset_hash=hashlib.sha256(data).hexdigest(), samples=samples,
+                   rubrics=rubrics)
+
+
 def load_dataset(path: str | Path) -> Dataset:
-    """Read and validate a whole JSONL dataset; the first problem stops it."""
+    """Read and validate a whole dataset (JSONL, or an AgentV eval file in YAML); the first problem stops it."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -155,6 +197,11 @@ def load_dataset(path: str | Path) -> Dataset:
         raise DatasetError(f"dataset {path}: file not found") from None
     except OSError as exc:
         raise DatasetError(f"dataset {path}: cannot read it: {exc.strerror or exc}") from None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        try:
+            return _agentv_dataset(path, data)
+        except ConfigError as error:
+            raise DatasetError(str(error)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

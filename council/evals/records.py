@@ -31,6 +31,7 @@ from council.evals.metrics import (
     SampleMetrics,
     Thresholds,
 )
+from council.rubrics.score import RubricVerdict
 from council.storage.sqlite import SQLiteTables
 from council.types import GenerationParams
 
@@ -89,6 +90,8 @@ class SampleRecord(_Record):
     failed_conditions: list[str] = Field(default_factory=list)
     sample_score: float
     created_at: datetime
+    rubric_verdicts: list[RubricVerdict] = Field(
+        default_factory=list, description="The answer judged by the sample's rubrics (AgentV eval files).")
 
 
 class ModelRecord(_Record):

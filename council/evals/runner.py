@@ -67,6 +67,7 @@ from council.evals.records import (
     SampleRecord,
     SubjectSummary,
 )
+from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.types import Completion
@@ -212,12 +213,22 @@ class EvalRunner:
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
         reasons = failed_conditions(metrics, self.manifest.thresholds)
+        verdicts = []
+        for rubric in self.dataset.rubrics.get(sample.id, []):
+            if answer is None:
+                break
+            verdict = await judge_answer(self.council, sample.messages, answer, rubric)
+            verdicts.append(verdict)
+            if not verdict.passed:
+                why = f"; required {', '.join(verdict.failed_required)} failed" if verdict.failed_required else ""
+                reasons.append(f"rubric {rubric.id}: failed at {verdict.score:.0%} "
+                               f"(pass at {verdict.threshold:.0%}){why}")
         return SampleRecord(
             run_id=self.manifest.run_id, repeat=repeat, sample_id=sample.id, subject=subject,
             question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,
             council_run_id=council_run_id, model_versions=versions, evaluator=evaluator, metrics=metrics,
             evaluation=evaluation, passed=not reasons, failed_conditions=reasons, sample_score=sample_score(metrics),
-            created_at=datetime.now(UTC),
+            created_at=datetime.now(UTC), rubric_verdicts=verdicts,
         )
 
     def _complete_manifest(self, records: list[SampleRecord]) -> None:

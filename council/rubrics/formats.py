@@ -75,6 +75,21 @@ def rubrics_in(raw: dict[str, Any], source: str) -> list[FoundRubric]:
     return [FoundRubric("", raw)]
 
 
+def agentv_case_rubrics(raw: dict[str, Any], source: str) -> dict[str, list[FoundRubric]]:
+    """For each AgentV evalcase id, the rubrics its answer is judged by.
+
+    A case with inline rubrics has its combined rubric (file-level criteria
+    plus its own); any other case has every file-level rubric evaluator.
+    """
+    found = _agentv(raw, source)
+    shared = [f for f in found if "evalcase" not in f.data["metadata"]]
+    own = {f.data["metadata"]["evalcase"]: f for f in found if "evalcase" in f.data["metadata"]}
+    cases = raw.get("evalcases") or []
+    return {str(case.get("id") or index): [own[str(case.get("id") or index)]]
+            if str(case.get("id") or index) in own else shared
+            for index, case in enumerate(cases) if isinstance(case, dict)}
+
+
 def semver(version: Any) -> str:
     """A version as semver: AgentV writes ``"1.0"``; ``1`` and ``v2.1`` are read the same way."""
     match = _VERSION_PARTS.match(str(version)) if version is not None else None

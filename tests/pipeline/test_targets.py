@@ -76,7 +76,8 @@ async def test_llm_decode_reads_json_then_text_and_records_the_call(fake_llm, ma
     decoder = make_provider("openai", "model-decoder")
     fake_llm.script("model-decoder", Step(reply='{"level_id": "sound"}'), Step(reply="I would call this excellent."),
                     Step(reply="Hard to say."))
-    rubric = decode_rubric(TEMPLATE)
+    rubric = load_rubric(str(QUIZ.with_name("dataknobs_pedagogy.yaml")), quiet=True)
+    assert rubric.criteria[0].scoring == "llm_decode" and rubric.criteria[0].decode_output_schema is not None
     by_json = (await evaluate_target(rubric, TARGET, decoder=decoder)).criterion_results[0]
     assert (by_json.level_id, by_json.score, by_json.notes) == ("sound", 0.8, "read from the reply's json")
     assert by_json.llm_invocation is not None and by_json.llm_invocation.model

@@ -54,6 +54,11 @@ def explodes(target: dict) -> str:
     raise KeyError("no such field")
 
 
+@register_check("tests.targets:has_title")
+def has_title(target: dict) -> tuple[str, str]:
+    return ("pass", f"title {target['title']!r}") if target.get("title") else ("fail", "no title")
+
+
 @register_check("tests.targets:made_up_level")
 def made_up_level(target: dict) -> str:
     return "stellar"
@@ -65,8 +70,11 @@ async def test_a_failing_function_gives_the_error_level_with_the_reason():
         {"id": "boom", "levels": levels, "scoring": "deterministic", "function": "tests.targets:explodes"},
         {"id": "odd", "levels": levels, "scoring": "deterministic", "function": "tests.targets:made_up_level"},
         {"id": "imported", "levels": levels, "scoring": "deterministic",
-         "function": "tests.rubrics.quiz:count_questions"}]})
-    results = {r.criterion_id: r for r in (await evaluate_target(rubric, {"questions": []})).criterion_results}
+         "function": "tests.rubrics.quiz:count_questions"},
+        {"id": "registered", "levels": levels, "scoring": "deterministic", "function": "tests.targets:has_title"}]})
+    evaluation = await evaluate_target(rubric, {"questions": [], "title": "Cells"})
+    results = {r.criterion_id: r for r in evaluation.criterion_results}
+    assert results["registered"].level_id == "pass" and results["registered"].evidence == ["title 'Cells'"]
     assert results["boom"].level_id == ERROR_LEVEL and "KeyError" in results["boom"].notes
     assert results["odd"].level_id == ERROR_LEVEL and "'stellar', not a level id" in results["odd"].notes
     assert results["imported"].level_id == "fail", "resolved by dynamic import"

@@ -159,3 +159,12 @@ def test_the_meta_rubric_reports_each_check_with_its_level():
     ).criteria[0]]})
     assert {c.name: c.level for c in meta_checks(backwards)}["level_ordering"] == "fail"
     assert {c.name: c.level for c in meta_checks(twins.model_copy(update={"criteria": []}))}["coverage"] == "fail"
+
+
+def test_a_dataknobs_rubric_in_json_is_read_too(tmp_path, capsys):
+    quiz = read_yaml(FIXTURES / "dataknobs_quiz.yaml")
+    path = tmp_path / "quiz.json"
+    path.write_text(json.dumps(quiz), encoding="utf-8")
+    assert main(["rubric", "check", str(path)], {}) == 0
+    assert "valid rubric quiz_quality@1.0.0 (dataknobs format)" in capsys.readouterr().out
+    assert load_rubric(str(path), quiet=True).criteria[1].scoring == "schema"

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.rubrics.model import Rubric
-from council.types import Usage
+from council.rubrics.score import JudgeRecord
 
 ERROR_LEVEL = "error"
 """The level of a criterion whose scoring failed (a function raised, a template was refused)."""
@@ -22,15 +22,10 @@ UNABLE_LEVEL = "unable_to_evaluate"
 """The level of an llm_decode criterion whose reply named no valid level, or that had no model."""
 
 
-class LLMInvocation(BaseModel):
-    """One model call made to score a criterion."""
+class LLMInvocation(JudgeRecord):
+    """One model call made to score a criterion: a judge's record, with when it was made."""
 
-    model_config = ConfigDict(extra="forbid")
-    model: str
-    prompt_hash: str
-    response_hash: str
     timestamp: datetime
-    usage: Usage = Usage()
 
 
 class TargetCriterionResult(BaseModel):

@@ -216,6 +216,7 @@ class ServerConfig(_Strict):
     body_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Time a client gets to send a request body.")
     max_connections: int = Field(default=512, ge=1, le=100_000, description="Open client connections; more are closed.")
     access_log: bool = Field(default=True, description="One log line per request: method, path, status, latency.")
+    metrics_public: bool = Field(default=False, description="Serve GET /metrics without an API key.")
     cors_origins: list[str] = Field(
         default_factory=list,
         description="Browser origins allowed to call the API (e.g. https://chat.example.com); empty: same origin only.")

@@ -18,6 +18,7 @@ import asyncio
 import math
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _RUN_TIME_WEIGHT = 0.2  # exponential moving average of run durations: recent runs count most
@@ -58,6 +59,8 @@ class Admission:
         self._refused = 0
         self._waited_s = 0.0
         self._mean_run_s = 1.0  # a first guess until runs have been timed
+        self.on_wait: Callable[[float], None] | None = None
+        """Told each admitted run's wait in seconds (the metrics histogram listens)."""
 
     @property
     def queued(self) -> int:
@@ -108,7 +111,10 @@ class Admission:
         if not handed:
             self.running += 1
         self._admitted += 1
-        self._waited_s += time.perf_counter() - started
+        waited = time.perf_counter() - started
+        self._waited_s += waited
+        if self.on_wait is not None:
+            self.on_wait(waited)
 
     def release(self, run_s: float | None = None) -> None:
         """Give a slot back (``run_s``: how long the run took, for ``Retry-After``)."""

@@ -26,6 +26,7 @@ from council.rubrics.catalog import shipped_rubrics
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, ChatHandler
 from council.server.guards import Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
+from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from council.server.schema import ApiError, decode_body, parse_request
 from council.server.web import page_access_middleware, register_web
 
@@ -95,13 +96,13 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         return _error_response(ApiError(500, "internal server error", type="server_error", code="internal_error"))
 
 
-def auth_middleware(keys: list[SecretStr]) -> Middleware:
+def auth_middleware(keys: list[SecretStr], open_paths: frozenset[str] = _OPEN_PATHS) -> Middleware:
     """Require ``Authorization: Bearer KEY`` when keys are configured, compared in constant time."""
     encoded = [k.get_secret_value().encode() for k in keys]
 
     @web.middleware
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-        if encoded and request.path not in _OPEN_PATHS:
+        if encoded and request.path not in open_paths:
             header = request.headers.get("Authorization", "")
             scheme, _, token = header.partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
@@ -133,7 +134,9 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     keys = server_api_keys(config, environ)
     cors = Cors(config.server)
     # Outermost first: the access log sees every answer, CORS answers preflights before routing and auth.
-    middlewares: list[Middleware] = [cors.preflight, errors_middleware, page_access_middleware, auth_middleware(keys)]
+    open_paths = _OPEN_PATHS | ({"/metrics"} if config.server.metrics_public else set())
+    middlewares: list[Middleware] = [cors.preflight, errors_middleware, page_access_middleware,
+                                     auth_middleware(keys, open_paths)]
     if config.server.access_log:
         middlewares.insert(0, access_log_middleware)
     app = web.Application(client_max_size=config.server.max_body_bytes, middlewares=middlewares)
@@ -193,6 +196,11 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     app.router.add_get("/v1/council/runs/{run_id}", get_run)
     app.router.add_get("/v1/council/rubrics", list_rubrics)
     app.router.add_get("/healthz", healthz)
+
+    async def metrics(_request: web.Request) -> web.Response:
+        return web.Response(body=chat.metrics.exposition(), headers={"Content-Type": METRICS_CONTENT_TYPE})
+
+    app.router.add_get("/metrics", metrics)
 
     async def open_council(_app: web.Application) -> None:
         await council.__aenter__()

@@ -24,6 +24,7 @@ from council.result import CouncilResult
 from council.rubrics.catalog import UnknownRubric
 from council.server.admission import Admission, AdmissionRefused
 from council.server.guards import RUN_ID_KEY
+from council.server.metrics import ServerMetrics
 from council.server.schema import (
     ApiError,
     ChatCompletionRequest,
@@ -80,6 +81,7 @@ class ChatHandler:
         self.closing = False  # set at shutdown: no new runs
         self.admission = Admission(self.config.max_concurrent_runs, self.config.queue_size,
                                    self.config.queue_timeout_s)
+        self.metrics = ServerMetrics(self.admission)
 
     # -- the council model ---------------------------------------------------
     async def admit(self) -> None:
@@ -103,12 +105,17 @@ class ChatHandler:
         task: asyncio.Task[Any] = asyncio.ensure_future(coroutine)
         self.background.add(task)
         started = time.perf_counter()
+        self.metrics.run_started()
 
         def done(finished: asyncio.Task[Any]) -> None:
             self.background.discard(finished)
             self.admission.release(time.perf_counter() - started)
-            if not finished.cancelled():
-                finished.exception()  # retrieved here so an orphaned failure is never "never retrieved"
+            if finished.cancelled():
+                self.metrics.runs_finished.labels("interrupted").inc()
+            elif finished.exception() is None:
+                result = finished.result()  # an orphaned failure is retrieved above, never "never retrieved"
+                if isinstance(result, CouncilResult):
+                    self.metrics.run_finished(result)
 
         task.add_done_callback(done)
         return task

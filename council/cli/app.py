@@ -58,17 +58,21 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--insecure-no-auth", action="store_true",
                        help="allow a non-loopback address without API keys")
 
-    runs = commands.add_parser("runs", help="list stored runs")
+    runs = commands.add_parser("runs", help="list stored runs, or prune old ones")
+    runs.add_argument("action", nargs="?", choices=("list", "prune"), default="list")
     runs.add_argument("--config", help="council config file (for the database path)")
     runs.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
+    runs.add_argument("--older-than", metavar="AGE", help="prune: runs older than this (30d, 12h, 2w)")
     show = commands.add_parser("show", help="print a stored run")
     show.add_argument("run_id", help="a run id from `council runs`")
     show.add_argument("--config", help="council config file (for the database path)")
     show.add_argument("--json", action="store_true", help="print the stored result JSON")
 
+    from council.cli.db import add_db_commands
     from council.cli.rubric import add_rubric_commands
 
     add_rubric_commands(commands)
+    add_db_commands(commands)
 
     config = commands.add_parser("config", help="inspect a council config")
     config_commands = config.add_subparsers(dest="config_command", metavar="ACTION")
@@ -168,6 +172,14 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         run_server(config, args.host or config.server.host, port, insecure_no_auth=args.insecure_no_auth,
                    environ=environ)
         return EXIT_OK
+    if args.command == "db":
+        from council.cli.db import run_db_command
+
+        return run_db_command(args, environ)
+    if args.command == "runs" and args.action == "prune":
+        from council.cli.db import prune_runs
+
+        return prune_runs(args, environ)
     if args.command == "runs":
         return _runs(args, environ)
     if args.command == "show":

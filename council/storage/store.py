@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from pydantic import ValidationError
 
@@ -137,6 +137,27 @@ class Store(SQLiteTables):
             self.save(result)
             marked.append(run_id)
         return marked
+
+    def table_counts(self) -> dict[str, int]:
+        """Rows per table in the database file (runs, rubrics, calibration, evaluations, conversations...)."""
+        def count() -> dict[str, int]:
+            names = [row[0] for row in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+            return {name: self._db.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0] for name in names}
+
+        return self._guard("counting rows", count)
+
+    def schema_version(self) -> int:
+        """The schema version written in the file (``PRAGMA user_version``)."""
+        return int(self._guard("reading the schema version",
+                               lambda: self._db.execute("PRAGMA user_version").fetchone()[0]))
+
+    def prune_runs(self, older_than: timedelta) -> int:
+        """Delete finished runs created more than ``older_than`` ago; calibration history is kept. Returns how many."""
+        cutoff = (datetime.now(UTC) - older_than).isoformat()
+        cursor = self._guard("pruning runs", lambda: self._db.execute(
+            "DELETE FROM runs WHERE created_at < ? AND status != 'running'", (cutoff,)))
+        return cursor.rowcount
 
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``ok`` or the problems found."""

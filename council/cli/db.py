@@ -1,0 +1,61 @@
+"""``council db check`` and ``council runs prune``: looking after the run database."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from council.cli.common import EXIT_FAILED, EXIT_OK, UsageError, open_store
+from council.storage.store import SCHEMA_VERSION
+
+_AGE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
+_UNIT = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def add_db_commands(commands: Any) -> None:
+    """Add ``db`` and its actions to the top-level subparsers."""
+    db = commands.add_parser("db", help="inspect the run database")
+    actions = db.add_subparsers(dest="db_command", metavar="ACTION")
+    actions.required = True
+    check = actions.add_parser("check", help="backend, schema version, row counts and an integrity check")
+    check.add_argument("--config", help="council config file (for the database path)")
+
+
+def age(text: str) -> timedelta:
+    """``30d``, ``12h``, ``90m`` or ``2w`` as a duration; UsageError otherwise."""
+    match = _AGE.match(text)
+    if match is None or int(match.group(1)) == 0:
+        raise UsageError(f"--older-than {text!r}: give a positive age like 30d, 12h, 90m or 2w")
+    return timedelta(**{_UNIT[match.group(2)]: int(match.group(1))})
+
+
+def run_db_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """``council db check``: exit 1 when the integrity check finds a problem."""
+    store = open_store(args.config, environ)
+    try:
+        integrity = store.integrity_check()
+        print(f"backend: sqlite ({store.path})")
+        print(f"schema version: {store.schema_version()} (this Council writes {SCHEMA_VERSION})")
+        for table, rows in store.table_counts().items():
+            print(f"  {table:<24} {rows:>8} rows")
+        print(f"integrity check: {integrity}")
+    finally:
+        store.close()
+    return EXIT_OK if integrity == "ok" else EXIT_FAILED
+
+
+def prune_runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    """``council runs prune --older-than AGE``: delete old finished runs, keep calibration history."""
+    if args.older_than is None:
+        raise UsageError("runs prune needs --older-than AGE (for example 30d)")
+    older_than = age(args.older_than)
+    store = open_store(args.config, environ)
+    try:
+        deleted = store.prune_runs(older_than)
+    finally:
+        store.close()
+    print(f"pruned {deleted} run(s) older than {args.older_than.strip()}; reviewer calibration history is kept")
+    return EXIT_OK

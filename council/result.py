@@ -54,6 +54,7 @@ class AnswerRecord(_Record):
     safety: SafetyVerdict | None = None
     simulated: bool = False
     model_version: str | None = None
+    attempts: int = Field(default=1, description="Upstream attempts the answer took (retries included).")
     review_truncated_from: int | None = Field(
         default=None, description="The answer's length in characters, when reviewers and the chairman were shown "
                                   "only its first review.max_answer_chars.")

@@ -33,7 +33,7 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
                             usage=completion.usage)
     return AnswerRecord(
         **base, content=completion.content, latency_ms=completion.latency_ms, usage=completion.usage,
-        model_version=completion.model_version,
+        model_version=completion.model_version, attempts=completion.attempts,
     )
 
 

@@ -70,7 +70,7 @@ class ServerMetrics:
                 self.stage_seconds.labels(stage).observe(milliseconds / 1000)
         for answer in result.answers:
             self.upstream_calls.labels(answer.member, "answer", _outcome(answer.error)).inc()
-            self._retries(answer.member, "answer", answer.error.attempts if answer.error else 1)
+            self._retries(answer.member, "answer", answer.error.attempts if answer.error else answer.attempts)
             self._tokens(answer.member, answer.usage)
         for review in result.reviews:
             if review.reviewer == AUTOMATIC_REVIEWER:

@@ -6,7 +6,8 @@ import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
 from council.testing.fake_llm import Step
-from tests.server.conftest import API_KEY, script, start_server
+from council.testing.scripted import council_member
+from tests.server.conftest import API_KEY, MEMBERS, quality_judge, script, start_server
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION_BODY = {"model": "council", "messages": [{"role": "user", "content": "What is six times seven?"}]}
@@ -20,6 +21,8 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 async def test_metrics_hold_the_runs_calls_tokens_and_queue(fake_llm):
     script(fake_llm)
     fake_llm.script("model-gamma", Step(status=500))  # gamma never answers: an upstream_error outcome
+    beta = Step(reply=council_member(f"beta thinks 42. quality={MEMBERS['beta']}", quality_judge))
+    fake_llm.script("model-beta", Step(status=503), beta)  # beta's first call fails once, then it answers
     runner, running = await start_server(fake_llm)
     try:
         async with aiohttp.ClientSession(headers=AUTH) as http:
@@ -42,6 +45,7 @@ async def test_metrics_hold_the_runs_calls_tokens_and_queue(fake_llm):
     assert calls("alpha", "answer", "ok") == 2 and calls("gamma", "answer", "upstream_error") == 2
     assert calls("alpha", "review", "ok") == 2 and calls("alpha", "chairman", "ok") == 2
     assert scraped[("council_upstream_retries_total", (("member", "gamma"), ("role", "answer")))] >= 2
+    assert scraped[("council_upstream_retries_total", (("member", "beta"), ("role", "answer")))] == 1
     assert scraped[("council_tokens_total", (("direction", "output"), ("member", "beta")))] > 0
     assert scraped[("council_stage_duration_seconds_count", (("stage", "answers"),))] == 2
     assert scraped[("council_queue_wait_seconds_count", ())] == 2

@@ -92,6 +92,7 @@ ENV_API_KEYS = "COUNCIL_API_KEYS"
 ENV_LOG_LEVEL = "COUNCIL_LOG_LEVEL"
 ENV_LOG_FORMAT = "COUNCIL_LOG_FORMAT"
 ENV_DB_PATH = "COUNCIL_DB_PATH"
+ENV_DB_URL = "COUNCIL_DB_URL"
 
 
 class _Strict(BaseModel):
@@ -241,9 +242,33 @@ def default_db_path() -> Path:
 
 
 class StorageConfig(_Strict):
-    """Where runs are stored."""
+    """Where runs, calibration, rubrics, conversations and evaluations are kept."""
 
-    path: Path = Field(default_factory=default_db_path, description="SQLite database file.")
+    path: Path = Field(default_factory=default_db_path, description="SQLite database file (when no url is set).")
+    url: str | None = Field(
+        default=None,
+        description="postgresql://user@host:5432/dbname: a PostgreSQL database shared by several replicas. "
+                    "Put a password in PGPASSWORD or COUNCIL_DB_URL, never in the config file.")
+    pool_size: int = Field(default=10, ge=1, le=200, description="PostgreSQL connections per process.")
+    keep_runs_days: int | None = Field(
+        default=None, ge=1, description="`council serve` deletes finished runs older than this (daily); "
+                                        "none keeps every run. Calibration history is always kept.")
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("postgresql", "postgres") or (not parts.hostname and "host=" not in parts.query):
+            raise ValueError("expected a PostgreSQL URL such as postgresql://council@db.internal:5432/council "
+                             "(SQLite is the default: set storage.path instead)")
+        return value
+
+    @property
+    def location(self) -> str | Path:
+        """What the store opens: the PostgreSQL URL when set, else the SQLite file."""
+        return self.url or self.path
 
 
 class LoggingConfig(_Strict):
@@ -310,6 +335,7 @@ _ENV_OVERRIDES: dict[str, tuple[str, ...]] = {
     ENV_LOG_LEVEL: ("logging", "level"),
     ENV_LOG_FORMAT: ("logging", "format"),
     ENV_DB_PATH: ("storage", "path"),
+    ENV_DB_URL: ("storage", "url"),
 }
 
 
@@ -336,6 +362,7 @@ def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None 
     environ = os.environ if environ is None else environ
     source = str(path)
     raw = read_yaml(Path(path))
+    _refuse_stored_password(source, raw)
     overridden: dict[tuple[str, ...], str] = {}
     for variable, key_path in _ENV_OVERRIDES.items():
         value = environ.get(variable)
@@ -351,6 +378,14 @@ def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None 
         raise ConfigError(source, format_validation_error(exc, CouncilConfig, overridden)) from None
     config._source = source
     return config
+
+
+def _refuse_stored_password(source: str, raw: dict[str, Any]) -> None:
+    storage = raw.get("storage")
+    url = storage.get("url") if isinstance(storage, dict) else None
+    if isinstance(url, str) and urlsplit(url).password is not None:
+        raise ConfigError(source, "storage.url: holds a password; secrets never go in the config file: set "
+                                  "PGPASSWORD (or ~/.pgpass), or put the whole URL in $COUNCIL_DB_URL")
 
 
 def resolve_api_keys(config: CouncilConfig, environ: Mapping[str, str] | None = None) -> dict[str, SecretStr | None]:

@@ -118,6 +118,22 @@ class BiasFlagRecord(_Record):
     detail: str
 
 
+class CalibrationRecord(_Record):
+    """One reviewer's stored history as read when the ranking started: what its scores were calibrated with.
+
+    With the reviews, it is enough to recompute the run's ranking exactly,
+    whatever the history became afterwards.
+    """
+
+    reviewer: str
+    count: int = Field(description="Scores seen before this run.")
+    mean: float
+    m2: float = Field(description="Sum of squared deviations from the mean (Welford).")
+    resid_count: int
+    resid_m2: float
+    bias: list[float] = Field(default_factory=list, description="Running sums behind pooled bias flags.")
+
+
 class FinalAnswer(_Record):
     """The council's answer and who wrote it."""
 
@@ -170,6 +186,8 @@ class CouncilResult(_Record):
     ranking: list[RankingEntry] = Field(default_factory=list)
     agreement: AgreementRecord = Field(default_factory=AgreementRecord)
     bias_flags: list[BiasFlagRecord] = Field(default_factory=list)
+    calibration: list[CalibrationRecord] = Field(
+        default_factory=list, description="Each reviewer's history as read when the ranking started.")
     final_answer: FinalAnswer | None = None
     degraded: bool = False
     degraded_reasons: list[str] = Field(default_factory=list)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from council.config import MemberConfig, RetryPolicy, TransportConfig
 from council.providers import Provider, build_provider
 from council.testing.fake_llm import FakeLLMServer
+from council.testing.postgres import PostgresServer, require_pg_bindir
 from council.transport.http import Transport
 
 # Short waits keep the retry tests fast while exercising the same code paths.
@@ -62,3 +65,20 @@ def make_provider(fake_llm: FakeLLMServer, transport: Transport) -> ProviderFact
         )
 
     return factory
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the whole session (skipped outside CI when its binaries are missing)."""
+    bindir = require_pg_bindir()
+    with PostgresServer(bindir=bindir) as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a store opens: a SQLite file, or a fresh database on the session's PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "council.db")
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    return server.create_database(f"t_{uuid.uuid4().hex[:16]}")

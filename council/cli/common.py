@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from council.config import (
     ENV_CONFIG,
+    ENV_DB_PATH,
+    ENV_DB_URL,
     CouncilConfig,
     config_path_from,
     default_db_path,
@@ -47,16 +49,19 @@ def load_cli_config(path: str | None, environ: Mapping[str, str]) -> CouncilConf
     return config
 
 
-def db_path(config_arg: str | None, environ: Mapping[str, str]) -> Path:
-    """The database a command reads: the config's ``storage.path``, else ``$COUNCIL_DB_PATH``, else the default."""
+def db_path(config_arg: str | None, environ: Mapping[str, str]) -> str | Path:
+    """The database a command reads: the config's storage (``url``, else ``path``); without a config
+    ``$COUNCIL_DB_URL``, else ``$COUNCIL_DB_PATH``, else the default file."""
     chosen = config_path_from(config_arg, environ)
     if chosen is not None:
-        return load_config(chosen, environ).storage.path
-    return Path(environ["COUNCIL_DB_PATH"]) if environ.get("COUNCIL_DB_PATH") else default_db_path()
+        return load_config(chosen, environ).storage.location
+    if environ.get(ENV_DB_URL):
+        return environ[ENV_DB_URL]
+    return Path(environ[ENV_DB_PATH]) if environ.get(ENV_DB_PATH) else default_db_path()
 
 
-def open_store(config_arg: str | None, environ: Mapping[str, str]) -> Store:
-    """The run database of :func:`db_path`, opened."""
+def open_store(config_arg: str | None, environ: Mapping[str, str], *, migrate: bool = True) -> Store:
+    """The run database of :func:`db_path`, opened (and brought up to date, unless ``migrate`` is False)."""
     from council.storage.store import Store
 
-    return Store(db_path(config_arg, environ))
+    return Store(db_path(config_arg, environ), migrate=migrate)

@@ -1,4 +1,4 @@
-"""``council db check`` and ``council runs prune``: looking after the run database."""
+"""``council db check``, ``council db upgrade`` and ``council runs prune``: looking after the database."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from council.cli.common import EXIT_FAILED, EXIT_OK, UsageError, open_store
-from council.storage.store import SCHEMA_VERSION
+from council.storage.schema import SCHEMA_VERSION, pending_migrations, upgrade
 
 _AGE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNIT = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -21,7 +21,9 @@ def add_db_commands(commands: Any) -> None:
     actions = db.add_subparsers(dest="db_command", metavar="ACTION")
     actions.required = True
     check = actions.add_parser("check", help="backend, schema version, row counts and an integrity check")
-    check.add_argument("--config", help="council config file (for the database path)")
+    check.add_argument("--config", help="council config file (for the database path or URL)")
+    migrate = actions.add_parser("upgrade", help="apply the schema migrations the database lacks")
+    migrate.add_argument("--config", help="council config file (for the database path or URL)")
 
 
 def age(text: str) -> timedelta:
@@ -33,18 +35,30 @@ def age(text: str) -> timedelta:
 
 
 def run_db_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    """``council db check``: exit 1 when the integrity check finds a problem."""
-    store = open_store(args.config, environ)
+    """``council db check`` (exit 1 when a check finds a problem) or ``council db upgrade``."""
+    # Neither migrates on opening: check reports what is pending, upgrade says what it applied.
+    store = open_store(args.config, environ, migrate=False)
     try:
-        integrity = store.integrity_check()
-        print(f"backend: sqlite ({store.path})")
+        if args.db_command == "upgrade":
+            applied = upgrade(store.db)
+            for migration in applied:
+                print(f"applied migration {migration.version}: {migration.description}")
+            print(f"schema version: {store.schema_version()} ({'upgraded' if applied else 'already up to date'})")
+            return EXIT_OK
+        pending = pending_migrations(store.db)
+        print(f"backend: {store.backend} ({store.path})")
         print(f"schema version: {store.schema_version()} (this Council writes {SCHEMA_VERSION})")
+        if pending:
+            print(f"pending migrations: {', '.join(str(m.version) for m in pending)} "
+                  "(applied when Council next opens the database, or now with `council db upgrade`)")
+            return EXIT_OK
         for table, rows in store.table_counts().items():
             print(f"  {table:<24} {rows:>8} rows")
-        print(f"integrity check: {integrity}")
+        integrity = store.integrity_check()
+        print(f"integrity check: {integrity if integrity is not None else f'none for {store.backend}'}")
     finally:
         store.close()
-    return EXIT_OK if integrity == "ok" else EXIT_FAILED
+    return EXIT_OK if integrity in ("ok", None) else EXIT_FAILED
 
 
 def prune_runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:

@@ -234,7 +234,7 @@ async def _execute(council: Any, dataset: Any, manifest: Any, resumed: bool,
     from council.evals.records import EvalStore
     from council.evals.runner import EvalRunner
 
-    store = EvalStore(council.config.storage.path)
+    store = EvalStore(council.config.storage.location, pool_size=council.config.storage.pool_size)
     try:
         async with council:
             if not resumed:

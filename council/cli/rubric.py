@@ -83,7 +83,7 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
         return asyncio.run(_evaluate(args, config, environ))
     if args.rubric_command == "review":
         return asyncio.run(_review(args, config, environ, args.rubric, args.target))
-    store = Store(config.storage.path)
+    store = Store(config.storage.location, pool_size=config.storage.pool_size)
     try:
         if args.rubric_command == "list":
             print("shipped: " + ", ".join(sorted(p.stem for p in rubrics_dir().glob("*.yaml"))))

@@ -32,38 +32,12 @@ from council.evals.metrics import (
     Thresholds,
 )
 from council.rubrics.score import RubricVerdict
-from council.storage.sqlite import SQLiteTables
+from council.storage.tables import Tables
 from council.types import GenerationParams
 
 T = TypeVar("T")
 Mode = Literal["council", "judge"]
 COUNCIL_SUBJECT = "council"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS eval_runs (
-    run_id        TEXT PRIMARY KEY,
-    created_at    TEXT NOT NULL,
-    updated_at    TEXT NOT NULL,
-    status        TEXT NOT NULL,
-    mode          TEXT NOT NULL,
-    dataset_id    TEXT NOT NULL,
-    dataset_hash  TEXT NOT NULL,
-    manifest_json TEXT NOT NULL,
-    summary_json  TEXT
-);
-CREATE INDEX IF NOT EXISTS eval_runs_created ON eval_runs (created_at DESC);
-CREATE TABLE IF NOT EXISTS eval_samples (
-    run_id         TEXT NOT NULL,
-    repeat         INTEGER NOT NULL,
-    sample_id      TEXT NOT NULL,
-    subject        TEXT NOT NULL,
-    created_at     TEXT NOT NULL,
-    council_run_id TEXT,
-    record_json    TEXT NOT NULL,
-    PRIMARY KEY (run_id, repeat, sample_id, subject)
-);
-"""
-
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -202,10 +176,9 @@ class EvalStorageError(StorageError):
     """The evaluation tables could not be read or written."""
 
 
-class EvalStore(SQLiteTables):
-    """The evaluation tables of one database file."""
+class EvalStore(Tables):
+    """The evaluation tables of a council database (a path, a PostgreSQL URL, or one already open)."""
 
-    schema = _SCHEMA
     error = EvalStorageError
     what = "the evaluation tables"
 
@@ -215,7 +188,7 @@ class EvalStore(SQLiteTables):
         row = (manifest.run_id, manifest.timestamp_utc.isoformat(), now, "running", manifest.mode,
                manifest.dataset_id, manifest.dataset_hash, manifest.model_dump_json(), None)
         self._guard("starting an evaluation run",
-                    lambda: self._db.execute("INSERT INTO eval_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row))
+                    lambda: self.db.execute("INSERT INTO eval_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row))
 
     def update_run(self, run_id: str, *, status: str, manifest: RunManifest | None = None,
                    summary: EvalSummary | None = None) -> None:
@@ -227,13 +200,13 @@ class EvalStore(SQLiteTables):
         if summary is not None:
             sets.append("summary_json = ?")
             values.append(summary.model_dump_json())
-        self._guard("updating an evaluation run", lambda: self._db.execute(
+        self._guard("updating an evaluation run", lambda: self.db.execute(
             f"UPDATE eval_runs SET {', '.join(sets)} WHERE run_id = ?", (*values, run_id)))
 
     def get_run(self, run_id: str) -> StoredRun | None:
         """A stored run, or None."""
-        row = self._guard("reading an evaluation run", lambda: self._db.execute(
-            "SELECT manifest_json, status, summary_json FROM eval_runs WHERE run_id = ?", (run_id,)).fetchone())
+        row = self._guard("reading an evaluation run", lambda: self.db.fetchone(
+            "SELECT manifest_json, status, summary_json FROM eval_runs WHERE run_id = ?", (run_id,)))
         if row is None:
             return None
         try:
@@ -245,21 +218,24 @@ class EvalStore(SQLiteTables):
 
     def recent_runs(self, limit: int = 5) -> list[tuple[str, str, str]]:
         """``(run_id, created_at, status)`` of the newest runs."""
-        rows = self._guard("listing evaluation runs", lambda: self._db.execute(
-            "SELECT run_id, created_at, status FROM eval_runs ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall())
+        rows = self._guard("listing evaluation runs", lambda: self.db.fetchall(
+            "SELECT run_id, created_at, status FROM eval_runs ORDER BY created_at DESC LIMIT ?", (limit,)))
         return [(r[0], r[1], r[2]) for r in rows]
 
     def save_sample(self, record: SampleRecord) -> None:
         """Write one finished sample (at once, so an interruption keeps it)."""
         row = (record.run_id, record.repeat, record.sample_id, record.subject, record.created_at.isoformat(),
                record.council_run_id, record.model_dump_json())
-        self._guard("saving an evaluation sample", lambda: self._db.execute(
-            "INSERT OR REPLACE INTO eval_samples VALUES (?, ?, ?, ?, ?, ?, ?)", row))
+        self._guard("saving an evaluation sample", lambda: self.db.execute(
+            "INSERT INTO eval_samples VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, repeat, sample_id, subject) "
+            "DO UPDATE SET created_at = excluded.created_at, council_run_id = excluded.council_run_id, "
+            "record_json = excluded.record_json", row))
 
     def samples(self, run_id: str) -> list[SampleRecord]:
         """Every stored sample of a run, by repeat, then in the order written."""
-        rows = self._guard("reading evaluation samples", lambda: self._db.execute(
-            "SELECT record_json FROM eval_samples WHERE run_id = ? ORDER BY repeat, rowid", (run_id,)).fetchall())
+        rows = self._guard("reading evaluation samples", lambda: self.db.fetchall(
+            "SELECT record_json FROM eval_samples WHERE run_id = ? ORDER BY repeat, created_at, sample_id, subject",
+            (run_id,)))
         try:
             return [SampleRecord.model_validate_json(r[0]) for r in rows]
         except ValidationError as exc:
@@ -268,6 +244,6 @@ class EvalStore(SQLiteTables):
 
     def done_keys(self, run_id: str) -> set[tuple[int, str, str]]:
         """``(repeat, sample_id, subject)`` of every stored sample of a run."""
-        rows = self._guard("reading evaluation samples", lambda: self._db.execute(
-            "SELECT repeat, sample_id, subject FROM eval_samples WHERE run_id = ?", (run_id,)).fetchall())
+        rows = self._guard("reading evaluation samples", lambda: self.db.fetchall(
+            "SELECT repeat, sample_id, subject FROM eval_samples WHERE run_id = ?", (run_id,)))
         return {(r[0], r[1], r[2]) for r in rows}

@@ -118,7 +118,7 @@ class EvalRunner:
         async def worker() -> None:
             while queue:
                 record = await self._run_unit(*queue.popleft())
-                self.store.save_sample(record)
+                await self.store.call(self.store.save_sample, record)
                 self.on_record(record)
 
         try:

@@ -35,6 +35,8 @@ class RunContext:
     chairman: str | None
     seed: int
     params: GenerationParams | None = None
+    #: The run's latest database write, which the next one waits for (writes of one run go in order).
+    pending_write: asyncio.Future[None] | None = None
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

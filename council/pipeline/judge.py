@@ -49,7 +49,7 @@ async def chairman_summary(council: Council, verdict: RubricVerdict, answer: str
 async def judge_answer(council: Council, question: str | list[ChatMessage], answer: str,
                           rubric: Rubric | str | None = None) -> RubricVerdict:
     """The council's verdict on ``answer`` to ``question`` against ``rubric`` (default: the configured one)."""
-    chosen = council.rubric if rubric is None else council.resolve_rubric(rubric)
+    chosen = council.rubric if rubric is None else await asyncio.to_thread(council.resolve_rubric, rubric)
     messages = as_messages(question if isinstance(question, str) else list(question))
     record = AnswerRecord(member=CANDIDATE, model="given", provider="given", content=answer)
     fixed, evidence = automatic_scores(chosen, [record], messages)

@@ -13,6 +13,7 @@ or a broken database raise (as :class:`~council.errors.CouncilError`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import secrets
 import time
@@ -41,7 +42,8 @@ from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import load_rubric
 from council.rubrics.model import CriterionValue, Rubric
 from council.simulation import behaviour_for
-from council.storage.store import Store
+from council.storage.run_records import Stage
+from council.storage.store import StageWrite, Store, prepare_stage
 from council.transport.http import Transport
 from council.types import ChatMessage, GenerationParams, as_messages
 
@@ -78,7 +80,8 @@ class Council:
         self._entered = 0  # open `async with` blocks
         self._providers: dict[str, Provider] | None = None
         self._owns_store = store is None or store is True
-        self.store: Store | None = Store(config.storage.path) if store is None or store is True else (store or None)
+        self.store: Store | None = self._open_store() if self._owns_store else (store if isinstance(store, Store)
+                                                                                 else None)
         self._config_hash = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
 
     @classmethod
@@ -90,6 +93,10 @@ class Council:
         env = os.environ if environ is None else environ
         chosen = config_path_from(path, env) or simulated_config_path()
         return cls(load_config(chosen, env), environ=env, **kwargs)
+
+    def _open_store(self) -> Store:
+        storage = self.config.storage
+        return Store(storage.location, pool_size=storage.pool_size)
 
     async def __aenter__(self) -> Council:
         self._entered += 1
@@ -109,8 +116,8 @@ class Council:
         """
         await self._close_transport()
         if self._owns_store and self.store is not None:
-            self.store.close()
-            self.store = None
+            store, self.store = self.store, None
+            await asyncio.to_thread(store.close)  # waits for writes in flight
 
     async def _close_transport(self) -> None:
         if not self._owns_transport or self._transport is None:
@@ -163,9 +170,10 @@ class Council:
         chair = self.config.chairman if chairman is _UNSET else chairman
         if chair is not None and chair not in self.member_names:
             raise InvalidRequest(f"chairman {chair!r} is not a member; members are: {', '.join(self.member_names)}")
-        chosen_rubric = self.rubric if rubric is None else self.resolve_rubric(rubric)
         if self.store is None and self._owns_store:
-            self.store = Store(self.config.storage.path)  # reopened after aclose(), like the session
+            self.store = await asyncio.to_thread(self._open_store)  # reopened after aclose(), like the session
+        # A registered rubric is read from the database, a named one from disk: neither on the event loop.
+        chosen_rubric = self.rubric if rubric is None else await asyncio.to_thread(self.resolve_rubric, rubric)
         # Every call in flight shares one session; outside `async with`, the last one to finish closes it.
         self._calls += 1
         try:
@@ -221,16 +229,28 @@ class Council:
         return CouncilResult(run_id=run_id or uuid.uuid4().hex, created_at=datetime.now(UTC), question=messages,
                              simulated=simulated, reproducibility=reproducibility)
 
-    def _save(self, result: CouncilResult) -> None:
+    async def _save(self, ctx: RunContext, stage: Stage) -> None:
         # A failing database costs the record, never the answer: the run goes on and says it was not stored.
-        if self.store is None:
+        store, result = self.store, ctx.result
+        if store is None:
             return
+        # One write at a time per run, in order; shielded, so a cancelled run still finishes the write it began.
+        previous = ctx.pending_write
+        write = asyncio.ensure_future(self._write_after(previous, store, prepare_stage(result, stage)))
+        ctx.pending_write = write
         try:
-            self.store.save(result)
+            await asyncio.shield(write)
         except StorageError as error:
             _log.error("run_not_stored", run_id=result.run_id, cause=str(error))
             result.stored = False
             result.degrade(f"the run could not be stored ({storage_cause(error)})")
+
+    @staticmethod
+    async def _write_after(previous: asyncio.Future[None] | None, store: Store, write: StageWrite) -> None:
+        if previous is not None:
+            with contextlib.suppress(Exception):
+                await previous  # its failure was reported where it happened
+        await store.call(store.write_stage, write)
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
@@ -241,18 +261,18 @@ class Council:
         result = self._new_result(messages, members, seed, run_id, rubric)
         ctx = RunContext(messages, self.config, providers, rubric, result, sink, members, chairman, seed, params)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
-        self._save(result)
         try:
+            await self._save(ctx, "started")
             return await self._stages(ctx, started)
         except asyncio.CancelledError:
             # Keep what the run reached: a stopped run is on record as interrupted, not left "running".
             result.status = "interrupted"
             result.degrade("the run was interrupted before it finished")
-            self._finish(ctx, started)
+            await self._finish(ctx, started)
             raise
         except Exception as error:
             _log.error("run_crashed", run_id=result.run_id, error=error, exc_info=True)
-            return self._finish_failed(ctx, started, f"internal error: {type(error).__name__}: {error}")
+            return await self._finish_failed(ctx, started, f"internal error: {type(error).__name__}: {error}")
 
     async def _stages(self, ctx: RunContext, started: float) -> CouncilResult:
         result = ctx.result
@@ -263,17 +283,17 @@ class Council:
             answers = await apply_safety_gate(ctx, result.answers)
             result.answers = mark_oversized(answers, self.config.review.max_answer_chars)
         result.degrade(member_failures(result.answers))
-        self._save(result)
+        await self._save(ctx, "answers")
         if problem := quorum_problem(result.answers, len(ctx.members), self.config.stages.quorum):
-            return self._finish_failed(ctx, started, problem)
+            return await self._finish_failed(ctx, started, problem)
         surviving = [a for a in result.answers if a.status == "ok"]
         result.degrade(survivor_problem(surviving))
         with timed(result.timings, "review_ms"):
             fixed, evidence = automatic_scores(ctx.rubric, surviving, ctx.question)
             result.reviews = await review_answers(ctx, result.answers, fixed)
         with timed(result.timings, "aggregate_ms"):
-            self._rank(ctx, surviving, fixed, evidence)
-        self._save(result)
+            await self._rank(ctx, surviving, fixed, evidence)
+        await self._save(ctx, "ranking")
         with timed(result.timings, "final_ms"):
             if surviving:
                 ctx.emit("stage_started", stage="final")
@@ -283,15 +303,16 @@ class Council:
         if ctx.listening:
             ctx.emit("final", **result.final_answer.model_dump())
         result.status = "complete"
-        return self._finish(ctx, started)
+        return await self._finish(ctx, started)
 
-    def _rank(self, ctx: RunContext, surviving: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]],
+    async def _rank(self, ctx: RunContext, surviving: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]],
               evidence: dict[str, dict[str, str]]) -> None:
         result = ctx.result
         try:
-            ranked = rank_answers(ctx, surviving, result.reviews, self.store)
+            ranked = await rank_answers(ctx, surviving, result.reviews, self.store)
             result.ranking = with_verdicts(ctx.rubric, ranked.ranking, result.reviews, fixed, evidence)
-            result.agreement, result.bias_flags = ranked.agreement, ranked.bias_flags
+            result.agreement, result.bias_flags, result.calibration = (ranked.agreement, ranked.bias_flags,
+                                                                       ranked.calibration)
             result.degrade(*ranked.problems)
         except Exception as error:
             _log.error("ranking_crashed", run_id=result.run_id, error=error, exc_info=True)
@@ -302,16 +323,16 @@ class Council:
             ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
                      agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
 
-    def _finish_failed(self, ctx: RunContext, started: float, error: str) -> CouncilResult:
+    async def _finish_failed(self, ctx: RunContext, started: float, error: str) -> CouncilResult:
         ctx.result.status = "failed"
         ctx.result.error = error
         ctx.result.degrade(error)
-        return self._finish(ctx, started)
+        return await self._finish(ctx, started)
 
-    def _finish(self, ctx: RunContext, started: float) -> CouncilResult:
+    async def _finish(self, ctx: RunContext, started: float) -> CouncilResult:
         result = ctx.result
         result.usage = result.total_usage()
         result.timings.total_ms = elapsed_ms(started)
-        self._save(result)
+        await self._save(ctx, "finished")
         ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)
         return result

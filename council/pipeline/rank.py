@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -19,9 +19,17 @@ from council.pipeline.context import RunContext
 from council.providers import Provider
 from council.ranking.aggregation import aggregate, update_history
 from council.ranking.sheet import ReviewerHistory, ScoreSheet
-from council.result import AgreementRecord, AnswerRecord, BiasFlagRecord, RankingEntry, ReviewRecord
+from council.result import (
+    AgreementRecord,
+    AnswerRecord,
+    BiasFlagRecord,
+    CalibrationRecord,
+    RankingEntry,
+    ReviewRecord,
+)
 from council.rubrics.model import Rubric
 
+T = TypeVar("T")
 _log = get_logger("council")
 
 
@@ -59,6 +67,9 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
 class CalibrationStore(Protocol):
     """Where reviewers' calibration history lives between runs (the run store implements it)."""
 
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` off the event loop (the store's own worker threads)."""
+
     def reviewer_history(self, keys: list[str]) -> dict[str, ReviewerHistory]:
         """The stored statistics of these reviewer keys (absent keys have none yet)."""
 
@@ -75,6 +86,7 @@ class Ranked:
     agreement: AgreementRecord = field(default_factory=AgreementRecord)
     bias_flags: list[BiasFlagRecord] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    calibration: list[CalibrationRecord] = field(default_factory=list)
 
 
 def survivor_problem(surviving: list[AnswerRecord]) -> str | None:
@@ -94,7 +106,7 @@ def unranked(answers: list[AnswerRecord]) -> list[RankingEntry]:
             for i, a in enumerate(answers)]
 
 
-def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: list[ReviewRecord],
+async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: list[ReviewRecord],
                  calibration: CalibrationStore | None) -> Ranked:
     """Rank the surviving answers from the reviews, calibrated with each reviewer's stored history.
 
@@ -112,7 +124,8 @@ def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: list[R
     sheet = build_sheet(surviving, reviews, ctx.rubric)
     keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers if r in ctx.providers}
     try:
-        stored = calibration.reviewer_history(list(keys.values())) if calibration is not None else {}
+        stored = (await calibration.call(calibration.reviewer_history, list(keys.values()))
+                  if calibration is not None else {})
     except StorageError as error:
         _log.error("reviewer_history_unavailable", run_id=ctx.result.run_id, cause=str(error))
         problems.append(f"reviewer calibration history could not be read ({storage_cause(error)})")
@@ -133,9 +146,11 @@ def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: list[R
             return {keys[name]: stats for name, stats in update_history(named, sheet).items() if name in keys}
 
         try:
-            calibration.update_reviewer_history(list(keys.values()), fold)
+            await calibration.call(calibration.update_reviewer_history, list(keys.values()), fold)
         except StorageError as error:
             _log.error("reviewer_history_not_stored", run_id=ctx.result.run_id, cause=str(error))
             problems.append(f"reviewer calibration history could not be updated ({storage_cause(error)})")
+    used = [CalibrationRecord(reviewer=name, count=h.count, mean=h.mean, m2=h.m2, resid_count=h.resid_count,
+                              resid_m2=h.resid_m2, bias=list(h.bias)) for name, h in sorted(history.items())]
     return Ranked(ranking, AgreementRecord(**vars(outcome.agreement)),
-                  [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems)
+                  [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used)

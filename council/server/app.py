@@ -172,7 +172,8 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
 
     async def get_run(request: web.Request) -> web.Response:
         run_id = request.match_info["run_id"]
-        stored = council.store.get(run_id) if council.store is not None else None
+        store = council.store
+        stored = await store.call(store.get, run_id) if store is not None else None
         if stored is None:
             raise ApiError(404, f"no council run {run_id!r}", param="run_id", code="run_not_found")
         return web.json_response(stored.model_dump(mode="json"))
@@ -204,9 +205,11 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
 
     async def open_council(_app: web.Application) -> None:
         await council.__aenter__()
-        if council.store is not None:
+        store = council.store
+        if store is not None:
             # Runs still "running" in the database were cut off by a crash or a kill: say so, once.
-            marked = council.store.mark_interrupted("the server stopped before the run finished (found at start-up)")
+            marked = await store.call(store.mark_interrupted,
+                                      "the server stopped before the run finished (found at start-up)")
             if marked:
                 _log.warning("runs_interrupted", count=len(marked), run_ids=marked[:20])
         await asyncio.to_thread(shipped_rubrics)  # read the shipped rubric files once, off the event loop

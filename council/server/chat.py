@@ -142,7 +142,7 @@ class ChatHandler:
         if body.council_rubric:
             try:
                 # A name, never a path: over HTTP the reference must not reach the file system.
-                rubric = self.council.named_rubric(body.council_rubric)
+                rubric = await asyncio.to_thread(self.council.named_rubric, body.council_rubric)
             except UnknownRubric as error:
                 raise ApiError(400, f"council_rubric: {error}", param="council_rubric",
                                code="rubric_not_found") from None

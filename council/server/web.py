@@ -120,15 +120,17 @@ class WebApi:
     async def open(self, _app: web.Application) -> None:
         """Open the conversation tables in the run database file and read the rubrics on offer."""
         store = self.council.store
-        self._conversations = ConversationStore(store.path if store is not None else self.config.storage.path)
+        # The run store's database when there is one (one pool of connections, not two), else its location.
+        self._conversations = await asyncio.to_thread(
+            ConversationStore, store.db if store is not None else self.config.storage.location)
         # Shipped rubric files are read here, once, off the event loop.
         self.rubrics = await asyncio.to_thread(rubric_options, self.council)
 
     async def close(self, _app: web.Application) -> None:
         """Close the conversation tables."""
         if self._conversations is not None:
-            self._conversations.close()
-            self._conversations = None
+            conversations, self._conversations = self._conversations, None
+            await asyncio.to_thread(conversations.close)
 
     # -- the page ------------------------------------------------------------
     @public
@@ -156,9 +158,9 @@ class WebApi:
             "rubric_selectable": True,
         })
 
-    def _conversation(self, request: web.Request) -> Conversation:
+    async def _conversation(self, request: web.Request) -> Conversation:
         conversation_id = request.match_info["conversation_id"]
-        conversation = self.conversations.get(conversation_id)
+        conversation = await self.conversations.call(self.conversations.get, conversation_id)
         if conversation is None:
             raise ApiError(404, f"no conversation {conversation_id!r}", param="conversation_id",
                            code="conversation_not_found")
@@ -170,59 +172,55 @@ class WebApi:
 
     async def list_conversations(self, _request: web.Request) -> web.Response:
         """Every conversation, the most recent first."""
-        return web.json_response({"conversations": [c.as_json() for c in self.conversations.list_conversations()]})
+        conversations = await self.conversations.call(self.conversations.list_conversations)
+        return web.json_response({"conversations": [c.as_json() for c in conversations]})
 
     async def create_conversation(self, request: web.Request) -> web.Response:
         """A new conversation; its council defaults to the configured one."""
         fields = self._fields(decode_body(await read_body(request, self.config.server.body_timeout_s)), creating=True)
-        conversation = self.conversations.create(
-            fields.get("members", [m.name for m in self.config.members]),
+        conversation = await self.conversations.call(
+            self.conversations.create, fields.get("members", [m.name for m in self.config.members]),
             fields.get("chairman", self.config.chairman), fields.get("rubric", self.config.rubric),
             fields.get("title"))
-        return web.json_response(self._with_runs(conversation), status=201)
+        return web.json_response(await self._with_runs(conversation), status=201)
 
     async def get_conversation(self, request: web.Request) -> web.Response:
         """A conversation with its messages, each question with the state of its run."""
-        return web.json_response(self._with_runs(self._conversation(request)))
+        return web.json_response(await self._with_runs(await self._conversation(request)))
 
     async def update_conversation(self, request: web.Request) -> web.Response:
         """Rename a conversation or change who answers, chairs and scores."""
-        conversation = self._conversation(request)
+        conversation = await self._conversation(request)
         fields = self._fields(decode_body(await read_body(request, self.config.server.body_timeout_s)), creating=False)
-        updated = self.conversations.update(conversation.id, **fields)
+        updated = await self.conversations.call(self.conversations.update, conversation.id, **fields)
         if updated is None:  # deleted meanwhile
             raise ApiError(404, f"no conversation {conversation.id!r}", code="conversation_not_found")
-        return web.json_response(self._with_runs(updated))
+        return web.json_response(await self._with_runs(updated))
 
     async def delete_conversation(self, request: web.Request) -> web.Response:
         """Delete a conversation (its runs stay in the run store)."""
-        conversation = self._conversation(request)
-        self.conversations.delete(conversation.id)
+        conversation = await self._conversation(request)
+        await self.conversations.call(self.conversations.delete, conversation.id)
         return web.Response(status=204)
 
-    def _run_state(self, run_id: str | None) -> str:
-        if run_id is None:
-            return "unknown"
-        live = self.live.get(run_id)
-        if live is not None and not live.finished:
-            return "running"
-        stored = self._stored(run_id)
-        if stored is None:
-            return "unknown"
-        # Stored as running but not running here: the server stopped while it ran.
-        return "interrupted" if stored.status == "running" else stored.status
-
-    def _with_runs(self, conversation: Conversation) -> dict[str, Any]:
+    async def _with_runs(self, conversation: Conversation) -> dict[str, Any]:
         body = conversation.as_json(with_messages=True)
-        for message in body["messages"]:
-            if message["role"] == "user":
-                message["run_status"] = self._run_state(message["run_id"])
+        asked = [m for m in body["messages"] if m["role"] == "user"]
+        running_here = {m["run_id"] for m in asked if (live := self.live.get(m["run_id"])) and not live.finished}
+        store = self.council.store
+        ids = [m["run_id"] for m in asked if m["run_id"] and m["run_id"] not in running_here]
+        stored = await store.call(store.run_statuses, ids) if store is not None and ids else {}
+        for message in asked:
+            # Stored as running and not running here: another replica runs it (runs of a server that stopped
+            # were marked interrupted when it started again).
+            message["run_status"] = "running" if message["run_id"] in running_here \
+                else stored.get(message["run_id"], "unknown")
         return body
 
     # -- asking ----------------------------------------------------------------
     async def post_message(self, request: web.Request) -> web.Response:
         """Ask the conversation's council a question; the run goes on in the background."""
-        conversation = self._conversation(request)
+        conversation = await self._conversation(request)
         content = question_text(decode_body(await read_body(request, self.config.server.body_timeout_s)))
         self._check_council(conversation)
         if self.live.running_in(conversation.id) is not None:
@@ -237,8 +235,9 @@ class WebApi:
         messages = [*conversation.history(), ChatMessage(role="user", content=content)]
         run_id = uuid.uuid4().hex
         try:
-            message = self.conversations.add_question(conversation.id, content, run_id, conversation.members,
-                                                      conversation.chairman, conversation.rubric)
+            message = await self.conversations.call(self.conversations.add_question, conversation.id, content,
+                                                    run_id, conversation.members, conversation.chairman,
+                                                    conversation.rubric)
         except BaseException:
             self.chat.admission.release()
             raise
@@ -261,13 +260,14 @@ class WebApi:
     async def _run(self, live: LiveRun, messages: list[ChatMessage], conversation: Conversation) -> None:
         try:
             # By name only: a conversation's rubric must never be read as a path.
-            rubric = self.council.named_rubric(conversation.rubric)
+            rubric = await asyncio.to_thread(self.council.named_rubric, conversation.rubric)
             result: CouncilResult = await self.council.ask(
                 messages, members=conversation.members, chairman=conversation.chairman,
                 on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id, rubric=rubric)
             final = result.final_answer
             if result.status == "complete" and final is not None and final.content:
-                self.conversations.add_answer(conversation.id, live.run_id, final.content, final.by)
+                await self.conversations.call(self.conversations.add_answer, conversation.id, live.run_id,
+                                              final.content, final.by)
             live.add("result", summary(result))
         except asyncio.CancelledError:
             live.add("error", {"message": "the run was stopped before it finished: the server is shutting down"})
@@ -281,14 +281,15 @@ class WebApi:
             self.live.finish(live)
 
     # -- watching a run ----------------------------------------------------------
-    def _stored(self, run_id: str) -> CouncilResult | None:
-        return self.council.store.get(run_id) if self.council.store is not None else None
+    async def _stored(self, run_id: str) -> CouncilResult | None:
+        store = self.council.store
+        return await store.call(store.get, run_id) if store is not None else None
 
-    def _events(self, run_id: str) -> LiveRun | list[dict[str, Any]]:
+    async def _events(self, run_id: str) -> LiveRun | list[dict[str, Any]]:
         live = self.live.get(run_id)
         if live is not None:
             return live
-        stored = self._stored(run_id)
+        stored = await self._stored(run_id)
         if stored is None:
             raise ApiError(404, f"no council run {run_id!r}", param="run_id", code="run_not_found")
         final = stored.final_answer
@@ -297,7 +298,7 @@ class WebApi:
     async def run_events(self, request: web.Request) -> web.Response:
         """A run's events so far, as JSON; ``finished`` says whether more can come."""
         run_id = request.match_info["run_id"]
-        source = self._events(run_id)
+        source = await self._events(run_id)
         finished = source.finished if isinstance(source, LiveRun) else True
         events = list(source.events) if isinstance(source, LiveRun) else source
         return web.json_response({"run_id": run_id, "finished": finished, "events": events}, dumps=_dumps)
@@ -305,7 +306,7 @@ class WebApi:
     @query_token
     async def run_event_stream(self, request: web.Request) -> web.StreamResponse:
         """A run's events as SSE: everything so far (after ``Last-Event-ID``), then live until it ends."""
-        source = self._events(request.match_info["run_id"])
+        source = await self._events(request.match_info["run_id"])
         last = request.headers.get("Last-Event-ID", "")
         after = int(last) + 1 if last.isdigit() else 0
         return await stream_events(request, source, after, self.config.server.keepalive_s)

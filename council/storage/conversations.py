@@ -1,7 +1,7 @@
 """Conversations for the web page: titles, who answers, and the turns asked so far.
 
-They live in the same SQLite file as the runs (``council.storage.store``), in their
-own tables, through their own connection. A turn is a user message that
+They live in the same database as the runs (``council.storage.store``), in their
+own tables. A turn is a user message that
 names the council run answering it; the council's final answer is added as
 an assistant message when the run ends. The run itself, with every answer,
 review and score, stays in the run store, which is the record of truth.
@@ -17,39 +17,13 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
 from council.errors import StorageError
-from council.storage.sqlite import SQLiteTables
+from council.storage.database import Session
+from council.storage.tables import Tables
 from council.types import ChatMessage
 
 T = TypeVar("T")
 DEFAULT_TITLE = "New conversation"
 TITLE_MAX = 120
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS conversations (
-    id          TEXT PRIMARY KEY,
-    title       TEXT NOT NULL,
-    created_at  TEXT NOT NULL,
-    updated_at  TEXT NOT NULL,
-    members     TEXT NOT NULL,
-    chairman    TEXT,
-    rubric      TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS conversations_updated ON conversations (updated_at DESC);
-CREATE TABLE IF NOT EXISTS conversation_messages (
-    id              INTEGER PRIMARY KEY AUTOINCREMENT,
-    conversation_id TEXT NOT NULL,
-    role            TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
-    content         TEXT NOT NULL,
-    run_id          TEXT,
-    author          TEXT,
-    members         TEXT,
-    chairman        TEXT,
-    rubric          TEXT,
-    created_at      TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS conversation_messages_by_conversation ON conversation_messages (conversation_id, id);
-"""
-
 
 class ConversationError(StorageError):
     """The conversation tables could not be opened, read or written."""
@@ -119,10 +93,9 @@ class Conversation:
         return chat
 
 
-class ConversationStore(SQLiteTables):
-    """The conversation tables in a council database file (``":memory:"`` for a private one)."""
+class ConversationStore(Tables):
+    """The conversation tables of a council database (a path, ``":memory:"``, a PostgreSQL URL or an open one)."""
 
-    schema = _SCHEMA
     error = ConversationError
     what = "the conversation tables"
 
@@ -133,29 +106,29 @@ class ConversationStore(SQLiteTables):
         now = _now()
         conversation = Conversation(id=uuid.uuid4().hex, title=clean_title(title) or DEFAULT_TITLE, created_at=now,
                                     updated_at=now, members=list(members), chairman=chairman, rubric=rubric)
-        self._guard("creating a conversation", lambda: self._db.execute(
+        self._guard("creating a conversation", lambda: self.db.execute(
             "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?)",
             (conversation.id, conversation.title, now, now, json.dumps(conversation.members), chairman, rubric)))
         return conversation
 
     def list_conversations(self, limit: int = 200) -> list[Conversation]:
         """Conversations, the most recently active first, without their messages."""
-        rows = self._guard("listing conversations", lambda: self._db.execute(
+        rows = self._guard("listing conversations", lambda: self.db.fetchall(
             "SELECT c.id, c.title, c.created_at, c.updated_at, c.members, c.chairman, c.rubric, "
             "(SELECT COUNT(*) FROM conversation_messages m WHERE m.conversation_id = c.id AND m.role = 'user') "
-            "FROM conversations c ORDER BY c.updated_at DESC, c.rowid DESC LIMIT ?", (limit,)).fetchall())
+            "FROM conversations c ORDER BY c.updated_at DESC, c.created_at DESC, c.id DESC LIMIT ?", (limit,)))
         return [_conversation(row) for row in rows]
 
     def get(self, conversation_id: str) -> Conversation | None:
         """A conversation with all its messages, or None."""
-        row = self._guard("reading a conversation", lambda: self._db.execute(
+        row = self._guard("reading a conversation", lambda: self.db.fetchone(
             "SELECT id, title, created_at, updated_at, members, chairman, rubric, 0 FROM conversations WHERE id = ?",
-            (conversation_id,)).fetchone())
+            (conversation_id,)))
         if row is None:
             return None
-        rows = self._guard("reading messages", lambda: self._db.execute(
+        rows = self._guard("reading messages", lambda: self.db.fetchall(
             "SELECT id, role, content, run_id, created_at, author, members, chairman, rubric "
-            "FROM conversation_messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)).fetchall())
+            "FROM conversation_messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)))
         messages = [Message(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]) if r[6] else None, r[7], r[8])
                     for r in rows]
         base = _conversation(row)
@@ -178,50 +151,43 @@ class ConversationStore(SQLiteTables):
             return self.get(conversation_id)
         # updated_at is left alone: the list is ordered by questions asked, not by renames.
         assignments = ", ".join(f"{column} = ?" for column in changes)
-        cursor = self._guard("updating a conversation", lambda: self._db.execute(
+        changed = self._guard("updating a conversation", lambda: self.db.execute(
             f"UPDATE conversations SET {assignments} WHERE id = ?", (*changes.values(), conversation_id)))
-        return self.get(conversation_id) if cursor.rowcount else None
+        return self.get(conversation_id) if changed else None
 
     def delete(self, conversation_id: str) -> bool:
         """Delete a conversation and its messages; False if there was none. Its runs stay in the run store."""
 
-        def work() -> bool:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute("DELETE FROM conversation_messages WHERE conversation_id = ?", (conversation_id,))
-                deleted = self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)).rowcount
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-            return bool(deleted)
+        def work(session: Session) -> bool:
+            session.execute("DELETE FROM conversation_messages WHERE conversation_id = ?", (conversation_id,))
+            return bool(session.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,)))
 
-        return self._guard("deleting a conversation", work)
+        return self._guard("deleting a conversation", lambda: self.db.transaction(work))
 
     def add_question(self, conversation_id: str, content: str, run_id: str, members: Sequence[str],
                      chairman: str | None, rubric: str) -> Message:
         """Record a question and the run answering it; a conversation still untitled is named after it."""
         now = _now()
 
-        def work() -> int:
-            cursor = self._db.execute(
+        def work(session: Session) -> int:
+            row = session.fetchone(
                 "INSERT INTO conversation_messages (conversation_id, role, content, run_id, members, chairman, rubric, "
-                "created_at) VALUES (?, 'user', ?, ?, ?, ?, ?, ?)",
+                "created_at) VALUES (?, 'user', ?, ?, ?, ?, ?, ?) RETURNING id",
                 (conversation_id, content, run_id, json.dumps(list(members)), chairman, rubric, now))
-            self._db.execute(
+            session.execute(
                 "UPDATE conversations SET updated_at = ?, title = CASE WHEN title = ? THEN ? ELSE title END "
                 "WHERE id = ?",
                 (now, DEFAULT_TITLE, clean_title(content) or DEFAULT_TITLE, conversation_id),
             )
-            return int(cursor.lastrowid or 0)
+            return int(row[0]) if row else 0
 
-        message_id = self._guard("recording a question", work)
+        message_id = self._guard("recording a question", lambda: self.db.transaction(work))
         return Message(message_id, "user", content, run_id, now, None, list(members), chairman, rubric)
 
     def add_answer(self, conversation_id: str, run_id: str, content: str, author: str) -> None:
         """Record the council's final answer to the question asked in ``run_id``."""
         now = _now()
-        self._guard("recording an answer", lambda: self._db.execute(
+        self._guard("recording an answer", lambda: self.db.execute(
             "INSERT INTO conversation_messages (conversation_id, role, content, run_id, author, created_at) "
             "SELECT ?, 'assistant', ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ?)",
             (conversation_id, content, run_id, author, now, conversation_id)))

@@ -1,58 +1,105 @@
-"""One base for every set of tables Council keeps in its SQLite file.
+"""The embedded backend: one SQLite file (or a private in-memory database), no setup.
 
-The run store, the conversations and the evaluation records each open their
-own connection to the same database file (``storage.path``); this is the one
-place that opens it, sets the pragmas they all rely on, creates the tables
-and turns sqlite errors into each store's own :class:`CouncilError`.
+One connection per :class:`SQLiteDatabase`, guarded by a lock, with one
+worker thread for callers on an event loop: SQLite has a single writer
+anyway, and one thread keeps a slow disk off the loop without more
+connections fighting over the write lock. Several processes (a CLI beside
+a server) share the file through WAL and a busy timeout.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from council.errors import StorageError
+from council.storage.database import Database, Row
 
 T = TypeVar("T")
+BUSY_TIMEOUT_MS = 5000
 
 
-class SQLiteTables:
-    """A connection to the council database holding one group of tables."""
+class _SQLiteSession:
+    """The :class:`~council.storage.database.Session` of a SQLite connection."""
 
-    schema: ClassVar[str]
-    error: ClassVar[type[StorageError]]
-    what: ClassVar[str] = "the database"
+    for_update = ""  # BEGIN IMMEDIATE already holds the database's write lock
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = str(path)
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._connection = connection
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        return self._connection.execute(sql, args).rowcount
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self._connection.executemany(sql, rows)
+
+    def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        return self._connection.execute(sql, args).fetchall()
+
+    def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
+        row: Row | None = self._connection.execute(sql, args).fetchone()
+        return row
+
+
+class SQLiteDatabase(Database):
+    """A SQLite file; ``":memory:"`` gives a private in-memory database."""
+
+    backend = "sqlite"
+    driver_errors: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.Error,)
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, workers=1)
+        self.path = path
+        self._lock = threading.RLock()
         try:
-            if self.path != ":memory:":
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            if path != ":memory:":
+                Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             # Several connections write the same file: wait for each other rather than fail.
-            self._db.execute("PRAGMA busy_timeout=5000")
-            if self.path != ":memory:":
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-            self._prepare()
-            self._db.executescript(self.schema)
+            self._connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            if path != ":memory:":
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.execute("PRAGMA synchronous=NORMAL")
         except (sqlite3.Error, OSError) as exc:
-            raise self.error(f"cannot open {self.what} in {self.path}: {exc}") from None
+            raise StorageError(f"cannot open the database {path}: {exc}") from None
+        self._session = _SQLiteSession(self._connection)
 
-    def _prepare(self) -> None:
-        """Checks before the tables are created (a schema version, say); nothing by default."""
+    def run(self, work: Callable[[_SQLiteSession], T]) -> T:
+        with self._lock:
+            return work(self._session)
+
+    def transaction(self, work: Callable[[_SQLiteSession], T]) -> T:
+        with self._lock:
+            # IMMEDIATE takes the write lock up front: a read-then-write never races another writer.
+            self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                outcome = work(self._session)
+            except BaseException:
+                # Some errors (a full disk) end the transaction themselves; rolling back again would hide them.
+                if self._connection.in_transaction:
+                    self._connection.execute("ROLLBACK")
+                raise
+            self._connection.execute("COMMIT")
+            return outcome
+
+    def table_names(self) -> list[str]:
+        rows = self.fetchall("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                             "ORDER BY name")
+        return [str(row[0]) for row in rows]
+
+    def integrity_check(self) -> str:
+        rows = self.fetchall("PRAGMA integrity_check")
+        return "; ".join(str(row[0]) for row in rows)
+
+    def user_version(self) -> int:
+        """``PRAGMA user_version``: where releases before the schema table kept their schema version."""
+        row = self.fetchone("PRAGMA user_version")
+        return int(row[0]) if row else 0
 
     def close(self) -> None:
-        """Close the connection."""
-        self._db.close()
-
-    def _guard(self, action: str, work: Callable[[], T]) -> T:
-        try:
-            return work()
-        except sqlite3.Error as exc:
-            error = self.error(f"{action} failed in {self.path}: {exc}")
-            # The cause without the path, for messages that leave the machine (an HTTP client's error).
-            error.cause = f"{action} failed: {exc}"
-            raise error from None
+        super().close()
+        with self._lock:
+            self._connection.close()

@@ -1,15 +1,20 @@
-"""Run storage in SQLite: every run, written stage by stage, and reviewer calibration history.
+"""Runs, written stage by stage; reviewer calibration history; the rubric registry.
 
-A run is inserted when it starts and rewritten after each stage, so an
-interrupted run keeps what it had. Reviewer statistics (the running mean,
-spread and reliability of each reviewer's scores) live here too, keyed by
-member name, provider and model, so calibration improves across runs and
-restarts; changing a member's model starts its history afresh.
+A run is inserted when it starts and gets one compressed row per stage
+(:mod:`.run_records`), so an interrupted run keeps what it had. Reviewer
+statistics (the running mean, spread and reliability of each reviewer's
+scores) live here too, keyed by member name, provider and model, so
+calibration improves across runs, restarts and replicas; changing a
+member's model starts its history afresh. The same code runs on SQLite
+and PostgreSQL (:mod:`.database`).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -21,57 +26,35 @@ from council.ranking.sheet import ReviewerHistory
 from council.result import CouncilResult
 from council.rubrics.model import Rubric
 from council.rubrics.target_evaluation import TargetEvaluation
-from council.storage.sqlite import SQLiteTables
+from council.storage.database import Session
+from council.storage.run_records import Stage, merge_payloads, stage_payload
+from council.storage.schema import SCHEMA_VERSION, schema_version
+from council.storage.tables import Tables
 
-SCHEMA_VERSION = 1
+__all__ = ["SCHEMA_VERSION", "RunSummary", "StageWrite", "Store", "prepare_stage"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id      TEXT PRIMARY KEY,
-    created_at  TEXT NOT NULL,
-    updated_at  TEXT NOT NULL,
-    status      TEXT NOT NULL,
-    question    TEXT NOT NULL,
-    top_member  TEXT,
-    degraded    INTEGER NOT NULL,
-    simulated   INTEGER NOT NULL,
-    result_json TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at DESC);
-CREATE TABLE IF NOT EXISTS target_evaluations (
-    evaluation_id   TEXT PRIMARY KEY,
-    target_id       TEXT NOT NULL,
-    rubric_id       TEXT NOT NULL,
-    rubric_version  TEXT NOT NULL,
-    passed          INTEGER NOT NULL,
-    weighted_score  REAL NOT NULL,
-    review_id       TEXT,
-    evaluated_at    TEXT NOT NULL,
-    evaluation_json TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS target_evaluations_target ON target_evaluations (target_id, evaluated_at);
-CREATE TABLE IF NOT EXISTS rubrics (
-    rubric_id    TEXT NOT NULL,
-    version      TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    content_json TEXT NOT NULL,
-    created_at   TEXT NOT NULL,
-    deleted_at   TEXT,
-    PRIMARY KEY (rubric_id, version)
-);
-CREATE TABLE IF NOT EXISTS reviewer_stats (
-    reviewer_key TEXT PRIMARY KEY,
-    count        INTEGER NOT NULL,
-    mean         REAL NOT NULL,
-    m2           REAL NOT NULL,
-    resid_count  INTEGER NOT NULL,
-    resid_m2     REAL NOT NULL,
-    updated_at   TEXT NOT NULL,
-    bias         TEXT NOT NULL DEFAULT '[]'
-);
-"""
+# Who is writing a run: this host and process, so a server starting up can tell runs of a dead process
+# from runs another live replica is still working on.
+def current_owner() -> str:
+    """``host:pid`` of this process (read each time: a forked worker is another owner)."""
+    return f"{_HOST}:{os.getpid()}"
 
 
+_HOST = socket.gethostname()
+STALE_RUN_AFTER = timedelta(hours=1)
+
+
+def _owner_is_gone(owner: str) -> bool:
+    host, _, pid = owner.rpartition(":")
+    if host != _HOST or not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive, under another user
+    return False
 def _version_key(version: str) -> tuple[int, ...]:
     core = version.split("-")[0].split("+")[0]
     return tuple(int(part) if part.isdigit() else 0 for part in core.split("."))
@@ -92,95 +75,141 @@ class RunSummary:
     simulated: bool
 
 
-class Store(SQLiteTables):
-    """A SQLite database of runs. ``":memory:"`` gives a private in-memory one."""
+@dataclass(frozen=True)
+class StageWrite:
+    """One stage of a run, serialized and ready to write: a snapshot, whatever the run does next."""
 
-    schema = _SCHEMA
-    error = StorageError
+    run_id: str
+    stage: Stage
+    written_at: str
+    payload: bytes
+    summary: tuple[str, tuple[object, ...]]
+
+
+def prepare_stage(result: CouncilResult, stage: Stage) -> StageWrite:
+    """The row ``stage`` adds to the run, and the statement that keeps its summary line current."""
+    now = datetime.now(UTC).isoformat()
+    top = result.final_answer.by if result.final_answer else (result.ranking[0].member if result.ranking else None)
+    summary: tuple[str, tuple[object, ...]]
+    if stage == "started":
+        first_user = next((m.content for m in reversed(result.question) if m.role == "user"), "")
+        # An upsert: saving a whole result again (an import, a test) writes it over what was there.
+        summary = ("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET "
+                   "updated_at = excluded.updated_at, status = excluded.status, top_member = excluded.top_member, "
+                   "degraded = excluded.degraded",
+                   (result.run_id, result.created_at.isoformat(), now, result.status, first_user[:500], top,
+                    int(result.degraded), int(result.simulated), current_owner()))
+    else:
+        summary = ("UPDATE runs SET updated_at = ?, status = ?, top_member = ?, degraded = ? WHERE run_id = ?",
+                   (now, result.status, top, int(result.degraded), result.run_id))
+    return StageWrite(result.run_id, stage, now, stage_payload(result, stage), summary)
+
+
+class Store(Tables):
+    """Runs, calibration and rubrics in a SQLite file (``":memory:"`` for a private one) or a PostgreSQL URL."""
+
     what = "the run database"
 
-    def _prepare(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise StorageError(f"{self.path}: database schema {version} is newer than this Council ({SCHEMA_VERSION})")
-        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    # -- runs -------------------------------------------------------------------
+    def save_stage(self, result: CouncilResult, stage: Stage) -> None:
+        """Write what ``stage`` added to the run (the whole result when it starts), with its summary row."""
+        self.write_stage(prepare_stage(result, stage))
+
+    def write_stage(self, write: StageWrite) -> None:
+        """Write a stage prepared by :func:`prepare_stage` (on a worker thread, for a caller on the event loop)."""
+        def work(session: Session) -> None:
+            session.execute(*write.summary)
+            session.execute("INSERT INTO run_stages VALUES (?, (SELECT COUNT(*) FROM run_stages WHERE run_id = ?), "
+                            "?, ?, ?)", (write.run_id, write.run_id, write.stage, write.written_at, write.payload))
+
+        self._guard("saving a run", lambda: self.db.transaction(work))
 
     def save(self, result: CouncilResult) -> None:
-        """Insert or replace a run (called after every stage)."""
-        first_user = next((m.content for m in reversed(result.question) if m.role == "user"), "")
-        row = (
-            result.run_id,
-            result.created_at.isoformat(),
-            datetime.now(UTC).isoformat(),
-            result.status,
-            first_user[:500],
-            result.final_answer.by if result.final_answer else (result.ranking[0].member if result.ranking else None),
-            int(result.degraded),
-            int(result.simulated),
-            result.model_dump_json(),
-        )
-        self._guard("saving a run", lambda: self._db.execute(
-            "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row))
+        """Store a whole run at once (an import, a test), over what was stored of it before."""
+        self.save_stage(result, "started")
 
-    def mark_interrupted(self, reason: str) -> list[str]:
-        """Record every run still marked running as interrupted (a server found them at start-up); their ids."""
-        rows = self._guard("finding unfinished runs", lambda: self._db.execute(
-            "SELECT run_id, result_json FROM runs WHERE status = 'running'").fetchall())
+    def mark_interrupted(self, reason: str, *, stale_after: timedelta = STALE_RUN_AFTER) -> list[str]:
+        """Record as interrupted the runs left running by a process that is gone; their ids.
+
+        A server calls this at start-up. With replicas sharing a database, a
+        run still running may belong to another live replica: only runs of a
+        dead process on this host, runs from before owners were recorded,
+        and runs nobody has written for ``stale_after`` are marked.
+        """
+        stale = (datetime.now(UTC) - stale_after).isoformat()
+        rows = self._guard("finding unfinished runs", lambda: self.db.fetchall(
+            "SELECT run_id, owner, updated_at FROM runs WHERE status = 'running'"))
         marked = []
-        for run_id, payload in rows:
+        for run_id, owner, updated_at in rows:
+            if not (owner is None or updated_at < stale or _owner_is_gone(owner)):
+                continue
             try:
-                result = CouncilResult.model_validate_json(payload)
-            except ValidationError:
+                result = self.get(run_id)
+            except StorageError:
                 continue  # unreadable: left as it is for `council show` to report
+            if result is None:
+                continue
             result.status = "interrupted"
             result.degrade(reason)
-            self.save(result)
+            self.save_stage(result, "finished")
             marked.append(run_id)
         return marked
 
-    def table_counts(self) -> dict[str, int]:
-        """Rows per table in the database file (runs, rubrics, calibration, evaluations, conversations...)."""
-        def count() -> dict[str, int]:
-            names = [row[0] for row in self._db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-            return {name: self._db.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0] for name in names}
+    def get(self, run_id: str) -> CouncilResult | None:
+        """The stored run, or None."""
+        rows = self._guard("reading a run", lambda: self.db.fetchall(
+            "SELECT payload FROM run_stages WHERE run_id = ? ORDER BY seq", (run_id,)))
+        if not rows:
+            return None
+        try:
+            return CouncilResult.model_validate(merge_payloads(bytes(row[0]) for row in rows))
+        except (ValidationError, ValueError, zlib.error) as exc:
+            count = exc.error_count() if isinstance(exc, ValidationError) else 1
+            raise StorageError(f"run {run_id} in {self.path} is unreadable: {count} problems") from None
 
-        return self._guard("counting rows", count)
+    def run_statuses(self, run_ids: list[str]) -> dict[str, str]:
+        """The stored status of each of these runs (absent ones are left out), in one query."""
+        if not run_ids:
+            return {}
+        marks = ",".join("?" for _ in run_ids)
+        rows = self._guard("reading run statuses", lambda: self.db.fetchall(
+            f"SELECT run_id, status FROM runs WHERE run_id IN ({marks})", run_ids))
+        return {str(r[0]): str(r[1]) for r in rows}
 
-    def schema_version(self) -> int:
-        """The schema version written in the file (``PRAGMA user_version``)."""
-        return int(self._guard("reading the schema version",
-                               lambda: self._db.execute("PRAGMA user_version").fetchone()[0]))
+    def list_runs(self, limit: int = 20) -> list[RunSummary]:
+        """The newest runs first."""
+        rows = self._guard("listing runs", lambda: self.db.fetchall(
+            "SELECT run_id, created_at, status, question, top_member, degraded, simulated FROM runs "
+            "ORDER BY created_at DESC LIMIT ?", (limit,)))
+        return [RunSummary(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]
 
     def prune_runs(self, older_than: timedelta) -> int:
         """Delete finished runs created more than ``older_than`` ago; calibration history is kept. Returns how many."""
         cutoff = (datetime.now(UTC) - older_than).isoformat()
-        cursor = self._guard("pruning runs", lambda: self._db.execute(
-            "DELETE FROM runs WHERE created_at < ? AND status != 'running'", (cutoff,)))
-        return cursor.rowcount
+        old = "SELECT run_id FROM runs WHERE created_at < ? AND status != 'running'"
 
-    def integrity_check(self) -> str:
-        """SQLite's ``PRAGMA integrity_check``: ``ok`` or the problems found."""
-        rows = self._guard("checking the database", lambda: self._db.execute("PRAGMA integrity_check").fetchall())
-        return "; ".join(str(r[0]) for r in rows)
+        def work(session: Session) -> int:
+            session.execute(f"DELETE FROM run_stages WHERE run_id IN ({old})", (cutoff,))
+            return session.execute("DELETE FROM runs WHERE created_at < ? AND status != 'running'", (cutoff,))
 
-    def get(self, run_id: str) -> CouncilResult | None:
-        """The stored run, or None."""
-        row = self._guard("reading a run", lambda: self._db.execute(
-            "SELECT result_json FROM runs WHERE run_id = ?", (run_id,)).fetchone())
-        if row is None:
-            return None
-        try:
-            return CouncilResult.model_validate_json(row[0])
-        except ValidationError as exc:
-            raise StorageError(f"run {run_id} in {self.path} is unreadable: {exc.error_count()} problems") from None
+        return self._guard("pruning runs", lambda: self.db.transaction(work))
 
-    def list_runs(self, limit: int = 20) -> list[RunSummary]:
-        """The newest runs first."""
-        rows = self._guard("listing runs", lambda: self._db.execute(
-            "SELECT run_id, created_at, status, question, top_member, degraded, simulated FROM runs "
-            "ORDER BY created_at DESC LIMIT ?", (limit,)).fetchall())
-        return [RunSummary(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]
+    # -- the database as a whole ---------------------------------------------------
+    def table_counts(self) -> dict[str, int]:
+        """Rows per table in the database (runs, rubrics, calibration, evaluations, conversations...)."""
+        def count() -> dict[str, int]:
+            return {name: int((self.db.fetchone(f'SELECT COUNT(*) FROM "{name}"') or (0,))[0])
+                    for name in self.db.table_names()}
+
+        return self._guard("counting rows", count)
+
+    def schema_version(self) -> int:
+        """The schema version the database is at."""
+        return self._guard("reading the schema version", lambda: schema_version(self.db))
+
+    def integrity_check(self) -> str | None:
+        """The backend's consistency check (SQLite's ``PRAGMA integrity_check``); None where there is none."""
+        return self._guard("checking the database", self.db.integrity_check)
 
     # -- rubric registry ------------------------------------------------------
     def register_rubric(self, rubric: Rubric) -> bool:
@@ -189,31 +218,29 @@ class Store(SQLiteTables):
         Raises :class:`StorageError` when the same id and version is registered
         with different content: a changed rubric needs a new version.
         """
-        existing = self._guard("reading the rubric registry", lambda: self._db.execute(
-            "SELECT content_hash FROM rubrics WHERE rubric_id = ? AND version = ?",
-            (rubric.id, rubric.version)).fetchone())
         digest = rubric.content_hash()
-        if existing is not None:
-            if existing[0] != digest:
-                raise StorageError(f"rubric {rubric.ref} is already registered with different content; "
-                                   "bump its version")
-            return False
         row = (rubric.id, rubric.version, digest, rubric.model_dump_json(by_alias=True), datetime.now(UTC).isoformat())
-        self._guard("registering a rubric", lambda: self._db.execute(
-            "INSERT INTO rubrics VALUES (?, ?, ?, ?, ?, NULL)", row))
-        return True
+        inserted = self._guard("registering a rubric", lambda: self.db.execute(
+            "INSERT INTO rubrics VALUES (?, ?, ?, ?, ?, NULL) ON CONFLICT (rubric_id, version) DO NOTHING", row))
+        if inserted:
+            return True
+        existing = self._guard("reading the rubric registry", lambda: self.db.fetchone(
+            "SELECT content_hash FROM rubrics WHERE rubric_id = ? AND version = ?", (rubric.id, rubric.version)))
+        if existing is not None and existing[0] != digest:
+            raise StorageError(f"rubric {rubric.ref} is already registered with different content; bump its version")
+        return False
 
     def get_rubric(self, reference: str, *, include_deleted: bool = False) -> Rubric | None:
         """``id`` (the latest version not deleted) or ``id@version`` (deleted ones too, for audit)."""
         rubric_id, _, version = reference.partition("@")
         if version:
-            rows = self._guard("reading the rubric registry", lambda: self._db.execute(
+            rows = self._guard("reading the rubric registry", lambda: self.db.fetchall(
                 "SELECT content_json, version, deleted_at FROM rubrics WHERE rubric_id = ? AND version = ?",
-                (rubric_id, version)).fetchall())
+                (rubric_id, version)))
         else:
-            rows = self._guard("reading the rubric registry", lambda: self._db.execute(
+            rows = self._guard("reading the rubric registry", lambda: self.db.fetchall(
                 "SELECT content_json, version, deleted_at FROM rubrics WHERE rubric_id = ?"
-                + ("" if include_deleted else " AND deleted_at IS NULL"), (rubric_id,)).fetchall())
+                + ("" if include_deleted else " AND deleted_at IS NULL"), (rubric_id,)))
         if not rows:
             return None
         newest = max(rows, key=lambda r: _version_key(r[1]))
@@ -221,8 +248,8 @@ class Store(SQLiteTables):
 
     def list_rubrics(self, include_deleted: bool = False) -> list[tuple[str, str, str, bool]]:
         """(id, version, created_at, deleted) for every registered rubric version."""
-        rows = self._guard("listing rubrics", lambda: self._db.execute(
-            "SELECT rubric_id, version, created_at, deleted_at FROM rubrics").fetchall())
+        rows = self._guard("listing rubrics", lambda: self.db.fetchall(
+            "SELECT rubric_id, version, created_at, deleted_at FROM rubrics"))
         listed = [(r[0], r[1], r[2], r[3] is not None) for r in rows]
         return sorted((r for r in listed if include_deleted or not r[3]), key=lambda r: (r[0], _version_key(r[1])))
 
@@ -235,8 +262,7 @@ class Store(SQLiteTables):
         if version:
             query += " AND version = ?"
             args += (version,)
-        cursor = self._guard("deleting a rubric", lambda: self._db.execute(query, args))
-        return cursor.rowcount
+        return self._guard("deleting a rubric", lambda: self.db.execute(query, args))
 
     def rubrics_for_target(self, target_type: str) -> list[Rubric]:
         """The latest registered version of every rubric (not deleted) that judges ``target_type``."""
@@ -254,48 +280,58 @@ class Store(SQLiteTables):
 
     def save_target_evaluation(self, evaluation: TargetEvaluation, review_id: str | None = None) -> None:
         """Keep a structured target's evaluation, under its target id (and the review it was part of)."""
-        self._guard("saving an evaluation", lambda: self._db.execute(
-            "INSERT OR REPLACE INTO target_evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        self._guard("saving an evaluation", lambda: self.db.execute(
+            "INSERT INTO target_evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (evaluation_id) DO UPDATE "
+            "SET target_id = excluded.target_id, rubric_id = excluded.rubric_id, "
+            "rubric_version = excluded.rubric_version, passed = excluded.passed, "
+            "weighted_score = excluded.weighted_score, review_id = excluded.review_id, "
+            "evaluated_at = excluded.evaluated_at, evaluation_json = excluded.evaluation_json",
             (evaluation.id, evaluation.target_id, evaluation.rubric_id, evaluation.rubric_version,
              int(evaluation.passed), evaluation.weighted_score, review_id, evaluation.evaluated_at.isoformat(),
              evaluation.model_dump_json())))
 
     def target_evaluations(self, target_id: str) -> list[TargetEvaluation]:
         """Every stored evaluation of ``target_id``, oldest first."""
-        rows = self._guard("reading evaluations", lambda: self._db.execute(
-            "SELECT evaluation_json FROM target_evaluations WHERE target_id = ? ORDER BY evaluated_at",
-            (target_id,)).fetchall())
+        rows = self._guard("reading evaluations", lambda: self.db.fetchall(
+            "SELECT evaluation_json FROM target_evaluations WHERE target_id = ? ORDER BY evaluated_at", (target_id,)))
         return [TargetEvaluation.model_validate_json(row[0]) for row in rows]
 
+    # -- reviewer calibration ------------------------------------------------------
     def reviewer_history(self, keys: list[str]) -> dict[str, ReviewerHistory]:
         """Stored calibration statistics for these reviewer keys (missing ones are absent)."""
         if not keys:
             return {}
-        marks = ",".join("?" for _ in keys)
-        rows = self._guard("reading reviewer statistics", lambda: self._db.execute(
-            f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2, bias FROM reviewer_stats "
-            f"WHERE reviewer_key IN ({marks})", keys).fetchall())
-        return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6]) or ()))
-                for r in rows}
+        return self._guard("reading reviewer statistics", lambda: self.db.run(lambda s: _read_history(s, keys, "")))
 
     def update_reviewer_history(
         self, keys: list[str], update: Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]
     ) -> None:
-        """Read, update and write reviewer statistics in one transaction, so concurrent runs never lose one."""
+        """Read, update and write reviewer statistics in one transaction, so concurrent runs never lose one.
 
-        def work() -> None:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                updated = update(self.reviewer_history(keys))
-                now = datetime.now(UTC).isoformat()
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO reviewer_stats VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(key, s.count, s.mean, s.m2, s.resid_count, s.resid_m2, now, json.dumps(list(s.bias)))
-                     for key, s in updated.items()],
-                )
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        The rows are locked while ``update`` runs (the whole database in
+        SQLite, the reviewers' rows in PostgreSQL): writers on other
+        replicas wait for this one and then fold their update into its result.
+        """
+        ordered = sorted(set(keys))  # one lock order for every writer: no deadlocks between replicas
 
-        self._guard("updating reviewer statistics", work)
+        def work(session: Session) -> None:
+            now = datetime.now(UTC).isoformat()
+            # A row to lock even for a reviewer seen for the first time (count 0 reads as no history).
+            session.executemany("INSERT INTO reviewer_stats VALUES (?, 0, 0, 0, 0, 0, ?, '[]') "
+                                "ON CONFLICT (reviewer_key) DO NOTHING", [(key, now) for key in ordered])
+            updated = update(_read_history(session, ordered, session.for_update))
+            session.executemany(
+                "UPDATE reviewer_stats SET count = ?, mean = ?, m2 = ?, resid_count = ?, resid_m2 = ?, "
+                "updated_at = ?, bias = ? WHERE reviewer_key = ?",
+                [(s.count, float(s.mean), float(s.m2), s.resid_count, float(s.resid_m2), now,
+                  json.dumps([float(b) for b in s.bias]), key) for key, s in updated.items()])
+
+        self._guard("updating reviewer statistics", lambda: self.db.transaction(work))
+
+
+def _read_history(session: Session, keys: list[str], lock: str) -> dict[str, ReviewerHistory]:
+    marks = ",".join("?" for _ in keys)
+    rows = session.fetchall(f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2, bias FROM reviewer_stats "
+                            f"WHERE reviewer_key IN ({marks}) ORDER BY reviewer_key{lock}", keys)
+    return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6]) or ()))
+            for r in rows if r[1] > 0}

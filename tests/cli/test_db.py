@@ -37,7 +37,7 @@ def test_db_check_reports_the_schema_counts_and_integrity(capsys, env):
     stored_runs(env["COUNCIL_DB_PATH"], {"a": 1, "b": 2})
     assert main(["db", "check"], env) == 0
     out = capsys.readouterr().out
-    assert f"backend: sqlite ({env['COUNCIL_DB_PATH']})" in out and "schema version: 1" in out
+    assert f"backend: sqlite ({env['COUNCIL_DB_PATH']})" in out and "schema version: 2" in out
     assert any(line.split() == ["runs", "2", "rows"] for line in out.splitlines())
     assert "integrity check: ok" in out
 

@@ -145,7 +145,7 @@ def test_compare_refuses_an_unfinished_run(capsys, env, tmp_path):
     store = EvalStore(Path(env["COUNCIL_DB_PATH"]))
     try:
         store.update_run(finished, status="interrupted")
-        store._db.execute("UPDATE eval_runs SET summary_json = NULL WHERE run_id = ?", (finished,))
+        store.db.execute("UPDATE eval_runs SET summary_json = NULL WHERE run_id = ?", (finished,))
     finally:
         store.close()
     code, _, err = run(capsys, env, "compare", finished, finished)

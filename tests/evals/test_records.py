@@ -53,7 +53,7 @@ def test_an_unreadable_row_is_a_storage_error(tmp_path):
     try:
         store.start_run(manifest_for(tmp_path, "run-1"))
         store.save_sample(sample("run-1", "a"))
-        store._db.execute("UPDATE eval_samples SET record_json = '{}'")
+        store.db.execute("UPDATE eval_samples SET record_json = '{}'")
         with pytest.raises(EvalStorageError, match="a sample of evaluation run run-1 is unreadable"):
             store.samples("run-1")
         with pytest.raises(EvalStorageError, match="failed in"):

@@ -14,7 +14,7 @@ ANSWERS = [answer("a", "a: quality=9"), answer("b", "b: quality=6"), answer("c",
 async def ranked_run(calibration):
     ctx, _ = context({"a": member("-"), "b": member("-"), "c": member("-")})
     reviews = await review_answers(ctx, ANSWERS, {})
-    return ctx, reviews, rank_answers(ctx, ANSWERS, reviews, calibration)
+    return ctx, reviews, await rank_answers(ctx, ANSWERS, reviews, calibration)
 
 
 async def test_reviews_become_a_ranking_and_history_is_kept():
@@ -33,6 +33,9 @@ async def test_reviews_become_a_ranking_and_history_is_kept():
 
 class BrokenHistory:
     """A calibration store whose database is gone."""
+
+    async def call(self, fn, *args):
+        return fn(*args)
 
     def reviewer_history(self, keys):
         raise failure("disk I/O error")
@@ -56,7 +59,7 @@ async def test_lost_history_costs_calibration_not_the_ranking():
 
 async def test_a_lone_answer_is_ranked_unreviewed():
     ctx, _ = context({"a": member("-"), "b": member("-")})
-    ranked = rank_answers(ctx, ANSWERS[:1], [], None)
+    ranked = await rank_answers(ctx, ANSWERS[:1], [], None)
     assert [(e.member, e.rank, e.n_reviews) for e in ranked.ranking] == [("a", 1, 0)]
     assert [e.member for e in unranked(ANSWERS)] == ["a", "b", "c"]
 

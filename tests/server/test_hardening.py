@@ -9,10 +9,12 @@ import sqlite3
 import aiohttp
 import pytest
 
+from council.errors import StorageError
 from council.rubrics.load import load_rubric
 from council.storage.store import Store
 from council.testing.fake_llm import Step
 from tests.server.conftest import API_KEY, RunningServer, health_when, script, serve, server_config, start_server
+from tests.storage.test_store import result as stored_result
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION = [{"role": "user", "content": "What is 6 x 7?"}]
@@ -206,10 +208,14 @@ async def test_a_failing_database_keeps_the_answer_and_says_it_was_not_stored(fa
     try:
         # Real SQLite conditions on the server's own connection: a read-only database, a full one.
         if failure == "read_only":
-            store._db.execute("PRAGMA query_only = 1")
+            store.db.execute("PRAGMA query_only = 1")
         else:
-            pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-            store._db.execute(f"PRAGMA max_page_count = {pages}")
+            # Cap the file, then fill it with runs until no run fits (runs are a few KB: small pages fill last).
+            pages = store.db.fetchone("PRAGMA page_count")[0]
+            store.db.execute(f"PRAGMA max_page_count = {pages + 2}")
+            with pytest.raises(StorageError, match="full"):
+                for index in range(10_000):
+                    store.save(stored_result(f"filler-{index}"))
         status, body = await post(running, {"model": "council", "messages": QUESTION})
         assert status == 200 and body["choices"][0]["message"]["content"]
         assert body["council"]["stored"] is False
@@ -229,7 +235,7 @@ async def test_reading_from_a_broken_database_is_a_503_without_the_path(fake_llm
     store = Store(db)
     runner, running = await serve(fake_llm, server_config(fake_llm), store, API_KEY)
     try:
-        store._db.close()  # the database went away under the server
+        store.db.close()  # the database went away under the server
         async with aiohttp.ClientSession(headers=AUTH) as http, http.get(
                 running.url + "/v1/council/runs/abc123") as response:
             assert response.status == 503
@@ -240,7 +246,7 @@ async def test_reading_from_a_broken_database_is_a_503_without_the_path(fake_llm
     finally:
         await runner.cleanup()
         with pytest.raises(sqlite3.ProgrammingError):
-            store._db.execute("SELECT 1")
+            store.db.execute("SELECT 1")
 
 
 # -- the access log --------------------------------------------------------------------------------------

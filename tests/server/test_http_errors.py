@@ -169,7 +169,8 @@ async def test_client_disconnect(fake_llm, mode):
             await asyncio.sleep(0.02)
         if mode == "cancel":
             assert stored.status == "interrupted", "the run was cancelled when its client left"
-            assert len(fake_llm.requests_for("model-alpha")) == 1, "no review was started"
+            # Alpha was asked for its answer at most (the client may leave before the answers are sent for).
+            assert len(fake_llm.requests_for("model-alpha")) <= 1, "no review was started"
         else:
             assert stored.status == "complete" and stored.final_answer is not None
         assert chat is running.council

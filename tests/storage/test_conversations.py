@@ -80,7 +80,7 @@ def test_delete_takes_the_messages_and_a_late_answer_is_dropped(store):
     assert store.delete(conversation.id) is True
     assert store.delete(conversation.id) is False
     store.add_answer(conversation.id, "r1", "too late", "a")
-    count = store._db.execute("SELECT COUNT(*) FROM conversation_messages").fetchone()[0]
+    count = store.db.fetchone("SELECT COUNT(*) FROM conversation_messages")[0]
     assert count == 0
 
 

@@ -1,15 +1,25 @@
-"""The SQLite store: runs round-trip, listing, calibration history, and clear errors."""
+"""The run store on both backends: runs round-trip stage by stage, calibration, migrations and clear errors.
+
+Every test taking ``db_location`` runs twice: on a SQLite file and on a
+database of a real PostgreSQL server started for the test session.
+"""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
 from datetime import UTC, datetime
 
 import pytest
+import yaml
 
+from council import Council, CouncilConfig
+from council.config import simulated_config_path
 from council.errors import StorageError
 from council.ranking.aggregation import ReviewerHistory
 from council.result import CouncilResult, Reproducibility
+from council.storage.connect import open_database
+from council.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from council.storage.store import Store
 from council.types import ChatMessage
 
@@ -22,8 +32,15 @@ def result(run_id: str, question: str = "Why?", status: str = "complete") -> Cou
                          question=[ChatMessage(role="user", content=question)], reproducibility=reproducibility)
 
 
-def test_runs_round_trip_and_list_newest_first(tmp_path):
-    store = Store(tmp_path / "sub" / "runs.db")
+@pytest.fixture
+def store(db_location):
+    opened = Store(db_location)
+    yield opened
+    opened.close()
+
+
+def test_runs_round_trip_and_list_newest_first(db_location):
+    store = Store(db_location)
     try:
         store.save(result("one", "First question"))
         store.save(result("two", "Second question"))
@@ -35,32 +52,192 @@ def test_runs_round_trip_and_list_newest_first(tmp_path):
         assert [r.run_id for r in listed] == ["two", "one"]
         assert listed[1].status == "failed" and listed[1].question == "First question"
         assert [r.run_id for r in store.list_runs(limit=1)] == ["two"]
+        assert store.run_statuses(["one", "two", "gone"]) == {"one": "failed", "two": "complete"}
     finally:
         store.close()
-    reopened = Store(tmp_path / "sub" / "runs.db")
+    reopened = Store(db_location)
     try:
         assert reopened.get("two") is not None
     finally:
         reopened.close()
 
 
-def test_reviewer_history_updates_atomically():
-    store = Store(":memory:")
+def simulated_without_latency() -> CouncilConfig:
+    """The built-in simulated council (four members and a chairman, the default rubric), answering at once."""
+    raw = yaml.safe_load(simulated_config_path().read_text())
+    for member in raw["members"]:
+        member["persona"]["latency_ms"] = 0
+    return CouncilConfig.model_validate(raw)
+
+
+async def test_a_council_run_is_written_stage_by_stage_and_reads_back_the_same(db_location):
+    store = Store(db_location)
     try:
-        assert store.reviewer_history(["a"]) == {}
-        store.update_reviewer_history(["a"], lambda current: {"a": ReviewerHistory(3, 6.0, 2.0, 3, 1.5)})
-        store.update_reviewer_history(
-            ["a"], lambda current: {"a": ReviewerHistory(current["a"].count + 1, 6.0, 2.0, 3, 1.5)})
-        assert store.reviewer_history(["a", "b"]) == {"a": ReviewerHistory(4, 6.0, 2.0, 3, 1.5)}
-
-        def broken(current):
-            raise RuntimeError("boom")
-
-        with pytest.raises(RuntimeError):
-            store.update_reviewer_history(["a"], broken)
-        assert store.reviewer_history(["a"])["a"].count == 4, "a failed update is rolled back"
+        async with Council(simulated_without_latency(), store=store) as council:
+            finished = await council.ask("Why is the sky blue?")
+        assert finished.status == "complete" and finished.final_answer is not None and finished.calibration == []
+        assert store.get(finished.run_id).model_dump_json() == finished.model_dump_json()
+        stages = store.db.fetchall("SELECT stage, payload FROM run_stages WHERE run_id = ? ORDER BY seq",
+                                   (finished.run_id,))
+        assert [s[0] for s in stages] == ["started", "answers", "ranking", "finished"]
+        stored_bytes = sum(len(bytes(s[1])) for s in stages)
+        assert stored_bytes < len(finished.model_dump_json()) / 3, "stages are compressed and written once each"
+        # A second run reads the history the first one wrote, and records what it used.
+        async with Council(simulated_without_latency(), store=store) as council:
+            second = await council.ask("And at sunset?")
+        assert {c.reviewer for c in second.calibration} == {a.member for a in second.answers}
+        assert store.get(second.run_id) == second
     finally:
         store.close()
+
+
+def test_reviewer_history_updates_atomically(store):
+    assert store.reviewer_history(["a"]) == {}
+    store.update_reviewer_history(["a"], lambda current: {"a": ReviewerHistory(3, 6.0, 2.0, 3, 1.5)})
+    store.update_reviewer_history(
+        ["a"], lambda current: {"a": ReviewerHistory(current["a"].count + 1, 6.0, 2.0, 3, 1.5)})
+    assert store.reviewer_history(["a", "b"]) == {"a": ReviewerHistory(4, 6.0, 2.0, 3, 1.5)}
+
+    def broken(current):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        store.update_reviewer_history(["a"], broken)
+    assert store.reviewer_history(["a"])["a"].count == 4, "a failed update is rolled back"
+    store.update_reviewer_history(["b"], lambda current: dict(current))  # seen, nothing recorded yet
+    assert store.reviewer_history(["b"]) == {}, "a reviewer without scores has no history"
+
+
+def test_concurrent_writers_on_one_reviewer_lose_no_update(db_location):
+    """Four stores (four replicas' connections) with four threads each fold 25 updates apiece into one reviewer."""
+    stores, per_thread, threads_per_store = [Store(db_location, pool_size=4) for _ in range(4)], 25, 4
+    errors: list[BaseException] = []
+
+    def hammer(store: Store, index: int) -> None:
+        def fold(current: dict[str, ReviewerHistory]) -> dict[str, ReviewerHistory]:
+            seen = current.get("hot", ReviewerHistory())
+            # count and mean carry exact integer sums: every lost update would show.
+            return {"hot": ReviewerHistory(seen.count + 1, seen.mean + index, seen.m2 + 1.0, seen.resid_count,
+                                           seen.resid_m2, tuple(b + 1.0 for b in seen.bias))}
+
+        try:
+            for _ in range(per_thread):
+                store.update_reviewer_history(["hot", "cold"], fold)
+        except BaseException as error:
+            errors.append(error)
+
+    workers = [threading.Thread(target=hammer, args=(store, 1 + n % 5))
+               for store in stores for n in range(threads_per_store)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    try:
+        assert errors == []
+        final = stores[0].reviewer_history(["hot"])["hot"]
+        writes = len(workers) * per_thread
+        assert final.count == writes == 400
+        assert final.mean == sum(per_thread * (1 + n % 5) for _ in stores for n in range(threads_per_store))
+        assert final.m2 == writes and all(b == writes for b in final.bias)
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_prune_deletes_the_stage_rows_and_keeps_calibration(store):
+    old = result("old").model_copy(update={"created_at": datetime(2020, 1, 1, tzinfo=UTC)})
+    store.save(old)
+    store.save(result("new"))
+    store.update_reviewer_history(["r"], lambda current: {"r": ReviewerHistory(2, 5.0, 1.0, 2, 0.5)})
+    assert store.prune_runs(__import__("datetime").timedelta(days=30)) == 1
+    assert store.get("old") is None and store.get("new") is not None
+    assert store.db.fetchone("SELECT COUNT(*) FROM run_stages WHERE run_id = 'old'")[0] == 0
+    assert store.reviewer_history(["r"])["r"].count == 2
+
+
+# -- schema versions and migrations ---------------------------------------------------------------------------
+
+def test_an_empty_database_is_migrated_to_the_current_schema(db_location):
+    database = open_database(db_location, migrate=False)
+    try:
+        assert database.table_names() == [] or "council_schema" not in database.table_names()
+    finally:
+        database.close()
+    store = Store(db_location)
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+        versions = store.db.fetchall("SELECT version FROM council_schema ORDER BY version")
+        assert [v[0] for v in versions] == [m.version for m in MIGRATIONS]
+        assert {"runs", "run_stages", "reviewer_stats", "rubrics", "conversations", "eval_samples"} <= set(
+            store.db.table_names())
+    finally:
+        store.close()
+
+
+def test_a_database_of_the_first_schema_upgrades_without_losing_a_run(db_location):
+    """Migration 1 alone is the schema release 0.1.0 wrote: its runs, one JSON blob each, read back the same."""
+    kept = result("kept", "An old question?")
+    database = open_database(db_location, migrate=False)
+    try:
+        def first_schema(session):
+            MIGRATIONS[0].apply(session, database.backend)
+            session.execute("CREATE TABLE council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
+                            "applied_at TEXT NOT NULL)")
+            session.execute("INSERT INTO council_schema VALUES (1, 'first', '2026-01-01')")
+            session.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            ("kept", kept.created_at.isoformat(), kept.created_at.isoformat(), "complete",
+                             "An old question?", None, 0, 0, kept.model_dump_json()))
+
+        database.transaction(first_schema)
+    finally:
+        database.close()
+    store = Store(db_location)
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.get("kept") == kept
+        assert [r.run_id for r in store.list_runs()] == ["kept"]
+    finally:
+        store.close()
+
+
+def test_a_sqlite_file_of_release_0_1_0_upgrades_in_place(tmp_path):
+    """0.1.0 had no schema table: its version was PRAGMA user_version, and conversations came later."""
+    path = tmp_path / "old.db"
+    kept = result("kept")
+    old = sqlite3.connect(path)
+    old.executescript("""
+        CREATE TABLE runs (run_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            status TEXT NOT NULL, question TEXT NOT NULL, top_member TEXT, degraded INTEGER NOT NULL,
+            simulated INTEGER NOT NULL, result_json TEXT NOT NULL);
+        CREATE TABLE reviewer_stats (reviewer_key TEXT PRIMARY KEY, count INTEGER NOT NULL, mean REAL NOT NULL,
+            m2 REAL NOT NULL, resid_count INTEGER NOT NULL, resid_m2 REAL NOT NULL, updated_at TEXT NOT NULL,
+            bias TEXT NOT NULL DEFAULT '[]');
+        PRAGMA user_version = 1;
+    """)
+    old.execute("INSERT INTO runs VALUES (?, ?, ?, 'complete', 'Why?', NULL, 0, 0, ?)",
+                ("kept", kept.created_at.isoformat(), kept.created_at.isoformat(), kept.model_dump_json()))
+    old.execute("INSERT INTO reviewer_stats VALUES ('r', 3, 6.5, 2.0, 3, 1.0, '2026-01-01', '[]')")
+    old.commit()
+    old.close()
+    store = Store(path)
+    try:
+        assert store.get("kept") == kept
+        assert store.reviewer_history(["r"])["r"] == ReviewerHistory(3, 6.5, 2.0, 3, 1.0, ())
+        assert store.db.fetchone("PRAGMA user_version")[0] == SCHEMA_VERSION, "0.1.0 refuses the upgraded file"
+        assert "conversations" in store.db.table_names()
+    finally:
+        store.close()
+
+
+def test_a_database_newer_than_this_council_is_refused(db_location):
+    Store(db_location).close()
+    database = open_database(db_location, migrate=False)
+    try:
+        database.execute("INSERT INTO council_schema VALUES (99, 'from the future', '2030-01-01')")
+    finally:
+        database.close()
+    with pytest.raises(StorageError, match=r"schema version 99, newer than this Council understands \(2\)"):
+        Store(db_location)
 
 
 def test_unopenable_path_is_a_clear_error(tmp_path):
@@ -70,21 +247,15 @@ def test_unopenable_path_is_a_clear_error(tmp_path):
         Store(blocker / "runs.db")
 
 
-def test_newer_schema_is_refused(tmp_path):
-    path = tmp_path / "future.db"
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version=99")
-    db.close()
-    with pytest.raises(StorageError, match="newer than this Council"):
-        Store(path)
+def test_an_unreachable_postgresql_is_a_clear_error_without_the_password():
+    with pytest.raises(StorageError) as caught:
+        Store("postgresql://council:s3cret@127.0.0.1:9/council")
+    assert "cannot connect to PostgreSQL at postgresql://council:***@127.0.0.1:9/council" in str(caught.value)
+    assert "s3cret" not in str(caught.value)
 
 
-def test_a_corrupt_row_is_reported_not_crashed(tmp_path):
-    store = Store(tmp_path / "runs.db")
-    try:
-        store.save(result("bad"))
-        store._db.execute("UPDATE runs SET result_json = '{\"run_id\": 3}' WHERE run_id = 'bad'")
-        with pytest.raises(StorageError, match=r"run bad .* is unreadable"):
-            store.get("bad")
-    finally:
-        store.close()
+def test_a_corrupt_row_is_reported_not_crashed(store):
+    store.save(result("bad"))
+    store.db.execute("UPDATE run_stages SET payload = ? WHERE run_id = 'bad'", (b"not zlib",))
+    with pytest.raises(StorageError, match=r"run bad .* is unreadable"):
+        store.get("bad")

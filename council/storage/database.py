@@ -1,0 +1,123 @@
+"""The one door to the database: SQLite or PostgreSQL behind the same small interface.
+
+Every store (runs, conversations, evaluations) speaks SQL with ``?``
+placeholders through a :class:`Session`; each backend translates what
+differs (placeholders, DDL types, row locks) and maps its driver's errors.
+The calls themselves are blocking; :meth:`Database.call` runs them on the
+database's own worker threads, so code on the event loop awaits them and
+never waits on a disk or a socket. SQLite gets one worker thread (its one
+writer); PostgreSQL as many as its connection pool has connections.
+
+Knows nothing of runs, rubrics or conversations: the tables are
+:mod:`council.storage.schema`'s, their meaning the stores'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar, Protocol, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+T = TypeVar("T")
+Row = tuple[Any, ...]
+DEFAULT_POOL_SIZE = 10
+
+
+class Session(Protocol):
+    """One connection, lent to a unit of work. SQL uses ``?`` placeholders on every backend."""
+
+    #: Appended to a ``SELECT`` that must lock its rows until the transaction ends ("" where the whole
+    #: database is locked by the transaction already, as in SQLite).
+    for_update: str
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement for each row of arguments."""
+
+    def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        """Every row a query returns."""
+
+    def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
+        """The first row a query returns, or None."""
+
+
+class Database(ABC):
+    """A SQLite file or a PostgreSQL database, with worker threads for callers on an event loop."""
+
+    backend: ClassVar[str]
+    #: Exceptions of the driver that mean "the database failed" (turned into StorageError by the stores).
+    driver_errors: ClassVar[tuple[type[BaseException], ...]]
+
+    def __init__(self, location: str, workers: int) -> None:
+        self.location = location  # safe to print: no password
+        self._workers = workers
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_lock = threading.Lock()
+        self.schema_checked = False
+
+    @abstractmethod
+    def run(self, work: Callable[[Session], T]) -> T:
+        """Run ``work`` on a connection, each statement committed as it goes."""
+
+    @abstractmethod
+    def transaction(self, work: Callable[[Session], T]) -> T:
+        """Run ``work`` in one transaction: all of it is committed, or none if it raises."""
+
+    @abstractmethod
+    def table_names(self) -> list[str]:
+        """The tables in the database, sorted."""
+
+    @abstractmethod
+    def integrity_check(self) -> str | None:
+        """The backend's own consistency check (``ok`` or its findings); None where there is none."""
+
+    def close(self) -> None:
+        """Close the connections and stop the worker threads (waiting for calls in progress)."""
+        with self._executor_lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True)
+
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """One statement, committed; the number of rows it changed."""
+        return self.run(lambda session: session.execute(sql, args))
+
+    def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        """Every row of one query."""
+        return self.run(lambda session: session.fetchall(sql, args))
+
+    def fetchone(self, sql: str, args: Sequence[Any] = ()) -> Row | None:
+        """The first row of one query, or None."""
+        return self.run(lambda session: session.fetchone(sql, args))
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` on the database's worker threads, awaited: the event loop never blocks on it."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor_for_calls(), functools.partial(fn, *args, **kwargs))
+
+    def _executor_for_calls(self) -> ThreadPoolExecutor:
+        executor = self._executor
+        if executor is None:
+            with self._executor_lock:
+                if self._executor is None:
+                    self._executor = ThreadPoolExecutor(self._workers, thread_name_prefix=f"council-{self.backend}")
+                executor = self._executor
+        return executor
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password (if any) replaced by ``***``: fit for logs and error messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit((parts.scheme, f"{user}:***@{host}{port}", parts.path, parts.query, parts.fragment))

@@ -1,0 +1,67 @@
+"""The base every store shares: its database, its error type, and calls awaited off the event loop.
+
+A store is a group of tables (runs, conversations, evaluations) with
+methods that mean something. It opens its database from a location (a
+SQLite path or a PostgreSQL URL) or shares one already open, and turns
+driver errors into its own :class:`~council.errors.StorageError` naming
+what it was doing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from council.errors import StorageError
+from council.storage.connect import open_database
+from council.storage.database import DEFAULT_POOL_SIZE, Database
+
+T = TypeVar("T")
+
+
+class Tables:
+    """A store's tables in one database (opened here, or shared with the store that opened it)."""
+
+    error: ClassVar[type[StorageError]] = StorageError
+    what: ClassVar[str] = "the database"
+
+    def __init__(self, location: str | Path | Database, *, pool_size: int = DEFAULT_POOL_SIZE,
+                 migrate: bool = True) -> None:
+        if isinstance(location, Database):
+            self.db, self._owns_db = location, False
+            return
+        try:
+            self.db = open_database(location, pool_size=pool_size, migrate=migrate)
+        except StorageError as exc:
+            raise self.error(f"cannot open {self.what}: {exc}") from None
+        self._owns_db = True
+
+    @property
+    def path(self) -> str:
+        """Where the database is: a file path, or a PostgreSQL URL without its password."""
+        return self.db.location
+
+    @property
+    def backend(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self.db.backend
+
+    def close(self) -> None:
+        """Close the database, if this store opened it."""
+        if self._owns_db:
+            self.db.close()
+
+    async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` (one of this store's methods) on the database's worker threads, awaited."""
+        return await self.db.call(fn, *args, **kwargs)
+
+    def _guard(self, action: str, work: Callable[[], T]) -> T:
+        try:
+            return work()
+        except self.db.driver_errors as exc:
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            error = self.error(f"{action} failed in {self.path}: {detail}")
+            # The cause without the location, for messages that leave the machine (an HTTP client's error).
+            error.cause = f"{action} failed: {detail}"
+            raise error from None

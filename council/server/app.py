@@ -13,6 +13,7 @@ import hmac
 import ipaddress
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import timedelta
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
@@ -29,12 +30,14 @@ from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from council.server.schema import ApiError, decode_body, parse_request
 from council.server.web import page_access_middleware, register_web
+from council.storage.store import Store
 
 _log = get_logger("server")
 COUNCIL_KEY = web.AppKey("council", Council)
 CHAT_KEY = web.AppKey("chat", ChatHandler)
 LIMIT_KEY = web.AppKey("max_body_bytes", int)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+PRUNE_EVERY_S = 24 * 3600
 _OPEN_PATHS = frozenset({"/healthz"})
 
 
@@ -203,6 +206,8 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
 
     app.router.add_get("/metrics", metrics)
 
+    upkeep: list[asyncio.Task[None]] = []
+
     async def open_council(_app: web.Application) -> None:
         await council.__aenter__()
         store = council.store
@@ -213,6 +218,8 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
             if marked:
                 _log.warning("runs_interrupted", count=len(marked), run_ids=marked[:20])
         await asyncio.to_thread(shipped_rubrics)  # read the shipped rubric files once, off the event loop
+        if store is not None and config.storage.keep_runs_days is not None:
+            upkeep.append(asyncio.create_task(prune_daily(store, timedelta(days=config.storage.keep_runs_days))))
 
     async def drain_runs(_app: web.Application) -> None:
         # One grace period for every run, chat and page alike; then the rest are cancelled and their
@@ -226,12 +233,26 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
             await asyncio.gather(*pending, return_exceptions=True)
 
     async def close_council(_app: web.Application) -> None:
+        for task in upkeep:
+            task.cancel()
+        await asyncio.gather(*upkeep, return_exceptions=True)
         await council.aclose()
 
     app.on_startup.append(open_council)
     app.on_shutdown.append(drain_runs)
     app.on_cleanup.append(close_council)
     return app
+
+
+async def prune_daily(store: Store, keep: timedelta) -> None:
+    """Delete finished runs older than ``keep`` now and once a day (``storage.keep_runs_days``)."""
+    while True:
+        try:
+            pruned = await store.call(store.prune_runs, keep)
+            _log.info("runs_pruned", count=pruned, older_than_days=keep.days)
+        except StorageError as error:
+            _log.error("runs_not_pruned", cause=str(error))  # tried again tomorrow; serving goes on
+        await asyncio.sleep(PRUNE_EVERY_S)
 
 
 def check_binding(config: CouncilConfig, host: str, insecure_no_auth: bool,

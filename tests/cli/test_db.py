@@ -62,3 +62,29 @@ def test_ages():
     for bad in ("30", "0d", "-1d", "ten days", "3y"):
         with pytest.raises(UsageError):
             age(bad)
+
+
+def test_db_check_and_upgrade_on_postgresql(capsys, postgres_server):
+    env = {"PATH": os.environ.get("PATH", ""), "COUNCIL_DB_URL": postgres_server.create_database("cli_check")}
+    assert main(["db", "check"], env) == 0
+    out = capsys.readouterr().out
+    assert "backend: postgresql (postgresql://council@127.0.0.1:" in out
+    assert "schema version: 0" in out and "pending migrations: 1, 2" in out
+    assert main(["db", "upgrade"], env) == 0
+    out = capsys.readouterr().out
+    assert "applied migration 1:" in out and "applied migration 2:" in out and "schema version: 2 (upgraded)" in out
+    assert main(["db", "upgrade"], env) == 0
+    assert "already up to date" in capsys.readouterr().out
+    assert main(["db", "check"], env) == 0
+    out = capsys.readouterr().out
+    assert any(line.split() == ["runs", "0", "rows"] for line in out.splitlines())
+    assert "integrity check: none for postgresql" in out
+
+
+def test_a_password_in_the_config_file_is_refused_and_never_printed(capsys, tmp_path):
+    config = tmp_path / "council.yaml"
+    config.write_text("members: [{name: a, provider: simulated, model: sim}]\n"
+                      "storage: {url: 'postgresql://council:hunter22@db.internal/council'}\n")
+    assert main(["db", "check", "--config", str(config)], {"PATH": os.environ.get("PATH", "")}) == 2
+    err = capsys.readouterr().err
+    assert "storage.url: holds a password" in err and "PGPASSWORD" in err and "hunter22" not in err

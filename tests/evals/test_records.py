@@ -22,8 +22,8 @@ def sample(run_id: str, sample_id: str, repeat: int = 0, score: float = 0.5) -> 
                         passed=True, sample_score=score, created_at=datetime.now(UTC))
 
 
-def test_runs_and_samples_round_trip_beside_the_council_tables(tmp_path):
-    path = tmp_path / "shared.db"
+def test_runs_and_samples_round_trip_beside_the_council_tables(tmp_path, db_location):
+    path = db_location
     council_store = Store(path)  # the council's own tables, in the same file
     store = EvalStore(path)
     try:
@@ -48,8 +48,8 @@ def test_runs_and_samples_round_trip_beside_the_council_tables(tmp_path):
         council_store.close()
 
 
-def test_an_unreadable_row_is_a_storage_error(tmp_path):
-    store = EvalStore(tmp_path / "e.db")
+def test_an_unreadable_row_is_a_storage_error(tmp_path, db_location):
+    store = EvalStore(db_location)
     try:
         store.start_run(manifest_for(tmp_path, "run-1"))
         store.save_sample(sample("run-1", "a"))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from datetime import UTC, datetime
 
 import aiohttp
 import pytest
 
+from council.config import StorageConfig
 from council.errors import StorageError
 from council.rubrics.load import load_rubric
 from council.storage.store import Store
@@ -291,3 +293,23 @@ async def test_a_slow_upstream_still_lets_health_checks_through(fake_llm):
     finally:
         await runner.cleanup()
         running.store.close()
+
+
+# -- retention -------------------------------------------------------------------------------------------
+
+async def test_storage_keep_runs_days_prunes_old_runs_when_the_server_starts(fake_llm, tmp_path):
+    store = Store(tmp_path / "runs.db")
+    ancient = stored_result("ancient").model_copy(update={"created_at": datetime(2020, 1, 1, tzinfo=UTC)})
+    store.save(ancient)
+    store.save(stored_result("recent"))
+    config = server_config(fake_llm).model_copy(update={"storage": StorageConfig(keep_runs_days=30)})
+    runner, _running = await serve(fake_llm, config, store, API_KEY)
+    try:
+        for _ in range(200):
+            if store.get("ancient") is None:
+                break
+            await asyncio.sleep(0.01)
+        assert store.get("ancient") is None and store.get("recent") is not None
+    finally:
+        await runner.cleanup()
+        store.close()

@@ -1,4 +1,4 @@
-"""Conversation storage: in the run database file, beside the run store, through its own connection."""
+"""Conversation storage, on SQLite and PostgreSQL: in the run database, beside the run store."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from council.types import ChatMessage
 
 
 @pytest.fixture
-def store(tmp_path):
-    conversations = ConversationStore(tmp_path / "council.db")
+def store(db_location):
+    conversations = ConversationStore(db_location)  # a SQLite file, then a PostgreSQL database
     yield conversations
     conversations.close()
 
@@ -84,8 +84,8 @@ def test_delete_takes_the_messages_and_a_late_answer_is_dropped(store):
     assert count == 0
 
 
-def test_shares_the_run_database_and_survives_a_restart(tmp_path):
-    path = tmp_path / "council.db"
+def test_shares_the_run_database_and_survives_a_restart(db_location):
+    path = db_location
     runs = Store(path)
     conversations = ConversationStore(path)
     conversation = conversations.create(["a"], None, "default")

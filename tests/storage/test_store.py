@@ -6,6 +6,7 @@ database of a real PostgreSQL server started for the test session.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from datetime import UTC, datetime
@@ -259,3 +260,34 @@ def test_a_corrupt_row_is_reported_not_crashed(store):
     store.db.execute("UPDATE run_stages SET payload = ? WHERE run_id = 'bad'", (b"not zlib",))
     with pytest.raises(StorageError, match=r"run bad .* is unreadable"):
         store.get("bad")
+
+
+async def test_a_locked_database_does_not_stall_the_event_loop(tmp_path):
+    """A slow disk, made real: another connection holds SQLite's write lock while a run wants to write."""
+    path = tmp_path / "council.db"
+    store = Store(path)
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticking = asyncio.create_task(ticker())
+    try:
+        async with Council(simulated_without_latency(), store=store) as council:
+            asking = asyncio.create_task(council.ask("Why is the sky blue?"))
+            await asyncio.sleep(0.5)
+            assert not asking.done(), "the run waits for the database"
+            ticks_while_locked = ticks
+            blocker.execute("COMMIT")
+            finished = await asking
+        assert ticks_while_locked >= 10, "the event loop kept turning while the write waited for the lock"
+        assert finished.stored and store.get(finished.run_id) == finished
+    finally:
+        ticking.cancel()
+        blocker.close()
+        store.close()

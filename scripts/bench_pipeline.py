@@ -61,20 +61,24 @@ def fake_upstream(*args: str):
         process.wait(timeout=10)
 
 
-def council_config(base_url: str, db: Path, *, stage_deadline_s: float = 30.0) -> CouncilConfig:
+def open_store(db: str | Path) -> Store | bool:
+    """The run store at ``db`` (a SQLite path or a PostgreSQL URL); ``none`` runs without one."""
+    return False if str(db) == "none" else Store(db)
+
+
+def council_config(base_url: str, db: str | Path, *, stage_deadline_s: float = 30.0) -> CouncilConfig:
     """Four members and a chairman on the fake upstream."""
     return CouncilConfig.model_validate({
         "members": [{"name": name, "provider": "openai", "model": f"model-{name}", "base_url": base_url}
                     for name in MEMBERS],
         "chairman": "alpha",
         "stages": {"stage_deadline_s": stage_deadline_s, "member_timeout_s": 30},
-        "storage": {"path": str(db)},
     })
 
 
 async def measure_latency(base_url: str, db: Path, questions: int) -> list[float]:
     """Seconds per question, one question at a time."""
-    async with Council(council_config(base_url, db), store=Store(db), environ={}) as council:
+    async with Council(council_config(base_url, db), store=open_store(db), environ={}) as council:
         await council.ask("warm-up question?")
         times = []
         for index in range(questions):
@@ -85,9 +89,10 @@ async def measure_latency(base_url: str, db: Path, questions: int) -> list[float
     return times
 
 
-async def measure_throughput(base_url: str, db: Path, questions: int, concurrency: int) -> tuple[float, float, int]:
+async def measure_throughput(base_url: str, db: str | Path, questions: int,
+                             concurrency: int) -> tuple[float, float, int]:
     """Questions per second and CPU seconds per question with ``concurrency`` runs in flight."""
-    async with Council(council_config(base_url, db), store=Store(db), environ={}) as council:
+    async with Council(council_config(base_url, db), store=open_store(db), environ={}) as council:
         await council.ask("warm-up question?")
         semaphore = asyncio.Semaphore(concurrency)
         failures = 0
@@ -106,7 +111,8 @@ async def measure_throughput(base_url: str, db: Path, questions: int, concurrenc
 
 async def measure_straggler(base_url: str, db: Path) -> tuple[float, str]:
     """Stage 1 time and the slow member's status when one member takes 5 s against a 1 s deadline."""
-    async with Council(council_config(base_url, db, stage_deadline_s=1.0), store=Store(db), environ={}) as council:
+    config = council_config(base_url, db, stage_deadline_s=1.0)
+    async with Council(config, store=open_store(db), environ={}) as council:
         result = await council.ask("Straggler question?")
     delta = result.answer("delta")
     status = f"{delta.status} ({delta.error.reason})" if delta and delta.error else str(delta and delta.status)

@@ -84,8 +84,7 @@ INSERT INTO runs_v2 SELECT run_id, created_at, updated_at, status, question, top
 FROM runs;
 DROP TABLE runs;
 ALTER TABLE runs_v2 RENAME TO runs;
-CREATE INDEX runs_created_v2 ON runs (created_at DESC);
-CREATE INDEX run_stages_written ON run_stages (written_at)
+CREATE INDEX runs_created_v2 ON runs (created_at DESC)
 """
 
 

@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from council.config import CouncilConfig
@@ -35,8 +35,8 @@ class RunContext:
     chairman: str | None
     seed: int
     params: GenerationParams | None = None
-    #: The run's latest database write, which the next one waits for (writes of one run go in order).
-    pending_write: asyncio.Future[None] | None = None
+    #: The run's stage writes queued to the store and not yet checked (the store commits them in order).
+    queued_writes: list[asyncio.Future[None]] = field(default_factory=list)
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

@@ -13,7 +13,6 @@ or a broken database raise (as :class:`~council.errors.CouncilError`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import secrets
 import time
@@ -43,7 +42,7 @@ from council.rubrics.load import load_rubric
 from council.rubrics.model import CriterionValue, Rubric
 from council.simulation import behaviour_for
 from council.storage.run_records import Stage
-from council.storage.store import StageWrite, Store, prepare_stage
+from council.storage.store import Store, prepare_stage
 from council.transport.http import Transport
 from council.types import ChatMessage, GenerationParams, as_messages
 
@@ -229,28 +228,35 @@ class Council:
         return CouncilResult(run_id=run_id or uuid.uuid4().hex, created_at=datetime.now(UTC), question=messages,
                              simulated=simulated, reproducibility=reproducibility)
 
-    async def _save(self, ctx: RunContext, stage: Stage) -> None:
+    def _queue_save(self, ctx: RunContext, stage: Stage) -> None:
+        # The run goes on while the store commits this stage (in order with the run's others); the run's
+        # last write checks how they went.
+        if self.store is not None:
+            ctx.queued_writes.append(self.store.queue_stage(prepare_stage(ctx.result, stage), soon=False))
+
+    async def _save_finished(self, ctx: RunContext) -> None:
         # A failing database costs the record, never the answer: the run goes on and says it was not stored.
         store, result = self.store, ctx.result
         if store is None:
             return
-        # One write at a time per run, in order; shielded, so a cancelled run still finishes the write it began.
-        previous = ctx.pending_write
-        write = asyncio.ensure_future(self._write_after(previous, store, prepare_stage(result, stage)))
-        ctx.pending_write = write
+        # asyncio.wait, not gather: a cancelled run still learns how the writes it began went.
+        if ctx.queued_writes:
+            await asyncio.wait(ctx.queued_writes)
+        for error in [f.exception() for f in ctx.queued_writes if not f.cancelled()]:  # every one retrieved
+            if error is not None:
+                self._not_stored(result, error)
         try:
-            await asyncio.shield(write)
-        except StorageError as error:
-            _log.error("run_not_stored", run_id=result.run_id, cause=str(error))
-            result.stored = False
-            result.degrade(f"the run could not be stored ({storage_cause(error)})")
+            await asyncio.shield(store.queue_stage(prepare_stage(result, "finished")))
+        except Exception as error:
+            self._not_stored(result, error)
 
     @staticmethod
-    async def _write_after(previous: asyncio.Future[None] | None, store: Store, write: StageWrite) -> None:
-        if previous is not None:
-            with contextlib.suppress(Exception):
-                await previous  # its failure was reported where it happened
-        await store.call(store.write_stage, write)
+    def _not_stored(result: CouncilResult, error: BaseException) -> None:
+        if result.stored:
+            _log.error("run_not_stored", run_id=result.run_id, cause=str(error))
+            cause = storage_cause(error) if isinstance(error, StorageError) else f"{type(error).__name__}: {error}"
+            result.stored = False
+            result.degrade(f"the run could not be stored ({cause})")
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
@@ -262,7 +268,7 @@ class Council:
         ctx = RunContext(messages, self.config, providers, rubric, result, sink, members, chairman, seed, params)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         try:
-            await self._save(ctx, "started")
+            self._queue_save(ctx, "started")
             return await self._stages(ctx, started)
         except asyncio.CancelledError:
             # Keep what the run reached: a stopped run is on record as interrupted, not left "running".
@@ -283,7 +289,7 @@ class Council:
             answers = await apply_safety_gate(ctx, result.answers)
             result.answers = mark_oversized(answers, self.config.review.max_answer_chars)
         result.degrade(member_failures(result.answers))
-        await self._save(ctx, "answers")
+        self._queue_save(ctx, "answers")
         if problem := quorum_problem(result.answers, len(ctx.members), self.config.stages.quorum):
             return await self._finish_failed(ctx, started, problem)
         surviving = [a for a in result.answers if a.status == "ok"]
@@ -293,7 +299,7 @@ class Council:
             result.reviews = await review_answers(ctx, result.answers, fixed)
         with timed(result.timings, "aggregate_ms"):
             await self._rank(ctx, surviving, fixed, evidence)
-        await self._save(ctx, "ranking")
+        self._queue_save(ctx, "ranking")
         with timed(result.timings, "final_ms"):
             if surviving:
                 ctx.emit("stage_started", stage="final")
@@ -333,6 +339,6 @@ class Council:
         result = ctx.result
         result.usage = result.total_usage()
         result.timings.total_ms = elapsed_ms(started)
-        await self._save(ctx, "finished")
+        await self._save_finished(ctx)
         ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)
         return result

@@ -7,9 +7,9 @@ the store, and writes the ranking, agreement and bias flags into the result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Protocol
 
 import numpy as np
 
@@ -29,7 +29,6 @@ from council.result import (
 )
 from council.rubrics.model import Rubric
 
-T = TypeVar("T")
 _log = get_logger("council")
 
 
@@ -67,15 +66,11 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
 class CalibrationStore(Protocol):
     """Where reviewers' calibration history lives between runs (the run store implements it)."""
 
-    async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` off the event loop (the store's own worker threads)."""
-
-    def reviewer_history(self, keys: list[str]) -> dict[str, ReviewerHistory]:
-        """The stored statistics of these reviewer keys (absent keys have none yet)."""
-
-    def update_reviewer_history(self, keys: list[str],
-                                update: Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]) -> None:
-        """Replace these keys' statistics with ``update(current)``, atomically."""
+    def calibrate_reviewers(self, keys: list[str], update: Callable[[dict[str, ReviewerHistory]],
+                                                                   Mapping[str, ReviewerHistory]]
+                            ) -> Awaitable[dict[str, ReviewerHistory]]:
+        """Replace these keys' statistics with ``update(current)``, atomically; ``current`` (absent keys:
+        no history yet)."""
 
 
 @dataclass
@@ -123,13 +118,21 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
         problems.append("no review succeeded: the ranking carries no information")
     sheet = build_sheet(surviving, reviews, ctx.rubric)
     keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers if r in ctx.providers}
-    try:
-        stored = (await calibration.call(calibration.reviewer_history, list(keys.values()))
-                  if calibration is not None else {})
-    except StorageError as error:
-        _log.error("reviewer_history_unavailable", run_id=ctx.result.run_id, cause=str(error))
-        problems.append(f"reviewer calibration history could not be read ({storage_cause(error)})")
-        stored = {}
+    by_key = {key: name for name, key in keys.items()}
+
+    def fold(current: dict[str, ReviewerHistory]) -> dict[str, ReviewerHistory]:
+        named = {by_key[k]: v for k, v in current.items()}
+        return {keys[name]: stats for name, stats in update_history(named, sheet).items() if name in keys}
+
+    stored: dict[str, ReviewerHistory] = {}
+    if calibration is not None and keys:
+        # One transaction reads the history this run is calibrated with and folds its scores in:
+        # the run's ranking is reproducible from what it records, and no concurrent update is lost.
+        try:
+            stored = await calibration.calibrate_reviewers(list(keys.values()), fold)
+        except StorageError as error:
+            _log.error("reviewer_history_unavailable", run_id=ctx.result.run_id, cause=str(error))
+            problems.append(f"reviewer calibration history could not be read or updated ({storage_cause(error)})")
     history = {name: stored[key] for name, key in keys.items() if key in stored}
     outcome = aggregate(sheet, history, ctx.config.review.aggregation)
     ranking = [
@@ -138,18 +141,6 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
                      dimensions={k: round(v, 3) for k, v in c.dimensions.items() if not np.isnan(v)})
         for c in outcome.ranking
     ]
-    if calibration is not None and sheet.reviewers:
-        by_key = {key: name for name, key in keys.items()}
-
-        def fold(current: dict[str, ReviewerHistory]) -> dict[str, ReviewerHistory]:
-            named = {by_key[k]: v for k, v in current.items()}
-            return {keys[name]: stats for name, stats in update_history(named, sheet).items() if name in keys}
-
-        try:
-            await calibration.call(calibration.update_reviewer_history, list(keys.values()), fold)
-        except StorageError as error:
-            _log.error("reviewer_history_not_stored", run_id=ctx.result.run_id, cause=str(error))
-            problems.append(f"reviewer calibration history could not be updated ({storage_cause(error)})")
     used = [CalibrationRecord(reviewer=name, count=h.count, mean=h.mean, m2=h.m2, resid_count=h.resid_count,
                               resid_m2=h.resid_m2, bias=list(h.bias)) for name, h in sorted(history.items())]
     return Ranked(ranking, AgreementRecord(**vars(outcome.agreement)),

@@ -1,9 +1,11 @@
-"""Where runs, rubrics, calibration history and conversations are kept (SQLite today).
+"""Where runs, rubrics, calibration history, conversations and evaluations are kept: SQLite or PostgreSQL.
 
-:mod:`.store` holds runs written stage by stage, the rubric registry and
-reviewer history; :mod:`.conversations` the web page's conversations;
-:mod:`.sqlite` the table-set base they share. Stores results it is given:
-knows nothing of how a council runs.
+:mod:`.database` is the one door to either backend (:mod:`.sqlite`,
+:mod:`.postgres`), :mod:`.schema` its migrations, :mod:`.group_commit` the
+writer that batches what runs write as they go. :mod:`.store` holds runs
+(one compressed row per stage, :mod:`.run_records`), the rubric registry
+and reviewer history; :mod:`.conversations` the web page's conversations.
+Stores the results it is given: knows nothing of how a council runs.
 """
 
 from council.errors import StorageError

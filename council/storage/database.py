@@ -6,7 +6,9 @@ differs (placeholders, DDL types, row locks) and maps its driver's errors.
 The calls themselves are blocking; :meth:`Database.call` runs them on the
 database's own worker threads, so code on the event loop awaits them and
 never waits on a disk or a socket. SQLite gets one worker thread (its one
-writer); PostgreSQL as many as its connection pool has connections.
+writer); PostgreSQL as many as its connection pool has connections. Writes
+a run makes as it goes are queued to :attr:`Database.committer`, which
+commits them in batches (:mod:`.group_commit`).
 
 Knows nothing of runs, rubrics or conversations: the tables are
 :mod:`council.storage.schema`'s, their meaning the stores'.
@@ -23,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from council.storage.group_commit import GroupCommitter
+
 T = TypeVar("T")
 Row = tuple[Any, ...]
 DEFAULT_POOL_SIZE = 10
@@ -30,10 +34,6 @@ DEFAULT_POOL_SIZE = 10
 
 class Session(Protocol):
     """One connection, lent to a unit of work. SQL uses ``?`` placeholders on every backend."""
-
-    #: Appended to a ``SELECT`` that must lock its rows until the transaction ends ("" where the whole
-    #: database is locked by the transaction already, as in SQLite).
-    for_update: str
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         """Run one statement; the number of rows it changed."""
@@ -55,12 +55,16 @@ class Database(ABC):
     #: Exceptions of the driver that mean "the database failed" (turned into StorageError by the stores).
     driver_errors: ClassVar[tuple[type[BaseException], ...]]
 
+    #: Whether transactions lock rows (PostgreSQL's FOR UPDATE) rather than the whole database (SQLite).
+    row_locks: ClassVar[bool] = False
+
     def __init__(self, location: str, workers: int) -> None:
         self.location = location  # safe to print: no password
         self._workers = workers
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
         self.schema_checked = False
+        self._committer: GroupCommitter | None = None
 
     @abstractmethod
     def run(self, work: Callable[[Session], T]) -> T:
@@ -82,6 +86,9 @@ class Database(ABC):
         """Close the connections and stop the worker threads (waiting for calls in progress)."""
         with self._executor_lock:
             executor, self._executor = self._executor, None
+            committer, self._committer = self._committer, None
+        if committer is not None:
+            committer.close()
         if executor is not None:
             executor.shutdown(wait=True)
 
@@ -101,6 +108,17 @@ class Database(ABC):
         """``fn(*args, **kwargs)`` on the database's worker threads, awaited: the event loop never blocks on it."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor_for_calls(), functools.partial(fn, *args, **kwargs))
+
+    @property
+    def committer(self) -> GroupCommitter:
+        """The writer thread that commits work queued from event loops in batches (started on first use)."""
+        committer = self._committer
+        if committer is None:
+            with self._executor_lock:
+                if self._committer is None:
+                    self._committer = GroupCommitter(self, name=f"council-{self.backend}-writer")
+                committer = self._committer
+        return committer
 
     def _executor_for_calls(self) -> ThreadPoolExecutor:
         executor = self._executor

@@ -36,8 +36,6 @@ def to_pyformat(sql: str) -> str:
 class _PostgresSession:
     """The :class:`~council.storage.database.Session` of a pooled psycopg connection."""
 
-    for_update = " FOR UPDATE"
-
     def __init__(self, connection: psycopg.Connection[Row]) -> None:
         self._connection = connection
 
@@ -59,6 +57,7 @@ class PostgresDatabase(Database):
     """A PostgreSQL database reached through a pool of ``pool_size`` connections."""
 
     backend = "postgresql"
+    row_locks = True
     driver_errors: ClassVar[tuple[type[BaseException], ...]] = (psycopg.Error, psycopg_pool.PoolTimeout)
 
     def __init__(self, url: str, pool_size: int) -> None:

@@ -88,6 +88,20 @@ CREATE INDEX runs_created_v2 ON runs (created_at DESC)
 """
 
 
+# Stage rows get their order from one counter instead of a per-run count, so a batch of stage rows
+# (several runs, several stages) is one INSERT: counting inside a multi-row INSERT would see none of
+# the rows it adds. A run's rows are still read in the order they were written.
+_V3 = """
+CREATE TABLE run_stages_v3 (
+    seq {autoid}, run_id TEXT NOT NULL, stage TEXT NOT NULL, written_at TEXT NOT NULL, payload {blob} NOT NULL);
+INSERT INTO run_stages_v3 (run_id, stage, written_at, payload)
+SELECT run_id, stage, written_at, payload FROM run_stages ORDER BY run_id, seq;
+DROP TABLE run_stages;
+ALTER TABLE run_stages_v3 RENAME TO run_stages;
+CREATE INDEX run_stages_by_run ON run_stages (run_id, seq)
+"""
+
+
 def _script(session: Session, backend: str, script: str) -> None:
     for statement in script.format(**_TYPES[backend]).split(";"):
         if statement.strip():
@@ -107,6 +121,10 @@ def _v2(session: Session, backend: str) -> None:
     _script(session, backend, _V2_SWAP)
 
 
+def _v3(session: Session, backend: str) -> None:
+    _script(session, backend, _V3)
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -119,6 +137,7 @@ class Migration:
 MIGRATIONS = (
     Migration(1, "runs, rubric registry, reviewer calibration, conversations, evaluations", _v1),
     Migration(2, "runs stored stage by stage, compressed; the process that owns a running run", _v2),
+    Migration(3, "stage rows ordered by one counter, so many are written in one statement", _v3),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

@@ -26,8 +26,6 @@ PAGE_SIZE = 16384
 class _SQLiteSession:
     """The :class:`~council.storage.database.Session` of a SQLite connection."""
 
-    for_update = ""  # BEGIN IMMEDIATE already holds the database's write lock
-
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._connection = connection
 

@@ -11,6 +11,7 @@ and PostgreSQL (:mod:`.database`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -26,7 +27,7 @@ from council.ranking.sheet import ReviewerHistory
 from council.result import CouncilResult
 from council.rubrics.model import Rubric
 from council.rubrics.target_evaluation import TargetEvaluation
-from council.storage.database import Session
+from council.storage.database import Row, Session
 from council.storage.run_records import Stage, merge_payloads, stage_payload
 from council.storage.schema import SCHEMA_VERSION, schema_version
 from council.storage.tables import Tables
@@ -55,11 +56,11 @@ def _owner_is_gone(owner: str) -> bool:
     except OSError:
         return False  # alive, under another user
     return False
+
+
 def _version_key(version: str) -> tuple[int, ...]:
     core = version.split("-")[0].split("+")[0]
     return tuple(int(part) if part.isdigit() else 0 for part in core.split("."))
-
-
 
 
 @dataclass(frozen=True)
@@ -83,25 +84,49 @@ class StageWrite:
     stage: Stage
     written_at: str
     payload: bytes
-    summary: tuple[str, tuple[object, ...]]
+    #: The run's line in ``runs`` as it stands after this stage (every column, in table order).
+    summary: tuple[object, ...]
+
+    def apply(self, session: Session) -> None:
+        """Write this stage (in the caller's transaction)."""
+        StageWrite.apply_many(session, [self])
+
+    @staticmethod
+    def apply_many(session: Session, writes: list[StageWrite]) -> list[None]:
+        """Write many stages, of one run or many, in two statements (in the caller's transaction).
+
+        Each run's summary line takes its latest stage's figures; stage
+        rows are added in the order given, which is the order they read back.
+        """
+        for start in range(0, len(writes), _ROWS_PER_STATEMENT):
+            chunk = writes[start:start + _ROWS_PER_STATEMENT]
+            latest = {write.run_id: write.summary for write in chunk}
+            session.execute(
+                f"INSERT INTO runs VALUES {_placeholders(len(latest), 9)} ON CONFLICT (run_id) DO UPDATE SET "
+                "updated_at = excluded.updated_at, status = excluded.status, top_member = excluded.top_member, "
+                "degraded = excluded.degraded", [value for summary in latest.values() for value in summary])
+            session.execute(f"INSERT INTO run_stages (run_id, stage, written_at, payload) VALUES "
+                            f"{_placeholders(len(chunk), 4)}",
+                            [value for w in chunk for value in (w.run_id, w.stage, w.written_at, w.payload)])
+        return [None] * len(writes)
+
+
+# Within SQLite's limit of 32766 parameters a statement (and far from PostgreSQL's 65535).
+_ROWS_PER_STATEMENT = 1000
+
+
+def _placeholders(rows: int, columns: int) -> str:
+    row = "(" + ", ".join("?" * columns) + ")"
+    return ", ".join([row] * rows)
 
 
 def prepare_stage(result: CouncilResult, stage: Stage) -> StageWrite:
-    """The row ``stage`` adds to the run, and the statement that keeps its summary line current."""
+    """The row ``stage`` adds to the run, and the run's summary line as it now stands."""
     now = datetime.now(UTC).isoformat()
     top = result.final_answer.by if result.final_answer else (result.ranking[0].member if result.ranking else None)
-    summary: tuple[str, tuple[object, ...]]
-    if stage == "started":
-        first_user = next((m.content for m in reversed(result.question) if m.role == "user"), "")
-        # An upsert: saving a whole result again (an import, a test) writes it over what was there.
-        summary = ("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET "
-                   "updated_at = excluded.updated_at, status = excluded.status, top_member = excluded.top_member, "
-                   "degraded = excluded.degraded",
-                   (result.run_id, result.created_at.isoformat(), now, result.status, first_user[:500], top,
-                    int(result.degraded), int(result.simulated), current_owner()))
-    else:
-        summary = ("UPDATE runs SET updated_at = ?, status = ?, top_member = ?, degraded = ? WHERE run_id = ?",
-                   (now, result.status, top, int(result.degraded), result.run_id))
+    first_user = next((m.content for m in reversed(result.question) if m.role == "user"), "")
+    summary = (result.run_id, result.created_at.isoformat(), now, result.status, first_user[:500], top,
+               int(result.degraded), int(result.simulated), current_owner())
     return StageWrite(result.run_id, stage, now, stage_payload(result, stage), summary)
 
 
@@ -116,13 +141,17 @@ class Store(Tables):
         self.write_stage(prepare_stage(result, stage))
 
     def write_stage(self, write: StageWrite) -> None:
-        """Write a stage prepared by :func:`prepare_stage` (on a worker thread, for a caller on the event loop)."""
-        def work(session: Session) -> None:
-            session.execute(*write.summary)
-            session.execute("INSERT INTO run_stages VALUES (?, (SELECT COUNT(*) FROM run_stages WHERE run_id = ?), "
-                            "?, ?, ?)", (write.run_id, write.run_id, write.stage, write.written_at, write.payload))
+        """Write a stage prepared by :func:`prepare_stage`, now, on this thread."""
+        self._guard("saving a run", lambda: self.db.transaction(write.apply))
 
-        self._guard("saving a run", lambda: self.db.transaction(work))
+    def queue_stage(self, write: StageWrite, *, soon: bool = True) -> asyncio.Future[None]:
+        """Queue a stage prepared by :func:`prepare_stage` to the group-commit writer (from an event loop).
+
+        A run's stages are committed in the order queued; the future says
+        when this one is on record, or raises :class:`StorageError`. With
+        ``soon=False`` the write may wait a few milliseconds to go with others.
+        """
+        return self._queue("saving a run", write, combine=StageWrite.apply_many, soon=soon)
 
     def save(self, result: CouncilResult) -> None:
         """Store a whole run at once (an import, a test), over what was stored of it before."""
@@ -301,37 +330,80 @@ class Store(Tables):
         """Stored calibration statistics for these reviewer keys (missing ones are absent)."""
         if not keys:
             return {}
-        return self._guard("reading reviewer statistics", lambda: self.db.run(lambda s: _read_history(s, keys, "")))
+        return self._guard("reading reviewer statistics", lambda: self.db.run(lambda s: _read_history(s, keys)))
 
-    def update_reviewer_history(
-        self, keys: list[str], update: Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]
-    ) -> None:
+    def update_reviewer_history(self, keys: list[str], update: HistoryUpdate) -> dict[str, ReviewerHistory]:
         """Read, update and write reviewer statistics in one transaction, so concurrent runs never lose one.
 
-        The rows are locked while ``update`` runs (the whole database in
-        SQLite, the reviewers' rows in PostgreSQL): writers on other
-        replicas wait for this one and then fold their update into its result.
+        Returns the statistics as they were before ``update`` (what a run is
+        calibrated with). The rows are locked while ``update`` runs (the
+        whole database in SQLite, the reviewers' rows in PostgreSQL):
+        writers on other replicas wait for this one and then fold their
+        update into its result.
         """
-        ordered = sorted(set(keys))  # one lock order for every writer: no deadlocks between replicas
+        fold = _HistoryFold(keys, update)
+        return self._guard("updating reviewer statistics",
+                           lambda: self.db.transaction(lambda session: _fold_histories(session, [fold])[0]))
 
-        def work(session: Session) -> None:
-            now = datetime.now(UTC).isoformat()
-            # A row to lock even for a reviewer seen for the first time (count 0 reads as no history).
-            session.executemany("INSERT INTO reviewer_stats VALUES (?, 0, 0, 0, 0, 0, ?, '[]') "
-                                "ON CONFLICT (reviewer_key) DO NOTHING", [(key, now) for key in ordered])
-            updated = update(_read_history(session, ordered, session.for_update))
-            session.executemany(
-                "UPDATE reviewer_stats SET count = ?, mean = ?, m2 = ?, resid_count = ?, resid_m2 = ?, "
-                "updated_at = ?, bias = ? WHERE reviewer_key = ?",
-                [(s.count, float(s.mean), float(s.m2), s.resid_count, float(s.resid_m2), now,
-                  json.dumps([float(b) for b in s.bias]), key) for key, s in updated.items()])
-
-        self._guard("updating reviewer statistics", lambda: self.db.transaction(work))
+    def calibrate_reviewers(self, keys: list[str],
+                            update: HistoryUpdate) -> asyncio.Future[dict[str, ReviewerHistory]]:
+        """:meth:`update_reviewer_history`, queued to the group-commit writer (from an event loop)."""
+        return self._queue("updating reviewer statistics", _HistoryFold(keys, update), combine=_fold_histories,
+                           locks_rows=True)
 
 
-def _read_history(session: Session, keys: list[str], lock: str) -> dict[str, ReviewerHistory]:
-    marks = ",".join("?" for _ in keys)
-    rows = session.fetchall(f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2, bias FROM reviewer_stats "
-                            f"WHERE reviewer_key IN ({marks}) ORDER BY reviewer_key{lock}", keys)
+HistoryUpdate = Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]
+
+
+@dataclass(frozen=True)
+class _HistoryFold:
+    """One run's calibration update: the reviewers it touches and how it changes their statistics."""
+
+    keys: list[str]
+    update: HistoryUpdate
+
+
+def _fold_histories(session: Session, folds: list[_HistoryFold]) -> list[dict[str, ReviewerHistory]]:
+    """Apply calibration updates in order, as if each had its own transaction; what each one read.
+
+    All of them read their rows in one statement and write them in another.
+    """
+    ordered = sorted({key for fold in folds for key in fold.keys})  # one lock order: no deadlocks between replicas
+    now = datetime.now(UTC).isoformat()
+    # One statement makes a row for a reviewer seen for the first time (count 0 reads as no history), locks
+    # every row (PostgreSQL's ON CONFLICT DO UPDATE does) and returns them as they stand.
+    rows = session.fetchall(
+        "INSERT INTO reviewer_stats VALUES " + ", ".join(["(?, 0, 0, 0, 0, 0, ?, '[]')"] * len(ordered)) + " "
+        "ON CONFLICT (reviewer_key) DO UPDATE SET updated_at = reviewer_stats.updated_at "
+        "RETURNING reviewer_key, count, mean, m2, resid_count, resid_m2, bias",
+        [value for key in ordered for value in (key, now)])
+    state = _history_rows(rows)
+    changed: dict[str, ReviewerHistory] = {}
+    read = []
+    for fold in folds:
+        current = {key: state[key] for key in fold.keys if key in state}
+        read.append(current)
+        updated = fold.update(dict(current))
+        state.update(updated)
+        changed.update(updated)
+    if changed:
+        session.execute(
+            f"INSERT INTO reviewer_stats VALUES {_placeholders(len(changed), 8)} ON CONFLICT (reviewer_key) "
+            "DO UPDATE SET count = excluded.count, mean = excluded.mean, m2 = excluded.m2, "
+            "resid_count = excluded.resid_count, resid_m2 = excluded.resid_m2, updated_at = excluded.updated_at, "
+            "bias = excluded.bias",
+            [value for key, h in sorted(changed.items()) for value in (
+                key, h.count, float(h.mean), float(h.m2), h.resid_count, float(h.resid_m2), now,
+                json.dumps([float(b) for b in h.bias]))])
+    return read
+
+
+def _history_rows(rows: list[Row]) -> dict[str, ReviewerHistory]:
     return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6]) or ()))
             for r in rows if r[1] > 0}
+
+
+def _read_history(session: Session, keys: list[str]) -> dict[str, ReviewerHistory]:
+    marks = ",".join("?" for _ in keys)
+    return _history_rows(session.fetchall(f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2, bias "
+                                          f"FROM reviewer_stats WHERE reviewer_key IN ({marks})", keys))

@@ -9,13 +9,14 @@ what it was doing.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from council.errors import StorageError
 from council.storage.connect import open_database
-from council.storage.database import DEFAULT_POOL_SIZE, Database
+from council.storage.database import DEFAULT_POOL_SIZE, Database, Session
 
 T = TypeVar("T")
 
@@ -56,12 +57,28 @@ class Tables:
         """``fn(*args, **kwargs)`` (one of this store's methods) on the database's worker threads, awaited."""
         return await self.db.call(fn, *args, **kwargs)
 
+    def _queue(self, action: str, work: Any, *, combine: Callable[[Session, list[Any]], list[T]] | None = None,
+               soon: bool = True, locks_rows: bool = False) -> asyncio.Future[T]:
+        """Queue ``work`` to the database's group-commit writer; a future that raises this store's error.
+
+        ``work``, ``combine`` and ``soon`` are :meth:`GroupCommitter.submit`'s; work
+        that ``locks_rows`` is committed on its own where the backend locks rows.
+        """
+        def translate(exc: BaseException) -> BaseException:
+            return self._storage_error(action, exc) if isinstance(exc, self.db.driver_errors) else exc
+
+        return self.db.committer.submit(work, combine=combine, soon=soon, alone=locks_rows and self.db.row_locks,
+                                        translate=translate)
+
     def _guard(self, action: str, work: Callable[[], T]) -> T:
         try:
             return work()
         except self.db.driver_errors as exc:
-            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            error = self.error(f"{action} failed in {self.path}: {detail}")
-            # The cause without the location, for messages that leave the machine (an HTTP client's error).
-            error.cause = f"{action} failed: {detail}"
-            raise error from None
+            raise self._storage_error(action, exc) from None
+
+    def _storage_error(self, action: str, exc: BaseException) -> StorageError:
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        error = self.error(f"{action} failed in {self.path}: {detail}")
+        # The cause without the location, for messages that leave the machine (an HTTP client's error).
+        error.cause = f"{action} failed: {detail}"
+        return error

@@ -20,6 +20,7 @@ from council.errors import StorageError
 from council.ranking.aggregation import ReviewerHistory
 from council.result import CouncilResult, Reproducibility
 from council.storage.connect import open_database
+from council.storage.run_records import stage_payload
 from council.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from council.storage.store import Store
 from council.types import ChatMessage
@@ -201,6 +202,37 @@ def test_a_database_of_the_first_schema_upgrades_without_losing_a_run(db_locatio
         store.close()
 
 
+def test_a_database_of_the_second_schema_keeps_each_runs_stage_order(db_location):
+    """Schema 2 numbered stage rows per run; schema 3 by one counter. Rows inserted out of order read back in order."""
+    started, finished = result("staged", status="running"), result("staged", status="complete")
+    database = open_database(db_location, migrate=False)
+    try:
+        def second_schema(session):
+            for migration in MIGRATIONS[:2]:
+                migration.apply(session, database.backend)
+            session.execute("CREATE TABLE council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
+                            "applied_at TEXT NOT NULL)")
+            session.execute("INSERT INTO council_schema VALUES (1, 'first', '2026-01-01'), (2, 'second', '2026-02-01')")
+            session.execute("INSERT INTO runs VALUES ('staged', ?, ?, 'complete', 'Why', NULL, 0, 0, NULL)",
+                            (started.created_at.isoformat(), started.created_at.isoformat()))
+            session.execute("INSERT INTO run_stages VALUES ('staged', 1, 'finished', 'b', ?)",
+                            (stage_payload(finished, "finished"),))
+            session.execute("INSERT INTO run_stages VALUES ('staged', 0, 'started', 'a', ?)",
+                            (stage_payload(started, "started"),))
+
+        database.transaction(second_schema)
+    finally:
+        database.close()
+    store = Store(db_location)
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.get("staged").status == "complete", "the later stage still wins"
+        store.save_stage(result("staged", status="interrupted"), "finished")
+        assert store.get("staged").status == "interrupted", "a row written after the upgrade comes last"
+    finally:
+        store.close()
+
+
 def test_a_sqlite_file_of_release_0_1_0_upgrades_in_place(tmp_path):
     """0.1.0 had no schema table: its version was PRAGMA user_version, and conversations came later."""
     path = tmp_path / "old.db"
@@ -237,7 +269,7 @@ def test_a_database_newer_than_this_council_is_refused(db_location):
         database.execute("INSERT INTO council_schema VALUES (99, 'from the future', '2030-01-01')")
     finally:
         database.close()
-    with pytest.raises(StorageError, match=r"schema version 99, newer than this Council understands \(2\)"):
+    with pytest.raises(StorageError, match=r"schema version 99, newer than this Council understands \(3\)"):
         Store(db_location)
 
 

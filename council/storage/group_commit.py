@@ -1,0 +1,202 @@
+"""Group commit: one writer thread that commits the writes queued since its last commit together.
+
+Runs on an event loop write often and need to wait for few of their
+writes: a run queues its stage rows and its calibration update and goes
+on. What costs is not the SQL but each hand-over between the event
+loop's thread and the writer's (a wake-up, and the interpreter lock
+passed back and forth for every statement), so writes are handed over in
+batches and written in few statements:
+
+- on the loop, jobs queued in one turn of the loop go to the writer
+  together; a job nobody waits for yet (``soon=False``, a run's early
+  stages) waits up to :data:`WRITE_BEHIND_S` to go along with the next one;
+- the writer runs everything handed over since its last commit in one
+  transaction, item kinds that know how (``combine``) in one statement
+  each, and settles the callers' futures with one wake-up of each loop.
+
+If a batch fails, its jobs are run again one transaction each, so one bad
+write fails alone. Work that takes row locks (``alone=True``) is always
+committed on its own: two replicas batching different lock sets could
+otherwise take them in opposite orders and deadlock.
+
+Batched jobs are committed in the order they were queued, so a run's
+stage rows land in order without the run waiting for each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+T = TypeVar("T")
+MAX_BATCH = 256  # writes per transaction: enough to amortize a commit, short enough to keep locks brief
+#: How long a write nobody waits for may wait on the loop for company (the most a crash can lose of a run).
+WRITE_BEHIND_S = 0.05
+
+
+class Transactional(Protocol):
+    """What the writer commits through: a database's ``transaction`` (all of ``work``, or none of it)."""
+
+    def transaction(self, work: Callable[[Any], T]) -> T:
+        """Run ``work`` with a session in one transaction."""
+
+
+@dataclass
+class _Job(Generic[T]):
+    work: Any  # a function of a session, or an item for ``combine``
+    combine: Callable[[Any, list[Any]], list[T]] | None
+    future: asyncio.Future[T]
+    loop: asyncio.AbstractEventLoop
+    alone: bool
+    translate: Callable[[BaseException], BaseException]
+
+
+@dataclass
+class _Waiting:
+    """Jobs queued on one event loop and not handed to the writer yet."""
+
+    jobs: list[_Job[Any]]
+    handover: asyncio.Handle | asyncio.TimerHandle | None = None
+    soon: bool = False
+
+
+_STOP = object()
+
+
+class GroupCommitter:
+    """Commits work queued from event loops, in batches, on one thread of its own."""
+
+    def __init__(self, db: Transactional, name: str) -> None:
+        self._db = db
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        # Each loop's entry is touched by that loop's thread only (and by close, at the end).
+        self._waiting: dict[asyncio.AbstractEventLoop, _Waiting] = {}
+        self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
+        self._thread.start()
+        self.commits = 0  # transactions committed or tried (benchmarks and tests read it)
+
+    def submit(self, work: Any, *, combine: Callable[[Any, list[Any]], list[T]] | None = None,
+               soon: bool = True, alone: bool = False,
+               translate: Callable[[BaseException], BaseException] = lambda exc: exc) -> asyncio.Future[T]:
+        """Queue ``work`` for the writer; a future (on the running loop) for what it returns or raises.
+
+        ``work`` is a function of a session; or, with ``combine``, an item
+        that ``combine(session, items)`` writes together with the other
+        items of the batch in few statements (returning one result per
+        item). ``soon=False`` lets the write wait up to
+        :data:`WRITE_BEHIND_S` for company. ``translate`` turns an exception
+        raised into the one the caller should see (a driver error into a
+        StorageError).
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        waiting = self._waiting.get(loop)
+        if waiting is None:
+            waiting = self._waiting[loop] = _Waiting([])
+        waiting.jobs.append(_Job(work, combine, future, loop, alone, translate))
+        if soon and not waiting.soon:
+            if waiting.handover is not None:
+                waiting.handover.cancel()
+            waiting.soon = True
+            waiting.handover = loop.call_soon(self._hand_over, loop)
+        elif waiting.handover is None:
+            waiting.handover = loop.call_later(WRITE_BEHIND_S, self._hand_over, loop)
+        return future
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        waiting = self._waiting.pop(loop, None)
+        if waiting is not None and waiting.jobs:
+            self._queue.put(waiting.jobs)
+
+    def close(self) -> None:
+        """Commit what is queued (waiting on a loop too), then stop the thread."""
+        for loop in list(self._waiting):
+            waiting = self._waiting.pop(loop, None)
+            if waiting is not None:
+                if waiting.handover is not None:
+                    waiting.handover.cancel()
+                self._queue.put(waiting.jobs)
+        if self._thread.is_alive():
+            self._queue.put(_STOP)
+            self._thread.join()
+
+    def _serve(self) -> None:
+        stopping = False
+        while not stopping:
+            batch: list[_Job[Any]] = []
+            item = self._queue.get()
+            while item is not _STOP:
+                batch.extend(item)
+                if len(batch) >= MAX_BATCH:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            stopping = item is _STOP
+            if batch:
+                self._settle(self._commit(batch))
+
+    def _commit(self, batch: list[_Job[Any]]) -> list[tuple[_Job[Any], Any, BaseException | None]]:
+        outcomes: list[tuple[_Job[Any], Any, BaseException | None]] = []
+        together = [job for job in batch if not job.alone]
+        if len(together) > 1:
+            try:
+                self.commits += 1
+                results = self._db.transaction(lambda session: _apply(session, together))
+            except Exception:  # each job is retried alone below, failing with its own error
+                pass
+            else:
+                outcomes.extend((job, result, None) for job, result in zip(together, results, strict=True))
+                batch = [job for job in batch if job.alone]
+        for job in batch:
+            self.commits += 1
+            try:
+                outcomes.append((job, self._db.transaction(functools.partial(_apply_one, job)), None))
+            except Exception as exc:  # handed to the caller: its future raises it
+                outcomes.append((job, None, job.translate(exc)))
+        return outcomes
+
+    @staticmethod
+    def _settle(outcomes: list[tuple[_Job[Any], Any, BaseException | None]]) -> None:
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Job[Any], Any, BaseException | None]]] = {}
+        for outcome in outcomes:
+            by_loop.setdefault(outcome[0].loop, []).append(outcome)
+        for loop, settled in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # that loop has closed: nobody is waiting any more
+                loop.call_soon_threadsafe(_resolve, settled)
+
+
+def _apply_one(job: _Job[T], session: Any) -> T:
+    result: T = _apply(session, [job])[0]
+    return result
+
+
+def _apply(session: Any, jobs: list[_Job[Any]]) -> list[Any]:
+    """Every job's result, in order: plain jobs one by one, combinable ones together (in queue order)."""
+    results: dict[int, Any] = {}
+    groups: dict[Callable[[Any, list[Any]], list[Any]], list[_Job[Any]]] = {}
+    for job in jobs:
+        if job.combine is None:
+            results[id(job)] = job.work(session)
+        else:
+            groups.setdefault(job.combine, []).append(job)
+    for combine, members in groups.items():
+        results.update(zip(map(id, members), combine(session, [job.work for job in members]), strict=True))
+    return [results[id(job)] for job in jobs]
+
+
+def _resolve(outcomes: list[tuple[_Job[Any], Any, BaseException | None]]) -> None:
+    for job, result, error in outcomes:
+        if job.future.done():
+            continue  # cancelled by its caller; the write happened all the same
+        if error is None:
+            job.future.set_result(result)
+        else:
+            job.future.set_exception(error)

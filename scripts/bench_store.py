@@ -172,7 +172,8 @@ def main() -> None:
                 server = stack.enter_context(PostgresServer(bindir))
                 locations["postgresql"] = server.create_database("bench")
         print()
-        print("| Backend | Runs written/s (one at a time) | 50 in flight, group commit | Storage CPU per run (one at a time) "
+        print("| Backend | Runs written/s (one at a time) | 50 in flight, group commit "
+              "| Storage CPU per run (one at a time) "
               "| p50 / p95 ms per stage: started, answers, ranking, finished | Bytes per run (payload; database) |")
         print("|---|---|---|---|---|---|")
         print(f"| 0.1.0 (SQLite, whole result x4) | {1000 / (legacy_cpu * 1000 or 1):.0f} (CPU bound) | - | "

@@ -35,8 +35,9 @@ class RunContext:
     chairman: str | None
     seed: int
     params: GenerationParams | None = None
-    #: The run's stage writes queued to the store and not yet checked (the store commits them in order).
-    queued_writes: list[asyncio.Future[None]] = field(default_factory=list)
+    #: The run's writes queued to the store and not yet checked (the store commits them in order), each
+    #: with what its failure costs ("the run could not be stored").
+    queued_writes: list[tuple[asyncio.Future[None], str]] = field(default_factory=list)
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

@@ -49,6 +49,7 @@ from council.types import ChatMessage, GenerationParams, as_messages
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
            "feedback_system.md")
 _UNSET: Any = object()
+_NOT_STORED = "the run could not be stored"
 _log = get_logger("council")
 
 
@@ -232,7 +233,8 @@ class Council:
         # The run goes on while the store commits this stage (in order with the run's others); the run's
         # last write checks how they went.
         if self.store is not None:
-            ctx.queued_writes.append(self.store.queue_stage(prepare_stage(ctx.result, stage), soon=False))
+            ctx.queued_writes.append((self.store.queue_stage(prepare_stage(ctx.result, stage), soon=False),
+                                      _NOT_STORED))
 
     async def _save_finished(self, ctx: RunContext) -> None:
         # A failing database costs the record, never the answer: the run goes on and says it was not stored.
@@ -241,22 +243,27 @@ class Council:
             return
         # asyncio.wait, not gather: a cancelled run still learns how the writes it began went.
         if ctx.queued_writes:
-            await asyncio.wait(ctx.queued_writes)
-        for error in [f.exception() for f in ctx.queued_writes if not f.cancelled()]:  # every one retrieved
+            await asyncio.wait([future for future, _ in ctx.queued_writes])
+        for future, loss in ctx.queued_writes:
+            error = None if future.cancelled() else future.exception()  # every one retrieved, none left to warn
             if error is not None:
-                self._not_stored(result, error)
+                self._write_failed(result, loss, error)
         try:
             await asyncio.shield(store.queue_stage(prepare_stage(result, "finished")))
         except Exception as error:
-            self._not_stored(result, error)
+            self._write_failed(result, _NOT_STORED, error)
 
     @staticmethod
-    def _not_stored(result: CouncilResult, error: BaseException) -> None:
-        if result.stored:
-            _log.error("run_not_stored", run_id=result.run_id, cause=str(error))
-            cause = storage_cause(error) if isinstance(error, StorageError) else f"{type(error).__name__}: {error}"
+    def _write_failed(result: CouncilResult, loss: str, error: BaseException) -> None:
+        cause = storage_cause(error) if isinstance(error, StorageError) else f"{type(error).__name__}: {error}"
+        if loss == _NOT_STORED:
+            if not result.stored:
+                return  # said once
             result.stored = False
-            result.degrade(f"the run could not be stored ({cause})")
+        # Operators alert on these event names: one for the run's record, one for calibration history.
+        _log.error("run_not_stored" if loss == _NOT_STORED else "reviewer_history_not_stored",
+                   run_id=result.run_id, cause=str(error))
+        result.degrade(f"{loss} ({cause})")
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
@@ -316,6 +323,8 @@ class Council:
         result = ctx.result
         try:
             ranked = await rank_answers(ctx, surviving, result.reviews, self.store)
+            if ranked.history_write is not None:
+                ctx.queued_writes.append((ranked.history_write, "reviewer calibration history could not be updated"))
             result.ranking = with_verdicts(ctx.rubric, ranked.ranking, result.reviews, fixed, evidence)
             result.agreement, result.bias_flags, result.calibration = (ranked.agreement, ranked.bias_flags,
                                                                        ranked.calibration)

@@ -7,7 +7,8 @@ the store, and writes the ranking, agreement and bias flags into the result.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import asyncio
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -17,7 +18,7 @@ from council.errors import StorageError, storage_cause
 from council.logs import get_logger
 from council.pipeline.context import RunContext
 from council.providers import Provider
-from council.ranking.aggregation import aggregate, update_history
+from council.ranking.aggregation import HistoryIncrement, aggregate, history_increments
 from council.ranking.sheet import ReviewerHistory, ScoreSheet
 from council.result import (
     AgreementRecord,
@@ -66,11 +67,11 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
 class CalibrationStore(Protocol):
     """Where reviewers' calibration history lives between runs (the run store implements it)."""
 
-    def calibrate_reviewers(self, keys: list[str], update: Callable[[dict[str, ReviewerHistory]],
-                                                                   Mapping[str, ReviewerHistory]]
-                            ) -> Awaitable[dict[str, ReviewerHistory]]:
-        """Replace these keys' statistics with ``update(current)``, atomically; ``current`` (absent keys:
-        no history yet)."""
+    def read_reviewer_history(self, keys: list[str]) -> Awaitable[dict[str, ReviewerHistory]]:
+        """The stored statistics of these reviewer keys (absent keys have none yet)."""
+
+    def add_to_reviewer_history(self, increments: Mapping[str, HistoryIncrement]) -> asyncio.Future[None]:
+        """Fold one run's increments into the stored statistics, atomically, without the run waiting."""
 
 
 @dataclass
@@ -82,6 +83,8 @@ class Ranked:
     bias_flags: list[BiasFlagRecord] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     calibration: list[CalibrationRecord] = field(default_factory=list)
+    #: The run's history update, queued to the store: whoever finishes the run checks how it went.
+    history_write: asyncio.Future[None] | None = None
 
 
 def survivor_problem(surviving: list[AnswerRecord]) -> str | None:
@@ -118,22 +121,16 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
         problems.append("no review succeeded: the ranking carries no information")
     sheet = build_sheet(surviving, reviews, ctx.rubric)
     keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers if r in ctx.providers}
-    by_key = {key: name for name, key in keys.items()}
-
-    def fold(current: dict[str, ReviewerHistory]) -> dict[str, ReviewerHistory]:
-        named = {by_key[k]: v for k, v in current.items()}
-        return {keys[name]: stats for name, stats in update_history(named, sheet).items() if name in keys}
-
-    stored: dict[str, ReviewerHistory] = {}
+    stored: dict[str, ReviewerHistory] | None = {}
     if calibration is not None and keys:
-        # One transaction reads the history this run is calibrated with and folds its scores in:
-        # the run's ranking is reproducible from what it records, and no concurrent update is lost.
+        # Read when aggregation starts and recorded in the result: the ranking is reproducible from the run.
         try:
-            stored = await calibration.calibrate_reviewers(list(keys.values()), fold)
+            stored = await calibration.read_reviewer_history(list(keys.values()))
         except StorageError as error:
             _log.error("reviewer_history_unavailable", run_id=ctx.result.run_id, cause=str(error))
-            problems.append(f"reviewer calibration history could not be read or updated ({storage_cause(error)})")
-    history = {name: stored[key] for name, key in keys.items() if key in stored}
+            problems.append(f"reviewer calibration history could not be read ({storage_cause(error)})")
+            stored = None  # and not updated either: this run's residuals would be measured against nothing
+    history = {name: stored[key] for name, key in keys.items() if stored and key in stored}
     outcome = aggregate(sheet, history, ctx.config.review.aggregation)
     ranking = [
         RankingEntry(member=c.member, rank=c.rank, score=round(c.score, 4),
@@ -141,7 +138,12 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
                      dimensions={k: round(v, 3) for k, v in c.dimensions.items() if not np.isnan(v)})
         for c in outcome.ranking
     ]
+    history_write = None
+    if calibration is not None and keys and stored is not None:
+        increments = history_increments(history, sheet)
+        history_write = calibration.add_to_reviewer_history(
+            {keys[name]: increment for name, increment in increments.items() if name in keys})
     used = [CalibrationRecord(reviewer=name, count=h.count, mean=h.mean, m2=h.m2, resid_count=h.resid_count,
                               resid_m2=h.resid_m2, bias=list(h.bias)) for name, h in sorted(history.items())]
     return Ranked(ranking, AgreementRecord(**vars(outcome.agreement)),
-                  [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used)
+                  [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used, history_write)

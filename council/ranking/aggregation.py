@@ -61,7 +61,9 @@ over at least ``BIAS_MIN_ITEMS`` scored answers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -282,6 +284,72 @@ def _stored_bias(stats: ReviewerHistory | None) -> tuple[float, ...]:
     return stats.bias
 
 
+@dataclass(frozen=True)
+class HistoryIncrement:
+    """What one run adds to one reviewer's statistics, folded into whatever is stored when it is written.
+
+    Scores fold in exactly whatever came before (Chan's merge of two
+    groups); the residuals are those of the z-scores the run was ranked
+    with; bias sums add. So increments from runs on several replicas fold
+    in any order to the same statistics, and the store folds them in with
+    plain arithmetic (:func:`fold_increment`) inside its transaction.
+    """
+
+    count: float
+    mean: float
+    m2: float
+    resid_count: float
+    resid_m2: float
+    bias: tuple[float, ...]
+
+
+def history_increments(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) -> dict[str, HistoryIncrement]:
+    """This run's increment for each reviewer of the sheet, given the ``history`` it was ranked with."""
+    with np.errstate(all="ignore"):
+        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
+        _, k, mean_q, ss_q = _row_stats(x)
+        count, sq = _residuals(_calibrated_z(x, _history_arrays(sheet, history)))
+        run_bias = sheet.run_bias_pairs
+    return {name: HistoryIncrement(float(k[i]), float(mean_q[i]), float(ss_q[i]), float(count[i]), float(sq[i]),
+                                   tuple(float(v) for v in run_bias[i]))
+            for i, name in enumerate(sheet.reviewers)}
+
+
+def fold_increment(stored: ReviewerHistory | None, increment: HistoryIncrement) -> ReviewerHistory:
+    """``stored`` with one run's increment folded in (plain floats: no array work inside a transaction)."""
+    count, mean, m2, resid_count, resid_m2 = _sane_history(stored)
+    n = count + increment.count
+    delta = increment.mean - mean
+    new_mean = mean + delta * increment.count / n if n > 0 else mean
+    new_m2 = m2 + increment.m2 + delta * delta * count * increment.count / n if n > 0 else m2
+    # Scores so large that their squares overflow teach nothing: keep the old (sanitized) part.
+    scores_ok = math.isfinite(new_mean) and math.isfinite(new_m2)
+    resid_ok = math.isfinite(increment.resid_m2)
+    old_bias = _stored_bias(stored)
+    bias = tuple(float(a + b) for a, b in zip(old_bias, increment.bias, strict=True))
+    return ReviewerHistory(
+        count=int(n if scores_ok else count),
+        mean=float(new_mean if scores_ok else mean),
+        m2=float(max(new_m2, 0.0) if scores_ok else m2),
+        resid_count=int(resid_count + increment.resid_count if resid_ok else resid_count),
+        resid_m2=float(resid_m2 + increment.resid_m2 if resid_ok else resid_m2),
+        bias=bias if all(math.isfinite(b) for b in bias) else old_bias,
+    )
+
+
+def _sane_history(stats: ReviewerHistory | None) -> tuple[float, float, float, float, float]:
+    """count, mean, m2, resid_count, resid_m2 of stored statistics; nonsense parts read as empty."""
+    if stats is None:
+        return 0.0, 0.0, 0.0, 0.0, 0.0
+    scores = (float(stats.count), float(stats.mean), float(stats.m2))
+    resid = (float(stats.resid_count), float(stats.resid_m2))
+    if not (all(math.isfinite(v) for v in scores) and scores[0] >= 1 and scores[2] >= 0):
+        scores = (0.0, 0.0, 0.0)
+    if not (all(math.isfinite(v) for v in resid) and resid[0] >= 1 and resid[1] >= 0):
+        resid = (0.0, 0.0)
+    return (*scores, *resid)
+
+
 def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) -> dict[str, ReviewerHistory]:
     """Fold this run's overall scores and consensus residuals into each reviewer's statistics.
 
@@ -290,24 +358,6 @@ def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) ->
     object for every reviewer of the sheet; other reviewers are kept as they are.
     """
     updated = dict(history)
-    with np.errstate(all="ignore"):
-        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
-        hist = _history_arrays(sheet, history)
-        _, k, mean_q, ss_q = _row_stats(x)
-        n, mean, m2 = _merge(hist[:, 0], hist[:, 1], hist[:, 2], k, mean_q, ss_q)
-        count, sq = _residuals(_calibrated_z(x, hist))
-        pooled = _pooled_sums(sheet, history, x)
-    for i, name in enumerate(sheet.reviewers):
-        # Scores so large that their squares overflow teach nothing: keep the old (sanitized) part.
-        scores_ok = np.isfinite(mean[i]) and np.isfinite(m2[i])
-        resid_ok = np.isfinite(sq[i])
-        updated[name] = ReviewerHistory(
-            count=int(n[i] if scores_ok else hist[i, 0]),
-            mean=float(mean[i] if scores_ok else hist[i, 1]),
-            m2=float(max(m2[i], 0.0) if scores_ok else hist[i, 2]),
-            resid_count=int(hist[i, 3] + count[i] if resid_ok else hist[i, 3]),
-            resid_m2=float(hist[i, 4] + sq[i] if resid_ok else hist[i, 4]),
-            bias=tuple(float(v) for v in pooled[i]) if np.all(np.isfinite(pooled[i]))
-            else _stored_bias(history.get(name)),
-        )
+    for name, increment in history_increments(history, sheet).items():
+        updated[name] = fold_increment(history.get(name), increment)
     return updated

@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pydantic import ValidationError
 
 from council.errors import StorageError
+from council.ranking.aggregation import HistoryIncrement, fold_increment
 from council.ranking.sheet import ReviewerHistory
 from council.result import CouncilResult
 from council.rubrics.model import Rubric
@@ -345,11 +346,22 @@ class Store(Tables):
         return self._guard("updating reviewer statistics",
                            lambda: self.db.transaction(lambda session: _fold_histories(session, [fold])[0]))
 
-    def calibrate_reviewers(self, keys: list[str],
-                            update: HistoryUpdate) -> asyncio.Future[dict[str, ReviewerHistory]]:
-        """:meth:`update_reviewer_history`, queued to the group-commit writer (from an event loop)."""
-        return self._queue("updating reviewer statistics", _HistoryFold(keys, update), combine=_fold_histories,
-                           locks_rows=True)
+    def read_reviewer_history(self, keys: list[str]) -> asyncio.Future[dict[str, ReviewerHistory]]:
+        """:meth:`reviewer_history`, queued to the group-commit writer (from an event loop, which awaits it)."""
+        return self._queue("reading reviewer statistics", keys, combine=_read_histories)
+
+    def add_to_reviewer_history(self, increments: Mapping[str, HistoryIncrement]) -> asyncio.Future[None]:
+        """Fold one run's increments into the stored statistics, queued behind the run (from an event loop).
+
+        The fold is plain arithmetic on whatever is stored when the write
+        lands, under the rows' locks: runs on any number of replicas lose no
+        update. The future raises :class:`StorageError` if it failed.
+        """
+        def update(current: dict[str, ReviewerHistory]) -> dict[str, ReviewerHistory]:
+            return {key: fold_increment(current.get(key), increment) for key, increment in increments.items()}
+
+        return self._queue("updating reviewer statistics", _HistoryFold(list(increments), update),
+                           combine=_fold_many, soon=False, locks_rows=True)
 
 
 HistoryUpdate = Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]
@@ -361,6 +373,17 @@ class _HistoryFold:
 
     keys: list[str]
     update: HistoryUpdate
+
+
+def _read_histories(session: Session, key_lists: list[list[str]]) -> list[dict[str, ReviewerHistory]]:
+    """Several runs' reads of reviewer statistics, in one query."""
+    everything = _read_history(session, sorted({key for keys in key_lists for key in keys}))
+    return [{key: everything[key] for key in keys if key in everything} for keys in key_lists]
+
+
+def _fold_many(session: Session, folds: list[_HistoryFold]) -> list[None]:
+    _fold_histories(session, folds)
+    return [None] * len(folds)
 
 
 def _fold_histories(session: Session, folds: list[_HistoryFold]) -> list[dict[str, ReviewerHistory]]:
@@ -404,6 +427,8 @@ def _history_rows(rows: list[Row]) -> dict[str, ReviewerHistory]:
 
 
 def _read_history(session: Session, keys: list[str]) -> dict[str, ReviewerHistory]:
+    if not keys:
+        return {}
     marks = ",".join("?" for _ in keys)
     return _history_rows(session.fetchall(f"SELECT reviewer_key, count, mean, m2, resid_count, resid_m2, bias "
                                           f"FROM reviewer_stats WHERE reviewer_key IN ({marks})", keys))

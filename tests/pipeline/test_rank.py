@@ -23,6 +23,8 @@ async def test_reviews_become_a_ranking_and_history_is_kept():
         assert [e.member for e in ranked.ranking] == ["a", "b", "c"] and ranked.problems == []
         assert all(e.n_reviews == 2 for e in ranked.ranking) and ranked.agreement.n_reviewers == 3
         keys = [reviewer_key(ctx.providers[name]) for name in "abc"]
+        assert store.reviewer_history(keys) == {}, "the update is written behind the run"
+        await ranked.history_write
         assert set(store.reviewer_history(keys)) == set(keys), "every reviewer's history is stored"
         sheet = build_sheet(ANSWERS, reviews, ctx.rubric)
         assert sheet.candidates == ("a", "b", "c") and sheet.overall.shape == (3, 3)
@@ -40,8 +42,9 @@ async def test_lost_history_costs_calibration_not_the_ranking():
     assert [e.member for e in ranked.ranking] == ["a", "b", "c"]
     assert ranked.calibration == []
     [problem] = ranked.problems
-    assert problem.startswith("reviewer calibration history could not be read or updated (updating reviewer "
-                              "statistics failed: no such table: reviewer_stats")
+    assert problem.startswith("reviewer calibration history could not be read (reading reviewer statistics "
+                              "failed: no such table: reviewer_stats")
+    assert ranked.history_write is None, "nothing is folded into history that could not be read"
     assert ":memory:" not in problem, "the cause leaves the database's location out"
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from council.errors import StorageError
-from council.ranking.sheet import ReviewerHistory
+from council.ranking.aggregation import BIAS_SUMS, HistoryIncrement, fold_increment
 from council.storage.connect import open_database
 from council.storage.group_commit import WRITE_BEHIND_S
 from council.storage.store import Store, prepare_stage
@@ -84,20 +84,21 @@ async def test_closing_commits_writes_still_waiting_on_the_loop(tmp_path):
         reopened.close()
 
 
-async def test_calibration_updates_from_many_runs_at_once_are_serial(db_location):
-    """50 runs fold into one reviewer at once: each reads what the previous left, none is lost."""
+async def test_history_increments_from_many_runs_at_once_lose_none(db_location):
+    """50 runs add to one reviewer at once: the result is every increment folded in, whatever the batching."""
     store = Store(db_location)
     try:
-        def bump(current):
-            seen = current.get("r", ReviewerHistory())
-            return {"r": ReviewerHistory(seen.count + 2, 0.5, 0.1 * (seen.count + 2), seen.resid_count + 1, 0.0)}
-
-        reads = await asyncio.gather(*(store.calibrate_reviewers(["r"], bump) for _ in range(50)))
-        counts = sorted(read["r"].count if "r" in read else 0 for read in reads)
-        assert counts == list(range(0, 100, 2)), "every update saw all the ones before it"
+        increments = [HistoryIncrement(count=3, mean=0.2 + 0.01 * n, m2=0.05, resid_count=2, resid_m2=0.5,
+                                       bias=(1.0,) * BIAS_SUMS) for n in range(50)]
+        await asyncio.gather(*(store.add_to_reviewer_history({"r": inc}) for inc in increments))
+        expected = None
+        for increment in increments:
+            expected = fold_increment(expected, increment)
         final = store.reviewer_history(["r"])["r"]
-        assert (final.count, final.resid_count) == (100, 50)
-        assert final.m2 == pytest.approx(10.0)
+        assert (final.count, final.resid_count) == (150, 100)
+        assert final.mean == pytest.approx(expected.mean) and final.m2 == pytest.approx(expected.m2)
+        assert final.resid_m2 == pytest.approx(25.0) and final.bias == pytest.approx((50.0,) * BIAS_SUMS)
+        assert await store.read_reviewer_history(["r", "unseen"]) == {"r": final}
     finally:
         store.close()
 

@@ -323,3 +323,21 @@ async def test_a_locked_database_does_not_stall_the_event_loop(tmp_path):
         ticking.cancel()
         blocker.close()
         store.close()
+
+
+async def test_a_history_update_that_fails_degrades_the_run_but_keeps_it(tmp_path):
+    """The database refuses changes to reviewer history (a trigger): the run is stored and says what it lost."""
+    store = Store(tmp_path / "council.db")
+    try:
+        for event in ("INSERT", "UPDATE"):
+            store.db.execute(f"CREATE TRIGGER frozen_{event.lower()} BEFORE {event} ON reviewer_stats "
+                             "BEGIN SELECT RAISE(ABORT, 'history is frozen'); END")
+        async with Council(simulated_without_latency(), store=store) as council:
+            finished = await council.ask("Why is the sky blue?")
+        assert finished.status == "complete" and finished.stored and finished.ranking
+        assert "reviewer calibration history could not be updated (updating reviewer statistics failed: " \
+               "history is frozen)" in finished.degraded_reasons
+        assert store.get(finished.run_id) == finished
+        assert store.reviewer_history([f"{a.member}|simulated|{a.model}" for a in finished.answers]) == {}
+    finally:
+        store.close()

@@ -110,7 +110,7 @@ LAYERS = [
     {"council.review", "council.storage"},
     {"council.simulation"},
     {"council.pipeline"},
-    {"council.evals", "council.server", "council.web"},
+    {"council.evals", "council.server", "council.web", "council.mcp_server"},
     {"council.cli"},
     {"council", "council.__main__", "council.testing"},
 ]

@@ -58,6 +58,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--insecure-no-auth", action="store_true",
                        help="allow a non-loopback address without API keys")
 
+    mcp = commands.add_parser("mcp", help="serve the council as MCP tools (stdio, or streamable HTTP with --http)")
+    mcp.add_argument("--config", help=f"council config file (default: ${ENV_CONFIG}, else the simulated council)")
+    mcp.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP at HOST:PORT/mcp instead of stdio")
+    mcp.add_argument("--insecure-no-auth", action="store_true",
+                     help="allow a non-loopback --http address without API keys")
+
     runs = commands.add_parser("runs", help="list stored runs, or prune old ones")
     runs.add_argument("action", nargs="?", choices=("list", "prune"), default="list")
     runs.add_argument("--config", help="council config file (for the database path)")
@@ -172,6 +178,8 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         run_server(config, args.host or config.server.host, port, insecure_no_auth=args.insecure_no_auth,
                    environ=environ)
         return EXIT_OK
+    if args.command == "mcp":
+        return _mcp(args, environ)
     if args.command == "db":
         from council.cli.db import run_db_command
 
@@ -195,6 +203,21 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
         return run_eval_command(args, environ)
     raise UsageError(f"unknown command {args.command!r}")
+
+
+def _mcp(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    from council.mcp_server import serve_http, serve_stdio
+
+    config = load_cli_config(args.config, environ)
+    if args.http is None:
+        asyncio.run(serve_stdio(config, environ))
+        return EXIT_OK
+    host, _, port_text = args.http.rpartition(":")
+    if not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise UsageError(f"--http {args.http!r}: give HOST:PORT, for example 127.0.0.1:8765")
+    asyncio.run(serve_http(config, host.strip("[]"), int(port_text), insecure_no_auth=args.insecure_no_auth,
+                           environ=environ))
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:

@@ -1,0 +1,12 @@
+"""The council as a Model Context Protocol server (``council mcp``), on the official ``mcp`` SDK.
+
+:mod:`.app` builds the tools and resources around an open
+:class:`~council.Council`; :mod:`.results` cuts results down to what a
+calling model needs; :mod:`.serve` runs it over stdio or streamable HTTP.
+Knows the council's public API (and `council serve`'s binding rule), nothing of its stages or storage.
+"""
+
+from council.mcp_server.app import build_server
+from council.mcp_server.serve import serve_http, serve_stdio
+
+__all__ = ["build_server", "serve_http", "serve_stdio"]

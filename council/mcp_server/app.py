@@ -1,0 +1,174 @@
+"""``council mcp``: the council as Model Context Protocol tools and resources (the official ``mcp`` SDK).
+
+Tools run a council, judge an answer or a structured target against a
+rubric, and read stored runs; each has a schema from its signature and a
+description a model can act on. A council run reports MCP progress as its
+stages finish. Anything a caller got wrong (an unknown member, a rubric
+not on offer, a quorum not met) is a tool error with a clear message; the
+server keeps serving. Rubrics are chosen by name only, never by path: the
+caller is a model, and a name cannot reach the server's files.
+
+Resources, read-only: ``rubric://NAME`` (the rubrics on offer) and
+``run://ID`` (stored runs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+
+from council._version import __version__
+from council.errors import CouncilError, StorageError
+from council.events import StageEvent
+from council.mcp_server.results import PROGRESS_STEPS, ask_summary, comparison, progress_of, run_line, verdict_summary
+from council.pipeline.judge import judge_answer
+from council.pipeline.orchestrator import Council
+from council.pipeline.targets import evaluate_target as evaluate_target_with
+from council.result import CouncilResult
+from council.rubrics import Rubric
+
+INSTRUCTIONS = (
+    "A council of language models: ask_council gets one question answered by every member, peer-reviewed "
+    "anonymously, ranked with calibrated scores and summed up by a chairman. Use it for questions where a "
+    "second and third opinion matter. compare_answers shows every member's answer; evaluate_answer and "
+    "evaluate_target judge a given answer or JSON object against a rubric (see the rubric:// resources)."
+)
+
+
+def build_server(council: Council) -> MCPServer:
+    """The MCP server for an open council (the caller keeps it open while the server runs)."""
+    server = MCPServer("council", instructions=INSTRUCTIONS, version=__version__)
+    members = ", ".join(council.member_names)
+
+    def rubric_named(name: str | None) -> Rubric | None:
+        try:
+            return None if name is None else council.named_rubric(name)
+        except CouncilError as exc:
+            raise ToolError(str(exc)) from None
+
+    async def run(question: str, ctx: Context, members: list[str] | None, chairman: str | None,
+                  rubric: str | None) -> CouncilResult:
+        chosen = rubric_named(rubric)
+        steps: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue()
+
+        def on_event(event: StageEvent) -> None:
+            step = progress_of(event)
+            if step is not None:
+                steps.put_nowait(step)
+
+        async def report() -> None:
+            while (step := await steps.get()) is not None:
+                await ctx.report_progress(step[0], PROGRESS_STEPS, step[1])
+
+        reporter = asyncio.create_task(report())
+        try:
+            chair: Any = chairman if chairman is None or chairman.lower() != "none" else None
+            kwargs: dict[str, Any] = {} if chairman is None else {"chairman": chair}
+            result = await council.ask(question, members=members, on_event=on_event, rubric=chosen, **kwargs)
+        except CouncilError as exc:
+            raise ToolError(str(exc)) from None
+        finally:
+            steps.put_nowait(None)
+            await reporter
+        if result.status != "complete":
+            raise ToolError(f"the council could not answer (run {result.run_id}): {result.error or result.status}")
+        return result
+
+    @server.tool(description=f"Ask the council a question. Members ({members}) answer, review each other "
+                             "anonymously and are ranked; returns the final answer, the ranking with scores, how "
+                             "much reviewers agreed, anything that degraded the run, and its run id. Optional: "
+                             "members (a subset), chairman (a member, or 'none' for the top answer as is), "
+                             "rubric (a name from the rubric:// resources).")
+    async def ask_council(question: str, ctx: Context, members: list[str] | None = None,
+                          chairman: str | None = None, rubric: str | None = None) -> dict[str, Any]:
+        return ask_summary(await run(question, ctx, members, chairman, rubric))
+
+    @server.tool(description="Ask the council and compare: every member's answer side by side with its rank, "
+                             "score and per-criterion scores from the peer review.")
+    async def compare_answers(question: str, ctx: Context, members: list[str] | None = None,
+                              rubric: str | None = None) -> dict[str, Any]:
+        return comparison(await run(question, ctx, members, "none", rubric))
+
+    @server.tool(description="Judge a given answer to a question against a rubric (a name from the rubric:// "
+                             "resources): pass or fail, the score, each criterion, and feedback on what to improve.")
+    async def evaluate_answer(rubric: str, question: str, answer: str) -> dict[str, Any]:
+        chosen = rubric_named(rubric)
+        try:
+            verdict = await judge_answer(council, question, answer, chosen)
+        except CouncilError as exc:
+            raise ToolError(str(exc)) from None
+        return verdict_summary(verdict)
+
+    @server.tool(description="Evaluate a structured target (a JSON object: a plan, a config, a record) against a "
+                             "rubric by name: each criterion's level, the weighted score, pass or fail, feedback.")
+    async def evaluate_target(rubric: str, target: dict[str, Any]) -> dict[str, Any]:
+        chosen = rubric_named(rubric)
+        assert chosen is not None
+        judge = council.config.chairman or council.member_names[0]
+        try:
+            evaluation = await evaluate_target_with(
+                chosen, target, decoder=council.provider(judge),
+                summarizer=council.provider(council.config.chairman) if council.config.chairman else None,
+                evaluated_by=f"council:{judge}")
+        except CouncilError as exc:
+            raise ToolError(str(exc)) from None
+        data: dict[str, Any] = evaluation.model_dump(mode="json")
+        return data
+
+    @server.tool(description="The most recent stored council runs, newest first: run id, time, status, question.")
+    async def list_runs(limit: int = 20) -> dict[str, Any]:
+        store = council.store
+        if store is None:
+            raise ToolError("this council keeps no run database")
+        try:
+            runs = await store.call(store.list_runs, max(1, min(limit, 200)))
+        except StorageError as exc:
+            raise ToolError(f"the run database failed: {exc.cause or exc}") from None
+        return {"runs": [run_line(r) for r in runs]}
+
+    @server.tool(description="One stored run in full (every answer, review, score and the final answer), by run id.")
+    async def get_run(run_id: str) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(await stored_run(run_id, ToolError))
+        return data
+
+    async def stored_run(run_id: str, error: type[Exception]) -> str:
+        store = council.store
+        if store is None:
+            raise error("this council keeps no run database")
+        try:
+            result = await store.call(store.get, run_id)
+        except StorageError as exc:
+            raise error(f"the run database failed: {exc.cause or exc}") from None
+        if result is None:
+            raise error(f"no stored run {run_id!r} (list_runs shows the recent ones)")
+        return result.model_dump_json()
+
+    @server.resource("run://{run_id}", description="A stored council run, as JSON.", mime_type="application/json")
+    async def run_resource(run_id: str) -> str:
+        return await stored_run(run_id, ResourceError)
+
+    @server.resource("rubric://{name}", description="A rubric on offer, by name (rubrics registered since the "
+                     "server started too).", mime_type="application/json")
+    async def any_rubric(name: str) -> str:
+        try:
+            rubric = await asyncio.to_thread(council.named_rubric, name)
+        except CouncilError as exc:
+            raise ResourceError(str(exc)) from None
+        return rubric.model_dump_json(by_alias=True, indent=2)
+
+    # Listed one by one too, so a client browsing resources finds them.
+    for name in council.rubric_catalog.names():
+        _add_rubric_resource(server, council, name)
+    return server
+
+
+def _add_rubric_resource(server: MCPServer, council: Council, name: str) -> None:
+    @server.resource(f"rubric://{name}", name=f"rubric {name}", mime_type="application/json",
+                     description=f"The rubric {name!r}: its criteria, levels, weights and threshold.")
+    async def rubric_resource() -> str:
+        return council.named_rubric(name).model_dump_json(by_alias=True, indent=2)

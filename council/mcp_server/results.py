@@ -1,0 +1,98 @@
+"""What the MCP tools hand back: a council's result cut down to what a calling model can act on.
+
+Plain dicts of JSON values, built from :class:`~council.result.CouncilResult`
+and :class:`~council.rubrics.RubricVerdict`; the whole result stays one
+``get_run`` away. Also the map from a run's events to progress
+notifications. Knows nothing of the MCP protocol itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from council.events import StageEvent
+from council.result import CouncilResult
+from council.rubrics import RubricVerdict
+from council.storage import RunSummary
+
+# A run's progress in steps a client can draw as a bar: answers in, reviews in, ranking, final answer.
+PROGRESS_STEPS = 4
+_PROGRESS_AT = {
+    "review": (1, "answers are in; peers are reviewing"),
+    "ranking": (3, "reviews are in; ranked"),
+    "final": (4, "final answer written"),
+}
+
+
+def progress_of(event: StageEvent) -> tuple[int, str] | None:
+    """(step, message) for an event worth a progress notification; None for the others.
+
+    The first review to start means every answer is in; the second step
+    (reviews in) is reported with the ranking, which follows them at once.
+    """
+    if event.kind == "stage_started" and event.data.get("stage") == "review":
+        return _PROGRESS_AT["review"]
+    if event.kind in ("ranking", "final"):
+        return _PROGRESS_AT[event.kind]
+    return None
+
+
+def ask_summary(result: CouncilResult) -> dict[str, Any]:
+    """``ask_council``'s answer: the final answer, the ranking, agreement, what degraded, and the run id."""
+    final = result.final_answer
+    return {
+        "run_id": result.run_id,
+        "status": result.status,
+        "final_answer": final.content if final else None,
+        "final_answer_by": final.by if final else None,
+        "ranking": [
+            {"member": entry.member, "rank": entry.rank, "score": entry.score, "raw_mean": entry.raw_mean,
+             "verdict": None if entry.verdict is None else
+             {"passed": entry.verdict.passed, "score": entry.verdict.score}}
+            for entry in result.ranking
+        ],
+        "agreement": result.agreement.model_dump(mode="json"),
+        "degraded": result.degraded,
+        "degraded_reasons": list(result.degraded_reasons),
+        "simulated": result.simulated,
+    }
+
+
+def comparison(result: CouncilResult) -> dict[str, Any]:
+    """``compare_answers``' answer: every member's answer beside its rank and per-criterion scores."""
+    ranked = {entry.member: entry for entry in result.ranking}
+    answers = []
+    for answer in result.answers:
+        entry = ranked.get(answer.member)
+        answers.append({
+            "member": answer.member,
+            "model": answer.model,
+            "status": answer.status,
+            "answer": answer.content,
+            "error": answer.error.message if answer.error else None,
+            "rank": entry.rank if entry else None,
+            "score": entry.score if entry else None,
+            "criteria": dict(entry.dimensions) if entry else {},
+        })
+    return {"run_id": result.run_id, "status": result.status, "answers": answers,
+            "degraded_reasons": list(result.degraded_reasons)}
+
+
+def verdict_summary(verdict: RubricVerdict) -> dict[str, Any]:
+    """``evaluate_answer``'s answer: pass or fail, the score, each criterion, and the feedback text."""
+    return {
+        "rubric": f"{verdict.rubric_id}@{verdict.rubric_version}",
+        "passed": verdict.passed,
+        "score": verdict.score,
+        "threshold": verdict.threshold,
+        "criteria": [{"id": c.id, "score": c.score, "level": c.level, "passed": c.passed} for c in verdict.criteria],
+        "failed_required": list(verdict.failed_required),
+        "feedback": verdict.feedback,
+        "summary": verdict.summary,
+    }
+
+
+def run_line(run: RunSummary) -> dict[str, Any]:
+    """One stored run, as ``list_runs`` shows it."""
+    return {"run_id": run.run_id, "created_at": run.created_at, "status": run.status, "question": run.question,
+            "top_member": run.top_member, "degraded": run.degraded, "simulated": run.simulated}

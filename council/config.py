@@ -33,6 +33,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     SecretStr,
+    StringConstraints,
     ValidationError,
     field_validator,
     model_validator,
@@ -41,6 +42,7 @@ from pydantic import (
 from council.assets import config_dir
 from council.config_errors import format_validation_error, read_yaml
 from council.errors import ConfigError, MissingApiKey
+from council.presets import PRESET_NAME, CouncilPreset
 from council.types import GenerationParams
 
 ProviderName = Literal["openai", "anthropic", "gemini", "simulated"]
@@ -294,6 +296,8 @@ class CouncilConfig(_Strict):
     server: ServerConfig = Field(default_factory=ServerConfig, description="council serve.")
     storage: StorageConfig = Field(default_factory=StorageConfig, description="Run storage.")
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Log output.")
+    councils: dict[Annotated[str, StringConstraints(pattern=PRESET_NAME)], CouncilPreset] = Field(
+        default_factory=dict, description="Named presets (council/NAME on the server, --preset NAME).")
 
     _source: str = PrivateAttr(default="<memory>")
 
@@ -311,6 +315,9 @@ class CouncilConfig(_Strict):
             )
         if self.stages.quorum > len(self.members):
             raise ValueError(f"stages.quorum is {self.stages.quorum} but there are only {len(self.members)} members")
+        for preset_name, preset in self.councils.items():
+            if problems := preset.problems(names, self.stages.quorum):
+                raise ValueError(f"councils.{preset_name}: {'; '.join(problems)}; members are: {', '.join(names)}")
         return self
 
     @property

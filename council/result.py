@@ -181,6 +181,8 @@ class CouncilResult(_Record):
     error: str | None = None
     question: list[ChatMessage]
     simulated: bool = False
+    preset: str | None = Field(default=None, description="The preset (councils: NAME) that ran; None: the council "
+                                                         "as configured.")
     answers: list[AnswerRecord] = Field(default_factory=list)
     reviews: list[ReviewRecord] = Field(default_factory=list)
     ranking: list[RankingEntry] = Field(default_factory=list)

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from council._version import __version__
 from council.cli.common import (
@@ -36,6 +37,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--members", help="comma-separated members to ask (default: all)")
     parser.add_argument("--chairman", help="chairman for this run, or 'none' for the top answer (default: config)")
     parser.add_argument("--rubric", help="rubric for this run: a registered id[@version], a shipped name or a file")
+    parser.add_argument("--preset", help="a preset from the config's councils: (its members, chairman, rubric, review)")
     parser.add_argument("--json", action="store_true", help="print exactly the result JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -96,13 +98,14 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
     from council.pipeline.orchestrator import Council
 
     members = [m.strip() for m in args.members.split(",") if m.strip()] if args.members else None
-    chairman: str | None = config.chairman
+    chair: dict[str, Any] = {}  # left out: the preset's chairman, else the config's
     if args.chairman is not None:
-        chairman = None if args.chairman.lower() == "none" else args.chairman
+        chair["chairman"] = None if args.chairman.lower() == "none" else args.chairman
     progress = None if args.quiet else ProgressPrinter()
     async with Council(config, environ=environ) as council:
         rubric = council.resolve_rubric(args.rubric) if args.rubric else None
-        result = await council.ask(args.question, members=members, chairman=chairman, on_event=progress, rubric=rubric)
+        result = await council.ask(args.question, members=members, on_event=progress, rubric=rubric,
+                                   preset=args.preset, **chair)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
     elif args.command == "compare":

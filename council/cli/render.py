@@ -80,7 +80,8 @@ def render_report(result: CouncilResult) -> str:
     if result.degraded:
         parts.append("DEGRADED:\n" + "\n".join(f"  - {reason}" for reason in result.degraded_reasons) + "\n")
     usage = result.usage
-    parts.append(f"run {result.run_id}: {result.timings.total_ms:.0f} ms, {usage.total_tokens} tokens "
+    preset = f" (preset {result.preset})" if result.preset else ""
+    parts.append(f"run {result.run_id}{preset}: {result.timings.total_ms:.0f} ms, {usage.total_tokens} tokens "
                  f"({usage.prompt_tokens} prompt + {usage.completion_tokens} completion)")
     return "\n".join(parts)
 

@@ -44,6 +44,8 @@ def build_server(council: Council) -> MCPServer:
     """The MCP server for an open council (the caller keeps it open while the server runs)."""
     server = MCPServer("council", instructions=INSTRUCTIONS, version=__version__)
     members = ", ".join(council.member_names)
+    presets = ", ".join(f"{name} ({p.description})" if p.description else name
+                        for name, p in council.presets.items()) or "none configured"
 
     def rubric_named(name: str | None) -> Rubric | None:
         try:
@@ -52,7 +54,7 @@ def build_server(council: Council) -> MCPServer:
             raise ToolError(str(exc)) from None
 
     async def run(question: str, ctx: Context, members: list[str] | None, chairman: str | None,
-                  rubric: str | None) -> CouncilResult:
+                  rubric: str | None, preset: str | None) -> CouncilResult:
         chosen = rubric_named(rubric)
         steps: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue()
 
@@ -69,7 +71,8 @@ def build_server(council: Council) -> MCPServer:
         try:
             chair: Any = chairman if chairman is None or chairman.lower() != "none" else None
             kwargs: dict[str, Any] = {} if chairman is None else {"chairman": chair}
-            result = await council.ask(question, members=members, on_event=on_event, rubric=chosen, **kwargs)
+            result = await council.ask(question, members=members, on_event=on_event, rubric=chosen, preset=preset,
+                                       **kwargs)
         except CouncilError as exc:
             raise ToolError(str(exc)) from None
         finally:
@@ -83,16 +86,17 @@ def build_server(council: Council) -> MCPServer:
                              "anonymously and are ranked; returns the final answer, the ranking with scores, how "
                              "much reviewers agreed, anything that degraded the run, and its run id. Optional: "
                              "members (a subset), chairman (a member, or 'none' for the top answer as is), "
-                             "rubric (a name from the rubric:// resources).")
+                             f"rubric (a name from the rubric:// resources), preset (presets: {presets}).")
     async def ask_council(question: str, ctx: Context, members: list[str] | None = None,
-                          chairman: str | None = None, rubric: str | None = None) -> dict[str, Any]:
-        return ask_summary(await run(question, ctx, members, chairman, rubric))
+                          chairman: str | None = None, rubric: str | None = None,
+                          preset: str | None = None) -> dict[str, Any]:
+        return ask_summary(await run(question, ctx, members, chairman, rubric, preset))
 
     @server.tool(description="Ask the council and compare: every member's answer side by side with its rank, "
                              "score and per-criterion scores from the peer review.")
     async def compare_answers(question: str, ctx: Context, members: list[str] | None = None,
-                              rubric: str | None = None) -> dict[str, Any]:
-        return comparison(await run(question, ctx, members, "none", rubric))
+                              rubric: str | None = None, preset: str | None = None) -> dict[str, Any]:
+        return comparison(await run(question, ctx, members, "none", rubric, preset))
 
     @server.tool(description="Judge a given answer to a question against a rubric (a name from the rubric:// "
                              "resources): pass or fail, the score, each criterion, and feedback on what to improve.")

@@ -43,6 +43,7 @@ def ask_summary(result: CouncilResult) -> dict[str, Any]:
     return {
         "run_id": result.run_id,
         "status": result.status,
+        "preset": result.preset,
         "final_answer": final.content if final else None,
         "final_answer_by": final.by if final else None,
         "ranking": [

@@ -35,6 +35,8 @@ class RunContext:
     chairman: str | None
     seed: int
     params: GenerationParams | None = None
+    #: Who reviews when a preset names a judge (each scores every answer); None: the members review each other.
+    judges: list[str] | None = None
     #: The run's writes queued to the store and not yet checked (the store commits them in order), each
     #: with what its failure costs ("the run could not be stored").
     queued_writes: list[tuple[asyncio.Future[None], str]] = field(default_factory=list)

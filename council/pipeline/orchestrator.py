@@ -35,6 +35,7 @@ from council.pipeline.review import mark_oversized, review_answers
 from council.pipeline.safety_gate import apply_safety_gate
 from council.pipeline.synthesize import final_answer
 from council.pipeline.verdicts import automatic_scores, with_verdicts
+from council.presets import CouncilPreset
 from council.providers import Provider, build_providers, check_member_params
 from council.result import AnswerRecord, CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog
@@ -148,6 +149,7 @@ class Council:
         run_id: str | None = None,
         params: GenerationParams | None = None,
         rubric: Rubric | str | None = None,
+        preset: str | None = None,
     ) -> CouncilResult:
         """Run the whole council on a question or a conversation and return the result.
 
@@ -157,11 +159,18 @@ class Council:
         answers and the chairman; reviews keep each member's own settings.
         ``rubric`` (a :class:`Rubric`, a registered id, ``id@version``, a
         shipped name or a path) replaces the configured rubric for this run.
+        ``preset`` runs a preset from the config's ``councils:`` (its members,
+        chairman, rubric and review); arguments given here still win.
         """
         try:
             messages = as_messages(question if isinstance(question, str) else list(question))
         except ValueError as exc:
             raise InvalidRequest(f"invalid question: {exc}") from None
+        spec = self._preset(preset)
+        if spec is not None:
+            members = members if members is not None else spec.members
+            chairman = spec.chairman_for(self.config.chairman) if chairman is _UNSET else chairman
+            rubric = rubric if rubric is not None else spec.rubric
         chosen = list(members) if members is not None else self.member_names
         unknown = [m for m in chosen if m not in self.member_names]
         if unknown or not chosen:
@@ -178,12 +187,27 @@ class Council:
         self._calls += 1
         try:
             providers = self._ensure_providers()
+            judges = [spec.judge] if spec is not None and spec.judge is not None else None
             return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params,
-                                   chosen_rubric)
+                                   chosen_rubric, preset, judges)
         finally:
             self._calls -= 1
             if self._calls == 0 and self._entered == 0:
                 await self._close_transport()
+
+    def _preset(self, name: str | None) -> CouncilPreset | None:
+        if name is None:
+            return None
+        spec = self.config.councils.get(name)
+        if spec is None:
+            offered = ", ".join(self.config.councils) or "none are configured (councils: in the config)"
+            raise InvalidRequest(f"unknown preset {name!r}; presets: {offered}")
+        return spec
+
+    @property
+    def presets(self) -> dict[str, CouncilPreset]:
+        """The presets this council offers (``councils:`` in the config), by name."""
+        return dict(self.config.councils)
 
     def resolve_rubric(self, reference: Rubric | str) -> Rubric:
         """A rubric object, a registered ``id`` / ``id@version``, a shipped name, or a path."""
@@ -267,12 +291,15 @@ class Council:
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
-                   params: GenerationParams | None = None, rubric: Rubric | None = None) -> CouncilResult:
+                   params: GenerationParams | None = None, rubric: Rubric | None = None,
+                   preset: str | None = None, judges: list[str] | None = None) -> CouncilResult:
         started = time.perf_counter()
         seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
         rubric = rubric or self.rubric
         result = self._new_result(messages, members, seed, run_id, rubric)
-        ctx = RunContext(messages, self.config, providers, rubric, result, sink, members, chairman, seed, params)
+        result.preset = preset
+        ctx = RunContext(messages, self.config, providers, rubric, result, sink, members, chairman, seed, params,
+                         judges)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")

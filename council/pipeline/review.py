@@ -56,10 +56,16 @@ def presentation_order(seed: int, reviewer: str, candidates: list[str]) -> list[
 
 
 def reviewers_and_candidates(
-    answers: list[AnswerRecord], include_self: bool
+    answers: list[AnswerRecord], include_self: bool, judges: list[str] | None = None
 ) -> dict[str, list[str]]:
-    """Who reviews whom: members that answered review the surviving answers (their own only if allowed)."""
+    """Who reviews whom: members that answered review the surviving answers (their own only if allowed).
+
+    With ``judges`` (a preset's judge), each judge scores every surviving
+    answer, its own included: one call instead of one per member.
+    """
     surviving = [a.member for a in answers if a.status == "ok"]
+    if judges is not None:
+        return {judge: surviving for judge in judges}
     plan: dict[str, list[str]] = {}
     for answer in answers:
         if answer.status == "failed":
@@ -136,7 +142,7 @@ async def collect_reviews(
 ) -> list[ReviewRecord]:
     """Every reviewer at once, within the stage deadline; ``fixed`` holds each answer's automatic criteria."""
     started = time.perf_counter()
-    plan = reviewers_and_candidates(answers, ctx.config.review.include_self)
+    plan = reviewers_and_candidates(answers, ctx.config.review.include_self, ctx.judges)
     limit = ctx.config.review.max_answer_chars
     texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
     orders = {reviewer: presentation_order(ctx.seed, reviewer, shown) for reviewer, shown in plan.items()}
@@ -165,7 +171,7 @@ async def collect_reviews(
                               latency_ms=elapsed_ms(started))
         report(name, record)
         records.append(record)
-    return ordered(records, ctx.members, key=lambda r: r.reviewer)
+    return ordered(records, ctx.members + (ctx.judges or []), key=lambda r: r.reviewer)
 
 
 async def review_answers(ctx: RunContext, answers: list[AnswerRecord],

@@ -24,7 +24,7 @@ from council.errors import CouncilError, StorageError, UnsafeBinding, storage_ca
 from council.logs import get_logger
 from council.pipeline.orchestrator import Council
 from council.rubrics.catalog import shipped_rubrics
-from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, ChatHandler
+from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, PRESET_PREFIX, ChatHandler
 from council.server.guards import Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -124,7 +124,10 @@ def auth_middleware(keys: list[SecretStr], open_paths: frozenset[str] = _OPEN_PA
 
 def _models(council: Council, created: int) -> list[dict[str, object]]:
     models: list[dict[str, object]] = [{"id": COUNCIL_MODEL, "object": "model", "created": created,
-                                        "owned_by": "council", "description": "the full council"}]
+                                        "owned_by": "council", "description": "the council as configured"}]
+    for name, preset in council.presets.items():
+        models.append({"id": PRESET_PREFIX + name, "object": "model", "created": created, "owned_by": "council",
+                       "description": preset.description or f"the council's {name} preset"})
     for member in council.config.members:
         models.append({"id": MEMBER_PREFIX + member.name, "object": "model", "created": created, "owned_by": "council",
                        "description": f"{member.provider}/{member.model}, passed through"})
@@ -168,6 +171,8 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
         body = parse_request(decode_body(await read_body(request, config.server.body_timeout_s)))
         if body.model == COUNCIL_MODEL:
             return await chat.council_completion(request, body)
+        if body.model.startswith(PRESET_PREFIX) and body.model.removeprefix(PRESET_PREFIX) in council.presets:
+            return await chat.council_completion(request, body, body.model.removeprefix(PRESET_PREFIX))
         if body.model.startswith(MEMBER_PREFIX):
             return await chat.member_completion(request, body, body.model.removeprefix(MEMBER_PREFIX))
         raise ApiError(404, f"The model '{body.model}' does not exist; see GET /v1/models", param="model",

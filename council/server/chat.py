@@ -36,6 +36,7 @@ from council.server.wire import ChunkWriter, completion_body
 from council.types import GenerationParams
 
 COUNCIL_MODEL = "council"
+PRESET_PREFIX = "council/"  # council/NAME runs the preset NAME
 MEMBER_PREFIX = "member/"
 NO_RETRY = {"x-should-retry": "false"}
 _log = get_logger("server.chat")
@@ -54,6 +55,7 @@ def council_summary(result: CouncilResult) -> dict[str, Any]:
         "degraded_reasons": result.degraded_reasons,
         "simulated": result.simulated,
         "stored": result.stored,
+        "preset": result.preset,
     }
 
 
@@ -133,8 +135,9 @@ class ChatHandler:
                 task.cancel()
             raise
 
-    async def council_completion(self, request: web.Request, body: ChatCompletionRequest) -> web.StreamResponse:
-        """Run the council for one request."""
+    async def council_completion(self, request: web.Request, body: ChatCompletionRequest,
+                                 preset: str | None = None) -> web.StreamResponse:
+        """Run the council (or one of its presets: model ``council/NAME``) for one request."""
         council_request_problems(body)
         messages = to_messages(body)
         params = body.params()
@@ -152,28 +155,30 @@ class ChatHandler:
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:
-            return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric, params)
-        task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric, params=params))
+            return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric, params,
+                                              preset)
+        task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric, params=params,
+                                                    preset=preset))
         result = await self._await_run(task)
         if result.status != "complete" or result.final_answer is None:
             raise failure_error(result)
-        payload = completion_body(completion_id, created, COUNCIL_MODEL, result.final_answer.content,
+        payload = completion_body(completion_id, created, body.model, result.final_answer.content,
                                   finish_reason(result), result.usage, {"council": council_summary(result)})
         return web.json_response(payload, headers={"x-council-run-id": run_id})
 
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, messages: list[Any],
                               run_id: str, completion_id: str, created: int, rubric: Any,
-                              params: GenerationParams) -> web.StreamResponse:
+                              params: GenerationParams, preset: str | None) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
         task = self.start_admitted(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait,
-                                                    rubric=rubric, params=params))
+                                                    rubric=rubric, params=params, preset=preset))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
             "x-council-run-id": run_id,
         })
         try:
             await response.prepare(request)
-            writer = ChunkWriter(response, completion_id, created, COUNCIL_MODEL, body.include_usage)
+            writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
             await _StreamRun(writer, task, queue, self.config.progress, self.config.keepalive_s).play()
             await response.write_eof()
         except (ConnectionResetError, asyncio.CancelledError):

@@ -156,6 +156,13 @@ class WebApi:
             "rubric": self.config.rubric,
             "rubrics": self.rubrics,
             "rubric_selectable": True,
+            # A preset fills in the pickers; its way of reviewing (peers or one judge) comes with it.
+            "presets": [{"name": name, "description": p.description,
+                         "members": p.members or [m.name for m in self.config.members],
+                         "chairman": p.chairman_for(self.config.chairman),
+                         "rubric": p.rubric if p.rubric in [r["id"] for r in self.rubrics] else self.config.rubric,
+                         "review": p.review, "judge": p.judge}
+                        for name, p in self.config.councils.items()],
         })
 
     async def _conversation(self, request: web.Request) -> Conversation:
@@ -168,7 +175,7 @@ class WebApi:
 
     def _fields(self, body: dict[str, Any], creating: bool) -> dict[str, Any]:
         return conversation_fields(body, [m.name for m in self.config.members],
-                                   [r["id"] for r in self.rubrics], creating)
+                                   [r["id"] for r in self.rubrics], creating, list(self.config.councils))
 
     async def list_conversations(self, _request: web.Request) -> web.Response:
         """Every conversation, the most recent first."""
@@ -181,7 +188,7 @@ class WebApi:
         conversation = await self.conversations.call(
             self.conversations.create, fields.get("members", [m.name for m in self.config.members]),
             fields.get("chairman", self.config.chairman), fields.get("rubric", self.config.rubric),
-            fields.get("title"))
+            fields.get("title"), fields.get("preset"))
         return web.json_response(await self._with_runs(conversation), status=201)
 
     async def get_conversation(self, request: web.Request) -> web.Response:
@@ -252,8 +259,10 @@ class WebApi:
         # The config may have changed since the conversation chose its council.
         names = [m.name for m in self.config.members]
         gone = [m for m in [*conversation.members, conversation.chairman] if m is not None and m not in names]
-        if gone or conversation.rubric not in [r["id"] for r in self.rubrics]:
-            what = f"members {', '.join(gone)} are" if gone else f"rubric {conversation.rubric!r} is"
+        preset_gone = conversation.preset is not None and conversation.preset not in self.config.councils
+        if gone or preset_gone or conversation.rubric not in [r["id"] for r in self.rubrics]:
+            what = (f"members {', '.join(gone)} are" if gone else f"preset {conversation.preset!r} is" if preset_gone
+                    else f"rubric {conversation.rubric!r} is")
             raise ApiError(409, f"{what} no longer configured; choose this conversation's council again",
                            code="council_changed")
 
@@ -263,7 +272,8 @@ class WebApi:
             rubric = await asyncio.to_thread(self.council.named_rubric, conversation.rubric)
             result: CouncilResult = await self.council.ask(
                 messages, members=conversation.members, chairman=conversation.chairman,
-                on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id, rubric=rubric)
+                on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id, rubric=rubric,
+                preset=conversation.preset)
             final = result.final_answer
             if result.status == "complete" and final is not None and final.content:
                 await self.conversations.call(self.conversations.add_answer, conversation.id, live.run_id,

@@ -8,7 +8,7 @@ from typing import Any
 
 from council.server.schema import ApiError
 
-CONVERSATION_FIELDS = ("title", "members", "chairman", "rubric")
+CONVERSATION_FIELDS = ("title", "members", "chairman", "rubric", "preset")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -25,7 +25,7 @@ def _text(value: Any, field: str) -> str:
 
 
 def conversation_fields(body: dict[str, Any], members: Sequence[str], rubrics: Sequence[str],
-                        creating: bool) -> dict[str, Any]:
+                        creating: bool, presets: Sequence[str] = ()) -> dict[str, Any]:
     """The fields of a create or update request, checked against the configured council.
 
     Only the fields present are returned; ``chairman: null`` is kept, since it
@@ -64,6 +64,11 @@ def conversation_fields(body: dict[str, Any], members: Sequence[str], rubrics: S
         if not isinstance(rubric, str) or rubric not in rubrics:
             raise _bad("rubric", f"must be one of: {', '.join(rubrics)}")
         fields["rubric"] = rubric
+    if "preset" in body:
+        preset = body["preset"]
+        if preset is not None and (not isinstance(preset, str) or preset not in presets):
+            raise _bad("preset", f"must be null or one of: {', '.join(presets) or '(none configured)'}")
+        fields["preset"] = preset
     return fields
 
 

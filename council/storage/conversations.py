@@ -67,12 +67,13 @@ class Conversation:
     rubric: str
     turns: int = 0
     messages: list[Message] = field(default_factory=list)
+    preset: str | None = None
 
     def as_json(self, with_messages: bool = False) -> dict[str, Any]:
         """The conversation as the API returns it."""
         body: dict[str, Any] = {"id": self.id, "title": self.title, "created_at": self.created_at,
                                 "updated_at": self.updated_at, "members": self.members, "chairman": self.chairman,
-                                "rubric": self.rubric, "turns": self.turns}
+                                "rubric": self.rubric, "preset": self.preset, "turns": self.turns}
         if with_messages:
             body["messages"] = [m.as_json() for m in self.messages]
         return body
@@ -100,29 +101,35 @@ class ConversationStore(Tables):
     what = "the conversation tables"
 
     def create(
-        self, members: Sequence[str], chairman: str | None, rubric: str, title: str | None = None
+        self, members: Sequence[str], chairman: str | None, rubric: str, title: str | None = None,
+        preset: str | None = None,
     ) -> Conversation:
-        """Start a conversation with the council chosen for it."""
+        """Start a conversation with the council chosen for it (a preset's way of reviewing, if one is named)."""
         now = _now()
         conversation = Conversation(id=uuid.uuid4().hex, title=clean_title(title) or DEFAULT_TITLE, created_at=now,
-                                    updated_at=now, members=list(members), chairman=chairman, rubric=rubric)
+                                    updated_at=now, members=list(members), chairman=chairman, rubric=rubric,
+                                    preset=preset)
         self._guard("creating a conversation", lambda: self.db.execute(
-            "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (conversation.id, conversation.title, now, now, json.dumps(conversation.members), chairman, rubric)))
+            "INSERT INTO conversations (id, title, created_at, updated_at, members, chairman, rubric, preset) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (conversation.id, conversation.title, now, now, json.dumps(conversation.members), chairman, rubric,
+             preset)))
         return conversation
 
     def list_conversations(self, limit: int = 200) -> list[Conversation]:
         """Conversations, the most recently active first, without their messages."""
         rows = self._guard("listing conversations", lambda: self.db.fetchall(
             "SELECT c.id, c.title, c.created_at, c.updated_at, c.members, c.chairman, c.rubric, "
-            "(SELECT COUNT(*) FROM conversation_messages m WHERE m.conversation_id = c.id AND m.role = 'user') "
+            "(SELECT COUNT(*) FROM conversation_messages m WHERE m.conversation_id = c.id AND m.role = 'user'), "
+            "c.preset "
             "FROM conversations c ORDER BY c.updated_at DESC, c.created_at DESC, c.id DESC LIMIT ?", (limit,)))
         return [_conversation(row) for row in rows]
 
     def get(self, conversation_id: str) -> Conversation | None:
         """A conversation with all its messages, or None."""
         row = self._guard("reading a conversation", lambda: self.db.fetchone(
-            "SELECT id, title, created_at, updated_at, members, chairman, rubric, 0 FROM conversations WHERE id = ?",
+            "SELECT id, title, created_at, updated_at, members, chairman, rubric, 0, preset FROM conversations "
+            "WHERE id = ?",
             (conversation_id,)))
         if row is None:
             return None
@@ -136,8 +143,9 @@ class ConversationStore(Tables):
                                "messages": messages})
 
     def update(self, conversation_id: str, *, title: str | None = None, members: Sequence[str] | None = None,
-               chairman: str | Literal[False] | None = False, rubric: str | None = None) -> Conversation | None:
-        """Rename a conversation or change its council; ``chairman=False`` leaves the chairman as it is."""
+               chairman: str | Literal[False] | None = False, rubric: str | None = None,
+               preset: str | Literal[False] | None = False) -> Conversation | None:
+        """Rename a conversation or change its council; ``False`` leaves the chairman or preset as it is."""
         changes: dict[str, Any] = {}
         if title is not None:
             changes["title"] = clean_title(title) or DEFAULT_TITLE
@@ -147,6 +155,8 @@ class ConversationStore(Tables):
             changes["chairman"] = chairman
         if rubric is not None:
             changes["rubric"] = rubric
+        if preset is not False:
+            changes["preset"] = preset
         if not changes:
             return self.get(conversation_id)
         # updated_at is left alone: the list is ordered by questions asked, not by renames.
@@ -203,4 +213,4 @@ def clean_title(text: str | None) -> str:
 
 def _conversation(row: Sequence[Any]) -> Conversation:
     return Conversation(id=row[0], title=row[1], created_at=row[2], updated_at=row[3], members=json.loads(row[4]),
-                        chairman=row[5], rubric=row[6], turns=int(row[7]))
+                        chairman=row[5], rubric=row[6], turns=int(row[7]), preset=row[8])

@@ -125,6 +125,10 @@ def _v3(session: Session, backend: str) -> None:
     _script(session, backend, _V3)
 
 
+def _v4(session: Session, backend: str) -> None:
+    session.execute("ALTER TABLE conversations ADD COLUMN preset TEXT")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -138,6 +142,7 @@ MIGRATIONS = (
     Migration(1, "runs, rubric registry, reviewer calibration, conversations, evaluations", _v1),
     Migration(2, "runs stored stage by stage, compressed; the process that owns a running run", _v2),
     Migration(3, "stage rows ordered by one counter, so many are written in one statement", _v3),
+    Migration(4, "a conversation may choose a council preset", _v4),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

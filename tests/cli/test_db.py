@@ -37,7 +37,7 @@ def test_db_check_reports_the_schema_counts_and_integrity(capsys, env):
     stored_runs(env["COUNCIL_DB_PATH"], {"a": 1, "b": 2})
     assert main(["db", "check"], env) == 0
     out = capsys.readouterr().out
-    assert f"backend: sqlite ({env['COUNCIL_DB_PATH']})" in out and "schema version: 3" in out
+    assert f"backend: sqlite ({env['COUNCIL_DB_PATH']})" in out and "schema version: 4" in out
     assert any(line.split() == ["runs", "2", "rows"] for line in out.splitlines())
     assert "integrity check: ok" in out
 
@@ -69,10 +69,10 @@ def test_db_check_and_upgrade_on_postgresql(capsys, postgres_server):
     assert main(["db", "check"], env) == 0
     out = capsys.readouterr().out
     assert "backend: postgresql (postgresql://council@127.0.0.1:" in out
-    assert "schema version: 0" in out and "pending migrations: 1, 2, 3" in out
+    assert "schema version: 0" in out and "pending migrations: 1, 2, 3, 4" in out
     assert main(["db", "upgrade"], env) == 0
     out = capsys.readouterr().out
-    assert "applied migration 1:" in out and "applied migration 3:" in out and "schema version: 3 (upgraded)" in out
+    assert "applied migration 1:" in out and "applied migration 4:" in out and "schema version: 4 (upgraded)" in out
     assert main(["db", "upgrade"], env) == 0
     assert "already up to date" in capsys.readouterr().out
     assert main(["db", "check"], env) == 0

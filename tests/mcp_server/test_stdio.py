@@ -124,6 +124,12 @@ async def test_mistakes_are_tool_errors_and_the_server_keeps_serving(tmp_path, s
         assert missing.is_error and "no stored run 'nope'" in missing.content[0].text
         still = await client.call_tool("list_runs", {})
         assert not still.is_error and still.structured_content == {"runs": []}
+        slow = await client.call_tool("ask_council", {"question": "Why?", "preset": "slow"})
+        assert slow.is_error and "unknown preset 'slow'; presets: full, quick" in slow.content[0].text
+        quick = (await client.call_tool("ask_council", {"question": "Why?", "preset": "quick"})).structured_content
+        assert quick["preset"] == "quick" and quick["final_answer_by"] == "atlas" and quick["status"] == "complete"
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert "quick (Fast: every member answers" in tools["ask_council"].description
 
 
 async def test_ask_council_against_the_fake_upstream_and_a_failed_quorum(tmp_path):

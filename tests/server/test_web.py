@@ -130,6 +130,9 @@ async def test_options_list_members_chairman_and_rubrics(server):
     assert options["rubric_selectable"] is True
     shipped = {r["id"] for r in options["rubrics"] if r["source"] == "shipped"}
     assert {"code_review", "safety", "accuracy_faithfulness"} <= shipped
+    assert options["presets"] == [{"name": "quick", "description": "beta alone scores the answers; no chairman",
+                                   "members": ["alpha", "beta", "gamma"], "chairman": None, "rubric": "default",
+                                   "review": "judge", "judge": "beta"}]
 
 
 # -- conversations -------------------------------------------------------------------------
@@ -229,6 +232,8 @@ async def test_chosen_rubric_is_used(server):
         ("POST", "/api/conversations", {"chairman": "zeta"}, 400, "chairman"),
         ("POST", "/api/conversations", {"chairman": 3}, 400, "chairman"),
         ("POST", "/api/conversations", {"rubric": "no-such-rubric"}, 400, "rubric"),
+        ("POST", "/api/conversations", {"preset": "slow"}, 400, "preset"),
+        ("PATCH", "/api/conversations/{id}", {"preset": 7}, 400, "preset"),
         ("POST", "/api/conversations", {"title": "   "}, 400, "title"),
         ("POST", "/api/conversations", {"title": "a\u0000b"}, 400, "title"),
         ("PATCH", "/api/conversations/{id}", {}, 400, None),

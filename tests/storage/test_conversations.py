@@ -56,6 +56,15 @@ def test_update_changes_only_what_is_given(store):
     assert store.list_conversations()[0].id == other.id  # a rename is not activity
 
 
+def test_a_conversation_keeps_its_preset_until_told_otherwise(store):
+    conversation = store.create(["a", "b"], None, "default", preset="quick")
+    assert conversation.preset == "quick" and store.get(conversation.id).preset == "quick"
+    assert store.update(conversation.id, title="Renamed").preset == "quick", "left alone when not given"
+    assert store.update(conversation.id, preset=None).preset is None
+    assert store.list_conversations()[0].as_json()["preset"] is None
+    assert store.create(["a"], "a", "default").preset is None
+
+
 def test_history_holds_only_answered_exchanges(store):
     conversation = store.create(["a"], "a", "default")
     store.add_question(conversation.id, "One?", "r1", ["a"], "a", "default")

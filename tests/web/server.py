@@ -15,7 +15,7 @@ WEB_KEY = "web-page-key-456"
 
 
 def web_config(fake: FakeLLMServer, db: Path, **server: object) -> CouncilConfig:
-    """Three members on the fake, alpha chairs; runs and conversations in ``db``."""
+    """Three members on the fake, alpha chairs, a ``quick`` preset; runs and conversations in ``db``."""
     return CouncilConfig.model_validate({
         "members": [{"name": name, "provider": "openai", "model": f"model-{name}", "base_url": fake.base_url("openai")}
                     for name in MEMBERS],
@@ -24,6 +24,8 @@ def web_config(fake: FakeLLMServer, db: Path, **server: object) -> CouncilConfig
         "stages": {"stage_deadline_s": 5, "member_timeout_s": 5},
         "server": {"max_body_bytes": 64 * 1024, "keepalive_s": 1, **server},
         "storage": {"path": str(db)},
+        "councils": {"quick": {"description": "beta alone scores the answers; no chairman", "chairman": "none",
+                               "review": "judge", "judge": "beta"}},
     })
 
 

@@ -10,6 +10,7 @@ from council.testing.scripted import (
     council_member,
     honest_ballot,
     is_chairman_prompt,
+    read_review_task,
     request_messages,
 )
 from tests.server.conftest import MEMBERS, quality_judge, script
@@ -356,3 +357,27 @@ async def test_a_run_stopped_by_a_shutdown_is_shown_as_unfinished(fake_llm, tmp_
     finally:
         await runner.cleanup()
         server.store.close()
+
+
+def review_requests(fake, model: str) -> list:
+    return [r for r in fake.requests_for(model) if read_review_task(request_messages(r)) is not None]
+
+
+async def test_a_preset_chosen_on_the_page_runs_its_way(web_server, browser):
+    """The quick preset: every member answers, beta alone scores them all, no chairman."""
+    page = await open_page(browser, web_server.url + "/")
+    await page.click("#settings-toggle")
+    await expect(page.locator("#preset-choice option")).to_have_count(2)
+    await page.select_option("#preset-choice", "quick")
+    await expect(page.locator("#chairman-choice")).to_have_value("")  # the preset's council fills the pickers
+    await ask(page, "Which is quickest?")
+    turn = await finished_turn(page)
+    await expect(turn.locator(".answer-card")).to_have_count(3)
+    await expect(turn.locator("[data-testid=final-answer] .byline")).to_contain_text("No chairman")
+    fake = web_server.fake
+    assert len(review_requests(fake, "model-beta")) == 1, "the judge scores every answer in one call"
+    assert review_requests(fake, "model-alpha") == [] and review_requests(fake, "model-gamma") == []
+    assert chairman_requests(fake, "model-alpha") == []
+    stored = web_server.store.list_runs()
+    assert len(stored) == 1 and web_server.store.get(stored[0].run_id).preset == "quick"
+    await screenshot(page, "page-preset-quick.png")

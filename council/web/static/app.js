@@ -77,7 +77,8 @@ function askForKey(message) {
 // -- the council chosen --------------------------------------------------------
 function currentPicks() {
   return state.current
-    ? { members: state.current.members, chairman: state.current.chairman, rubric: state.current.rubric }
+    ? { members: state.current.members, chairman: state.current.chairman, rubric: state.current.rubric,
+        preset: state.current.preset || null }
     : state.picks;
 }
 
@@ -87,6 +88,12 @@ function rubricOption(id) {
 
 function drawSettings() {
   const picks = currentPicks();
+  const presets = state.options.presets || [];
+  const preset = $("preset-choice");
+  preset.replaceChildren(h("option", { value: "", text: "As configured: every member reviews the others" }),
+    ...presets.map((p) => h("option", { value: p.name, text: p.description ? `${p.name}: ${p.description}` : p.name })));
+  preset.value = picks.preset || "";
+  $("preset-label").hidden = presets.length === 0;
   const choices = state.options.members.map((member) => {
     const box = h("input", { type: "checkbox", name: "member", value: member.name });
     box.checked = picks.members.includes(member.name);
@@ -104,14 +111,34 @@ function drawSettings() {
   $("rubric-note").hidden = state.options.rubric_selectable;
 }
 
-async function settingsChanged() {
+/** The council a preset stands for (null: as configured), to fill in the pickers when it is chosen. */
+function presetPicks(name) {
+  const chosen = (state.options.presets || []).find((p) => p.name === name);
+  if (!chosen) {
+    return { members: state.options.members.map((m) => m.name), chairman: state.options.chairman,
+      rubric: state.options.rubric, preset: null };
+  }
+  return { members: chosen.members, chairman: chosen.chairman, rubric: chosen.rubric, preset: chosen.name };
+}
+
+async function settingsChanged(event) {
+  if (event && event.target && event.target.id === "preset-choice") {
+    await savePicks(presetPicks(event.target.value));
+    drawSettings();
+    return;
+  }
   const members = [...document.querySelectorAll("#member-choices input:checked")].map((box) => box.value);
   if (!members.length) {
     $("settings-status").textContent = "Choose at least one member.";
     drawSettings();
     return;
   }
-  const picks = { members, chairman: $("chairman-choice").value || null, rubric: $("rubric-choice").value };
+  const picks = { members, chairman: $("chairman-choice").value || null, rubric: $("rubric-choice").value,
+    preset: $("preset-choice").value || null };
+  await savePicks(picks);
+}
+
+async function savePicks(picks) {
   if (!state.current) {
     state.picks = picks;
     $("settings-status").textContent = "Used for the next new conversation.";
@@ -212,8 +239,7 @@ function updateComposer() {
 function newConversation() {
   stopFollowing();
   state.current = null;
-  state.picks = state.picks || { members: state.options.members.map((m) => m.name),
-    chairman: state.options.chairman, rubric: state.options.rubric };
+  state.picks = state.picks || presetPicks(null);
   $("transcript").replaceChildren($("welcome") || h("div"));
   $("welcome").hidden = false;
   $("conversation-title").textContent = "New conversation";

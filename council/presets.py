@@ -1,0 +1,63 @@
+"""Council presets (``councils:`` in the config): named variants of the council, chosen per run.
+
+A preset picks who answers, who chairs (or nobody), which rubric, and how
+answers are reviewed: by their peers (every member reviews the others, as
+the plain council does) or by one judge who scores every answer, which
+costs one review call instead of one per member. ``quick`` and ``judge``
+in the shipped configs are examples. A preset is a model on the server
+(``council/NAME``), ``--preset NAME`` on the CLI and ``preset=`` in Python.
+Knows nothing of how a council runs: the orchestrator applies it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+PRESET_NAME = r"^[a-z0-9][a-z0-9_-]{0,39}$"
+NO_CHAIRMAN = "none"
+
+
+class CouncilPreset(BaseModel):
+    """One named variant of the council; what it leaves out comes from the rest of the config."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    description: str = Field(default="", max_length=300, description="One line for /v1/models and the page.")
+    members: list[str] | None = Field(default=None, min_length=1, description="Who answers (default: every member).")
+    chairman: str | None = Field(default=None, description="A member, or 'none' for the top answer as is "
+                                                           "(default: the config's chairman).")
+    rubric: str | None = Field(default=None, description="A rubric name or path (default: the config's rubric).")
+    review: Literal["peers", "judge"] = Field(default="peers", description="peers: every member reviews the "
+                                              "others; judge: one member scores every answer.")
+    judge: str | None = Field(default=None, description="The member who scores every answer (review: judge).")
+
+    @model_validator(mode="after")
+    def _judge_goes_with_review(self) -> CouncilPreset:
+        if self.review == "judge" and self.judge is None:
+            raise ValueError("review: judge needs judge: MEMBER (the member who scores every answer)")
+        if self.review == "peers" and self.judge is not None:
+            raise ValueError("judge is only used with review: judge")
+        return self
+
+    def chairman_for(self, configured: str | None) -> str | None:
+        """The chairman a run of this preset has, given the config's."""
+        if self.chairman is None:
+            return configured
+        return None if self.chairman.lower() == NO_CHAIRMAN else self.chairman
+
+    def problems(self, member_names: list[str], quorum: int) -> list[str]:
+        """What in this preset does not fit the council's members (empty when it fits)."""
+        found = []
+        unknown = [m for m in (self.members or []) if m not in member_names]
+        if unknown:
+            found.append(f"unknown members {', '.join(unknown)}")
+        if self.chairman is not None and self.chairman.lower() != NO_CHAIRMAN and self.chairman not in member_names:
+            found.append(f"chairman {self.chairman!r} is not a member")
+        if self.judge is not None and self.judge not in member_names:
+            found.append(f"judge {self.judge!r} is not a member")
+        answering = len(self.members) if self.members else len(member_names)
+        if quorum > answering:
+            found.append(f"{answering} members answer but stages.quorum is {quorum}")
+        return found

@@ -223,6 +223,9 @@ class ServerConfig(_Strict):
     cors_origins: list[str] = Field(
         default_factory=list,
         description="Browser origins allowed to call the API (e.g. https://chat.example.com); empty: same origin only.")
+    task_model: str | None = Field(
+        default=None, pattern=r"^member/[A-Za-z0-9_.-]+$",
+        description="member/NAME: chat apps' side tasks (titles, tags, follow-ups) go to that member, not the council.")
 
     @field_validator("cors_origins")
     @classmethod
@@ -315,6 +318,10 @@ class CouncilConfig(_Strict):
             )
         if self.stages.quorum > len(self.members):
             raise ValueError(f"stages.quorum is {self.stages.quorum} but there are only {len(self.members)} members")
+        task_member = (self.server.task_model or "").removeprefix("member/")
+        if task_member and task_member not in names:
+            raise ValueError(f"server.task_model {self.server.task_model!r} names no member; members are: "
+                             f"{', '.join(names)}")
         for preset_name, preset in self.councils.items():
             if problems := preset.problems(names, self.stages.quorum):
                 raise ValueError(f"councils.{preset_name}: {'; '.join(problems)}; members are: {', '.join(names)}")

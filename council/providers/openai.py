@@ -78,6 +78,22 @@ class OpenAIProvider(HttpProvider):
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return HttpRequest(url=f"{self.base_url}/chat/completions", json=body, headers=headers)
 
+    def relay_request(self, body: dict[str, Any], *, stream: bool) -> HttpRequest:
+        """A client's own chat-completions body, sent on to this member as it came (its model swapped in).
+
+        For requests Council does not model itself, tools above all: the
+        tool definitions, tool messages and tool calls pass through
+        untouched, in the format client and member both speak.
+        """
+        forwarded = {**body, "model": self.member.model}
+        if stream:
+            forwarded["stream"] = True
+            forwarded["stream_options"] = {**(body.get("stream_options") or {}), "include_usage": True}
+        headers = {"Accept": "text/event-stream" if stream else "application/json"}
+        if self.api_key is not None:
+            headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
+        return HttpRequest(url=f"{self.base_url}/chat/completions", json=forwarded, headers=headers)
+
     def parse_response(self, data: dict[str, Any]) -> Reply:
         _raise_embedded_error(data, self.endpoint)
         choices = field(data, "choices", endpoint=self.endpoint, kind=list)

@@ -28,7 +28,7 @@ from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, PRESET_PREFIX, Cha
 from council.server.guards import Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from council.server.schema import ApiError, decode_body, parse_request
+from council.server.schema import ApiError, decode_body, is_side_task, parse_request
 from council.server.web import page_access_middleware, register_web
 from council.storage.store import Store
 
@@ -168,13 +168,19 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
         limit = config.server.max_body_bytes
         if request.content_length is not None and request.content_length > limit:
             raise ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
-        body = parse_request(decode_body(await read_body(request, config.server.body_timeout_s)))
+        raw = decode_body(await read_body(request, config.server.body_timeout_s))
+        body = parse_request(raw)
+        council_model = body.model == COUNCIL_MODEL or body.model.removeprefix(PRESET_PREFIX) in council.presets
+        if council_model and config.server.task_model and is_side_task(body):
+            # A chat app's title or tags: one cheap member, not a whole council run.
+            return await chat.member_completion(request, body, config.server.task_model.removeprefix(MEMBER_PREFIX),
+                                                headers={"x-council-task-model": config.server.task_model})
         if body.model == COUNCIL_MODEL:
             return await chat.council_completion(request, body)
         if body.model.startswith(PRESET_PREFIX) and body.model.removeprefix(PRESET_PREFIX) in council.presets:
             return await chat.council_completion(request, body, body.model.removeprefix(PRESET_PREFIX))
         if body.model.startswith(MEMBER_PREFIX):
-            return await chat.member_completion(request, body, body.model.removeprefix(MEMBER_PREFIX))
+            return await chat.member_completion(request, body, body.model.removeprefix(MEMBER_PREFIX), raw=raw)
         raise ApiError(404, f"The model '{body.model}' does not exist; see GET /v1/models", param="model",
                        code="model_not_found")
 

@@ -25,6 +25,7 @@ from council.rubrics.catalog import UnknownRubric
 from council.server.admission import Admission, AdmissionRefused
 from council.server.guards import RUN_ID_KEY
 from council.server.metrics import ServerMetrics
+from council.server.relay import relay, relayable, uses_tools
 from council.server.schema import (
     ApiError,
     ChatCompletionRequest,
@@ -139,6 +140,10 @@ class ChatHandler:
                                  preset: str | None = None) -> web.StreamResponse:
         """Run the council (or one of its presets: model ``council/NAME``) for one request."""
         council_request_problems(body)
+        if body.tools:
+            models = ", ".join(f"{MEMBER_PREFIX}{name}" for name in self.council.member_names)
+            raise ApiError(400, f"tools: the council does not call tools; send tool requests to a pass-through "
+                                f"model ({models})", param="tools", code="tools_not_supported")
         messages = to_messages(body)
         params = body.params()
         rubric = None
@@ -189,9 +194,14 @@ class ChatHandler:
 
     # -- pass-through members ---------------------------------------------------
     async def member_completion(
-        self, request: web.Request, body: ChatCompletionRequest, member: str
+        self, request: web.Request, body: ChatCompletionRequest, member: str, headers: dict[str, str] | None = None,
+        raw: dict[str, Any] | None = None,
     ) -> web.StreamResponse:
-        """Proxy the request to one member."""
+        """Proxy the request to one member (``headers`` are added to the response).
+
+        A request using tools is relayed as it came (``raw``, the decoded
+        body) to an OpenAI-format member: see :mod:`council.server.relay`.
+        """
         try:
             provider = self.council.provider(member)
         except KeyError:
@@ -199,6 +209,11 @@ class ChatHandler:
                            code="model_not_found") from None
         params = body.params()
         member_request_problems(body, provider.unsupported_params(params), provider.name)
+        if uses_tools(body) and raw is not None:
+            try:
+                return await relay(request, relayable(provider, body), body, raw)
+            except ProviderError as error:
+                raise upstream_error(error) from None
         messages = to_messages(body)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
@@ -208,8 +223,10 @@ class ChatHandler:
             except ProviderError as error:
                 raise upstream_error(error) from None
             return web.json_response(completion_body(completion_id, created, body.model, completion.content,
-                                                     completion.finish_reason or "stop", completion.usage))
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+                                                     completion.finish_reason or "stop", completion.usage),
+                                     headers=headers)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+                                               **(headers or {})})
         stream = provider.stream(messages, params)
         started = False
         try:

@@ -228,7 +228,8 @@ def council_request_problems(request: ChatCompletionRequest) -> None:
     Accepted as metadata that asks nothing of the answer: ``metadata``,
     ``store``, ``service_tier``, ``parallel_tool_calls``,
     ``prompt_cache_key``, ``prompt_cache_retention``, ``safety_identifier``,
-    ``stream_options``; ``tools`` and ``tool_choice`` as :func:`parse_request` allows.
+    ``stream_options``. ``tools`` are refused by the council handler, which
+    names the pass-through models (``member/NAME`` relays them).
     """
     if request.response_format is not None and request.response_format != {"type": "text"}:
         kind = request.response_format["type"]
@@ -290,6 +291,21 @@ def decode_body(raw: bytes) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, not a {type(data).__name__}")
     return data
+
+
+def is_side_task(request: ChatCompletionRequest) -> bool:
+    """Whether a request is a chat app's side task (a title, tags, follow-up questions), not a user's question.
+
+    The rule, kept narrow so a real question is never taken for one: the
+    last user message is shaped like Open WebUI's task prompts, which open
+    with ``### Task:`` and quote the conversation inside ``<chat_history>``
+    tags (titles, tags, follow-ups, search queries, autocompletion).
+    """
+    last = next((m for m in reversed(request.messages) if m.role == "user"), None)
+    if last is None or not isinstance(last.content, str):
+        return False
+    text = last.content.lstrip()
+    return text.startswith("### Task:") and "<chat_history>" in text
 
 
 def parse_request(data: dict[str, Any]) -> ChatCompletionRequest:

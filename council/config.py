@@ -123,6 +123,7 @@ class MemberConfig(_Strict):
         default=None, pattern=r"^https?://\S+$", description="Provider default if unset; never with a key in it.")
     api_key_env: EnvVarName | None = Field(default=None, description="Variable holding the API key.")
     timeout_s: float | None = Field(default=None, gt=0, le=3600, description="Overrides stages.member_timeout_s.")
+    vision: bool = Field(default=True, description="Send it the images a user attaches (false: the text only).")
     params: GenerationParams = Field(default_factory=GenerationParams, description="Sampling settings.")
     persona: SimulatedPersona | None = Field(default=None, description="Only for provider: simulated.")
 
@@ -191,6 +192,8 @@ class TransportConfig(_Strict):
     max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Bigger bodies are refused.")
     max_connections: int = Field(default=200, ge=1, le=10_000, description="Open connections in all.")
     max_connections_per_host: int = Field(default=50, ge=1, le=10_000, description="Open connections per host.")
+    allow_private_image_urls: bool = Field(
+        default=False, description="Fetch image URLs on loopback or private addresses (off: refused, against SSRF).")
 
 
 class ServerConfig(_Strict):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
@@ -21,13 +23,65 @@ ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 """OpenAI's ``reasoning_effort`` values."""
 
 
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+_DATA_URL = re.compile(r"^data:(image/[a-z+.-]+);base64,([A-Za-z0-9+/]*={0,2})$")
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
+
+
+class ImageRef(BaseModel):
+    """An image a user attached: a ``data:`` URL with the bytes, or an ``http(s)`` URL to fetch them from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str = Field(max_length=16 * 1024 * 1024)
+
+    @field_validator("url")
+    @classmethod
+    def _data_or_web(cls, url: str) -> str:
+        if url.startswith("data:"):
+            match = _DATA_URL.match(url)
+            if match is None:
+                raise ValueError("a data URL must be data:image/TYPE;base64,DATA with valid base64")
+            if match.group(1) not in IMAGE_TYPES:
+                raise ValueError(f"image type {match.group(1)} is not one of {', '.join(IMAGE_TYPES)}")
+            if len(match.group(2)) * 3 // 4 > MAX_IMAGE_BYTES:
+                raise ValueError(f"the image is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MB")
+            try:
+                base64.b64decode(match.group(2), validate=True)
+            except binascii.Error:
+                raise ValueError("the data URL's base64 does not decode") from None
+            return url
+        if re.match(r"^https?://[^\s/]+", url) and len(url) <= 4096:
+            return url
+        raise ValueError("an image URL must be a data: URL or an http(s) URL")
+
+    @property
+    def inline(self) -> tuple[str, str] | None:
+        """(media type, base64 data) of a data URL; None for a web URL."""
+        match = _DATA_URL.match(self.url)
+        return (match.group(1), match.group(2)) if match else None
+
+
 class ChatMessage(BaseModel):
-    """One turn of a conversation, already flattened to text."""
+    """One turn of a conversation: its text, and the images a user attached to it (members that see images)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     role: Role
     content: str
+    images: tuple[ImageRef, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _images_only_when_attached(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A text turn serializes as it always has: role and content.
+        data: dict[str, Any] = handler(self)
+        if not self.images:
+            data.pop("images", None)
+        return data
+
+    def text_only(self) -> ChatMessage:
+        """This turn without its images."""
+        return self if not self.images else ChatMessage(role=self.role, content=self.content)
 
 
 def as_messages(question: str | Sequence[ChatMessage | dict[str, Any]]) -> list[ChatMessage]:

@@ -37,11 +37,21 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
     )
 
 
+def question_for(ctx: RunContext, provider: Provider) -> list[ChatMessage]:
+    """The conversation as this member gets it: without images when its config says ``vision: false``."""
+    if provider.member.vision or not any(m.images for m in ctx.question):
+        return ctx.question
+    ctx.result.degrade(f"{provider.member.name} has vision: false and answered from the text alone "
+                       "(the images were not sent to it)")
+    return [m.text_only() for m in ctx.question]
+
+
 async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
     """Ask every member at once; stop at the first of all-answered or the stage deadline."""
     started = time.perf_counter()
     jobs = {
-        name: _answer(ctx.providers[name], ctx.question, ctx.params_for(ctx.providers[name])) for name in ctx.members
+        name: _answer(ctx.providers[name], question_for(ctx, ctx.providers[name]), ctx.params_for(ctx.providers[name]))
+        for name in ctx.members
     }
 
     def report(name: str, record: AnswerRecord) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from council.errors import UpstreamServerError
 from council.providers.base import CORE_PARAMS, Reply
 from council.providers.http import HttpProvider, StreamDecoder, field
+from council.providers.images import inline_image
 from council.transport.http import HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -25,22 +26,36 @@ ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 
 
-def split_system(messages: list[ChatMessage]) -> tuple[str | None, list[dict[str, str]]]:
+def split_system(messages: list[ChatMessage]) -> tuple[str | None, list[dict[str, Any]]]:
     """The joined system text, and the other turns with same-role neighbours merged.
 
     Both Anthropic and Gemini want the system prompt apart from the turns and
-    strictly alternating roles, so consecutive turns of one role are joined.
+    strictly alternating roles, so consecutive turns of one role are joined
+    (their images too). Each turn is ``{"role", "content", "images"}``.
     """
     system = "\n\n".join(m.content for m in messages if m.role == "system") or None
-    turns: list[dict[str, str]] = []
+    turns: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "system":
             continue
         if turns and turns[-1]["role"] == message.role:
             turns[-1]["content"] += "\n\n" + message.content
+            turns[-1]["images"] += list(message.images)
         else:
-            turns.append({"role": message.role, "content": message.content})
+            turns.append({"role": message.role, "content": message.content, "images": list(message.images)})
     return system, turns
+
+
+def _anthropic_turn(turn: dict[str, Any]) -> dict[str, Any]:
+    if not turn["images"]:
+        return {"role": turn["role"], "content": turn["content"]}
+    blocks: list[dict[str, Any]] = []
+    for image in turn["images"]:
+        media_type, data = inline_image(image)
+        blocks.append({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
+    # Anthropic refuses an empty text block: a turn that is only images has none.
+    text = [{"type": "text", "text": turn["content"]}] if turn["content"] else []
+    return {"role": turn["role"], "content": [*blocks, *text]}
 
 
 def _usage(raw: Any, previous: Usage | None = None) -> Usage:
@@ -56,6 +71,8 @@ def _usage(raw: Any, previous: Usage | None = None) -> Usage:
 class AnthropicProvider(HttpProvider):
     """Claude models through the Messages API."""
 
+    inlines_images = True
+
     name = "anthropic"
     default_base_url = "https://api.anthropic.com"
     supported_params = (CORE_PARAMS - {"seed"}) | {"user"}
@@ -67,7 +84,7 @@ class AnthropicProvider(HttpProvider):
         body: dict[str, Any] = {
             "model": self.member.model,
             "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": turns,
+            "messages": [_anthropic_turn(turn) for turn in turns],
         }
         if system:
             body["system"] = system

@@ -24,6 +24,7 @@ from council.errors import ProtocolError, UpstreamServerError
 from council.providers.anthropic import split_system
 from council.providers.base import CORE_PARAMS, Reply
 from council.providers.http import HttpProvider, StreamDecoder
+from council.providers.images import inline_image
 from council.transport.http import Endpoint, HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -76,8 +77,21 @@ def _response_format(response_format: dict[str, Any] | None) -> dict[str, Any]:
     return fields
 
 
+def _parts(turn: dict[str, Any]) -> list[dict[str, Any]]:
+    """A turn's parts: its images inline (``inline_data``), then its text (left out of a turn of images only)."""
+    parts: list[dict[str, Any]] = []
+    for image in turn["images"]:
+        mime_type, data = inline_image(image)
+        parts.append({"inline_data": {"mime_type": mime_type, "data": data}})
+    if turn["content"] or not parts:
+        parts.append({"text": turn["content"]})
+    return parts
+
+
 class GeminiProvider(HttpProvider):
     """Gemini models through the Generative Language API."""
+
+    inlines_images = True
 
     name = "gemini"
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
@@ -87,10 +101,7 @@ class GeminiProvider(HttpProvider):
         self.check_params(params)
         system, turns = split_system(messages)
         body: dict[str, Any] = {
-            "contents": [
-                {"role": "model" if t["role"] == "assistant" else "user", "parts": [{"text": t["content"]}]}
-                for t in turns
-            ]
+            "contents": [{"role": "model" if t["role"] == "assistant" else "user", "parts": _parts(t)} for t in turns]
         }
         if system:
             body["systemInstruction"] = {"parts": [{"text": system}]}

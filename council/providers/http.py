@@ -14,13 +14,14 @@ import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
 from council.errors import ProtocolError, ProviderTimeout
 from council.providers.base import Provider, Reply
+from council.providers.images import with_inline_images
 from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
 from council.transport.retry import call_with_retry
 from council.types import ChatMessage, Completion, GenerationParams, Usage
@@ -95,6 +96,15 @@ class HttpProvider(Provider):
         super().__init__(member, retry=retry, deadline_s=deadline_s, api_key=api_key)
         self.transport = transport
 
+    #: Whether this wire format wants image bytes inline (linked images are fetched first).
+    inlines_images: ClassVar[bool] = False
+
+    async def _with_images(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        if not self.inlines_images:
+            return messages
+        return await with_inline_images(messages, self._transport(), self.endpoint,
+                                        allow_private=self._transport().config.allow_private_image_urls)
+
     @abstractmethod
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
         """The upstream request for these messages.
@@ -119,7 +129,8 @@ class HttpProvider(Provider):
     async def complete(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> Completion:
         """Ask for a whole answer, retrying as the policy allows."""
         started = time.perf_counter()
-        request = self.build_request(messages, self.member.params.merged(params), stream=False)
+        request = self.build_request(await self._with_images(messages), self.member.params.merged(params),
+                                     stream=False)
         transport = self._transport()
 
         async def attempt() -> Reply:
@@ -175,7 +186,7 @@ class ChatStream:
     async def _open(self) -> SSEStream:
         provider = self._provider
         self._deadline = asyncio.get_running_loop().time() + provider.deadline_s
-        request = provider.build_request(self._messages, self._params, stream=True)
+        request = provider.build_request(await provider._with_images(self._messages), self._params, stream=True)
         transport = provider._transport()
         sse, self._attempts = await call_with_retry(
             lambda: transport.open_stream(request, provider.endpoint),

@@ -40,6 +40,14 @@ def _raise_embedded_error(data: dict[str, Any], endpoint: Endpoint) -> None:
     raise endpoint.error(cls, f"error in response body: {message}", status=status)
 
 
+def _openai_message(message: ChatMessage) -> dict[str, Any]:
+    if not message.images:
+        return {"role": message.role, "content": message.content}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
+    parts += [{"type": "image_url", "image_url": {"url": image.url}} for image in message.images]
+    return {"role": message.role, "content": parts}
+
+
 class OpenAIProvider(HttpProvider):
     """Chat completions at any OpenAI-compatible base URL."""
 
@@ -52,7 +60,7 @@ class OpenAIProvider(HttpProvider):
         self.check_params(params)
         body: dict[str, Any] = {
             "model": self.member.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [_openai_message(m) for m in messages],
         }
         if params.temperature is not None:
             body["temperature"] = params.temperature

@@ -32,7 +32,7 @@ from pydantic import (
     field_validator,
 )
 
-from council.types import ChatMessage, GenerationParams, ReasoningEffort, check_response_format
+from council.types import ChatMessage, GenerationParams, ImageRef, ReasoningEffort, check_response_format
 
 MAX_TOKENS_LIMIT = 1_000_000
 """The largest ``max_tokens`` / ``max_completion_tokens`` accepted; no model comes near it."""
@@ -67,11 +67,19 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+class ImageUrl(_Lenient):
+    """``image_url`` of an image part: a ``data:`` URL or an http(s) URL (``detail`` is accepted and not used)."""
+
+    url: StrictStr
+    detail: Literal["auto", "low", "high"] | None = None
+
+
 class ContentPart(_Lenient):
-    """One part of a list-valued ``content``."""
+    """One part of a list-valued ``content``: text, or an image."""
 
     type: StrictStr
     text: StrictStr | None = None
+    image_url: ImageUrl | None = None
 
 
 class RequestMessage(_Lenient):
@@ -329,26 +337,46 @@ def parse_request(data: dict[str, Any]) -> ChatCompletionRequest:
     return request
 
 
-def _text_of(message: RequestMessage, index: int) -> str:
+def _content_of(message: RequestMessage, index: int) -> tuple[str, tuple[ImageRef, ...]]:
+    """The text of a message and the images it carries; a 400 naming the part for anything else."""
     if message.content is None:
         calls = ", ".join(str((c.get("function") or {}).get("name", "?")) for c in message.tool_calls or [])
-        return f"[called tools: {calls}]" if calls else ""
+        return (f"[called tools: {calls}]" if calls else ""), ()
     if isinstance(message.content, str):
-        return message.content
-    texts = []
+        return message.content, ()
+    texts: list[str] = []
+    images: list[ImageRef] = []
     for part_index, part in enumerate(message.content):
-        if part.type != "text" or part.text is None:
-            param = f"messages[{index}].content[{part_index}]"
-            raise ApiError(400, f"{param}: only text parts are supported, got {part.type!r}", param=param)
-        texts.append(part.text)
-    return "\n".join(texts)
+        param = f"messages[{index}].content[{part_index}]"
+        if part.type == "text" and part.text is not None:
+            texts.append(part.text)
+        elif part.type == "image_url":
+            images.append(_image_of(part, param, message.role))
+        else:
+            raise ApiError(400, f"{param}: only text and image_url parts are supported, got {part.type!r}",
+                           param=param)
+    return "\n".join(texts), tuple(images)
+
+
+def _image_of(part: ContentPart, param: str, role: str) -> ImageRef:
+    if part.image_url is None:
+        raise ApiError(400, f"{param}.image_url: required for a part of type image_url", param=f"{param}.image_url")
+    if role != "user":
+        raise ApiError(400, f"{param}: images are accepted in user messages only, not in a {role} message",
+                       param=param)
+    try:
+        return ImageRef(url=part.image_url.url)
+    except ValidationError as exc:
+        reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+        raise ApiError(400, f"{param}.image_url.url: {reason}", param=f"{param}.image_url.url",
+                       code="invalid_image") from None
 
 
 def to_messages(request: ChatCompletionRequest) -> list[ChatMessage]:
     """The conversation as council messages: developer becomes system, tool results become user turns."""
     messages = []
     for index, message in enumerate(request.messages):
-        text = _text_of(message, index)
+        text, images = _content_of(message, index)
         param = f"messages[{index}].content"
         if _SURROGATE.search(text):
             raise ApiError(400, f"{param}: contains an unpaired Unicode surrogate", param=param)
@@ -358,11 +386,11 @@ def to_messages(request: ChatCompletionRequest) -> list[ChatMessage]:
             messages.append(ChatMessage(role="system", content=text))
         elif message.role in ("tool", "function"):
             messages.append(ChatMessage(role="user", content=f"[tool result]\n{text}"))
-        elif text or message.role == "user":
-            messages.append(ChatMessage(role=message.role, content=text))
+        elif text or images or message.role == "user":
+            messages.append(ChatMessage(role=message.role, content=text, images=images))
     if not messages or messages[-1].role != "user":
         raise ApiError(400, "messages: the conversation must end with a user message", param="messages")
-    if not messages[-1].content.strip():
+    if not messages[-1].content.strip() and not messages[-1].images:
         raise ApiError(400, f"messages[{len(request.messages) - 1}].content: the last user message is empty",
                        param=f"messages[{len(request.messages) - 1}].content")
     return messages

@@ -80,6 +80,13 @@ class RandomFaults:
             raise ValueError("fault rates must be between 0 and 1 together")
 
 
+def _text(content: Any) -> str:
+    """A message's text: the content string, or its text parts joined (images and other parts left out)."""
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return "" if content is None else str(content)
+
+
 def default_reply(request: RecordedRequest) -> str:
     """The reply of an unscripted model: names itself and echoes the question."""
     return f"{request.model} answers: {request.last_user_text}"
@@ -105,6 +112,7 @@ class FakeLLMServer:
         self.random_faults: RandomFaults | None = None
         self._fault_draw = random.Random()
         self.faults_served: dict[int, int] = {}
+        self.images: dict[str, tuple[str, bytes]] = {}
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *steps: Step) -> None:
@@ -125,6 +133,19 @@ class FakeLLMServer:
         """From now on, answer unscripted requests with a random fault at these rates."""
         self.random_faults = faults
         self._fault_draw = random.Random(faults.seed)
+
+    async def _image(self, request: web.Request) -> web.Response:
+        """Serve an image registered with :meth:`serve_image` (how members fetch a linked image in tests)."""
+        found = self.images.get(request.match_info["name"])
+        if found is None:
+            raise web.HTTPNotFound(text="no such image")
+        content_type, body = found
+        return web.Response(body=body, headers={"Content-Type": content_type})
+
+    def serve_image(self, name: str, body: bytes, content_type: str = "image/png") -> str:
+        """Serve ``body`` at a URL on this fake (returned), as a web server holding a user's image would."""
+        self.images[name] = (content_type, body)
+        return f"{self.url}/_fake/image/{name}"
 
     async def _faults(self, request: web.Request) -> web.Response:
         # Lets a load test in another process read how many faults it was served.
@@ -162,6 +183,7 @@ class FakeLLMServer:
         app.router.add_post("/v1/messages", self._anthropic)
         app.router.add_post("/v1beta/models/{target}", self._gemini)
         app.router.add_get("/_fake/faults", self._faults)
+        app.router.add_get("/_fake/image/{name}", self._image)
         return app
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> FakeLLMServer:
@@ -255,7 +277,7 @@ class FakeLLMServer:
     async def _openai(self, request: web.Request) -> web.StreamResponse:
         body = await self._json(request)
         model = str(body.get("model", ""))
-        messages = [{"role": m.get("role", ""), "content": str(m.get("content", ""))} for m in body.get("messages", [])]
+        messages = [{"role": m.get("role", ""), "content": _text(m.get("content"))} for m in body.get("messages", [])]
         recorded = await self._record(request, "openai", model, body, bool(body.get("stream")), messages)
         step = self._next_step(model)
         early = await self._prelude(step)
@@ -296,7 +318,7 @@ class FakeLLMServer:
         if body.get("system"):
             messages.append({"role": "system", "content": str(body["system"])})
         messages += [
-            {"role": m.get("role", ""), "content": str(m.get("content", ""))} for m in body.get("messages", [])
+            {"role": m.get("role", ""), "content": _text(m.get("content"))} for m in body.get("messages", [])
         ]
         recorded = await self._record(request, "anthropic", model, body, bool(body.get("stream")), messages)
         step = self._next_step(model)

@@ -200,6 +200,33 @@ class Transport:
             raise
         return SSEStream(response, endpoint, self.config.max_response_bytes)
 
+    async def get_bytes(self, url: str, endpoint: Endpoint, max_bytes: int) -> tuple[str, bytes]:
+        """GET ``url`` (an image a user linked): its content type and body, at most ``max_bytes``."""
+        if self._closed:
+            raise endpoint.error(ProviderConnectionError, "the HTTP session was closed while this call was running",
+                                 retryable=False)
+        try:
+            # Redirects are not followed: one could lead past the address check to a private host.
+            async with self.session().get(url, allow_redirects=False) as response:
+                if 300 <= response.status < 400:
+                    raise endpoint.error(BadUpstreamRequest, f"the image at {url} redirects (HTTP {response.status}); "
+                                                             "redirects are not followed: link the image itself")
+                await self._raise_for_status(response, endpoint)
+                if response.content_length is not None and response.content_length > max_bytes:
+                    raise endpoint.error(BadUpstreamRequest, f"the image at {url} is {response.content_length} "
+                                                             f"bytes, more than {max_bytes}")
+                body = await response.content.read(max_bytes + 1)
+                if len(body) > max_bytes:
+                    raise endpoint.error(BadUpstreamRequest, f"the image at {url} is more than {max_bytes} bytes")
+                return response.headers.get("content-type", "").split(";")[0].strip(), body
+        except aiohttp.InvalidURL:
+            raise endpoint.error(BadUpstreamRequest, f"invalid image URL {url!r}") from None
+        except TimeoutError:
+            raise endpoint.error(ProviderTimeout, f"no answer from {url} before the socket timeout") from None
+        except (aiohttp.ClientError, OSError) as exc:
+            raise endpoint.error(ProviderConnectionError, f"fetching {url} failed: {type(exc).__name__}: {exc}",
+                                 retryable=False) from None
+
     def _send(self, request: HttpRequest, endpoint: Endpoint) -> _Send:
         if self._closed:
             # Not retried: the session will not come back for this call.

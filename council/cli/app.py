@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -94,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ: Mapping[str, str]) -> int:
+    from council.cli.live import LiveView, print_error, rich_wanted
     from council.cli.render import ProgressPrinter, render_compare, render_report
     from council.pipeline.orchestrator import Council
 
@@ -101,20 +103,28 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
     chair: dict[str, Any] = {}  # left out: the preset's chairman, else the config's
     if args.chairman is not None:
         chair["chairman"] = None if args.chairman.lower() == "none" else args.chairman
-    progress = None if args.quiet else ProgressPrinter()
+    live = LiveView() if rich_wanted(sys.stderr, json=args.json, quiet=args.quiet) else None
+    progress = live or (None if args.quiet else ProgressPrinter())
     async with Council(config, environ=environ) as council:
         rubric = council.resolve_rubric(args.rubric) if args.rubric else None
-        result = await council.ask(args.question, members=members, on_event=progress, rubric=rubric,
-                                   preset=args.preset, **chair)
+        with live or contextlib.nullcontext():
+            result = await council.ask(args.question, members=members, on_event=progress, rubric=rubric,
+                                       preset=args.preset, **chair)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
+    elif rich_wanted(sys.stdout, quiet=args.quiet):
+        from rich.console import Console
+
+        from council.cli.rich_report import render_rich_compare, render_rich_report
+
+        Console().print(render_rich_compare(result) if args.command == "compare" else render_rich_report(result))
     elif args.command == "compare":
         print(render_compare(result))
     else:
         print(render_report(result))
     if result.status != "complete" or not result.ranking:
         reason = result.error or "; ".join(result.degraded_reasons) or "no ranking was produced"
-        print(f"council: run failed: {reason}", file=sys.stderr)
+        print_error(f"council: run failed: {reason}", sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
 
@@ -223,6 +233,13 @@ def _mcp(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     return EXIT_OK
 
 
+def _error(line: str) -> None:
+    # rich is imported only when there is an error to show; a clean run never pays for it here.
+    from council.cli.live import print_error
+
+    print_error(line, sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     environ = os.environ if environ is None else environ
@@ -230,19 +247,19 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     try:
         return _dispatch(args, environ)
     except KeyboardInterrupt:
-        print("council: interrupted", file=sys.stderr)
+        _error("council: interrupted")
         return EXIT_INTERRUPTED
     except (ConfigError, UsageError, InvalidRequest, UnsafeBinding) as exc:
-        print(f"council: {exc}", file=sys.stderr)
+        _error(f"council: {exc}")
         return EXIT_USAGE
     except ProviderError as exc:
-        print(f"council: {exc.reason}: {exc}", file=sys.stderr)
+        _error(f"council: {exc.reason}: {exc}")
         return EXIT_FAILED
     except CouncilError as exc:
-        print(f"council: {exc}", file=sys.stderr)
+        _error(f"council: {exc}")
         return EXIT_FAILED
     except Exception as exc:
-        print(f"council: internal error: {type(exc).__name__}: {exc} (please report this)", file=sys.stderr)
+        _error(f"council: internal error: {type(exc).__name__}: {exc} (please report this)")
         if environ.get("COUNCIL_DEBUG"):
             raise
         return EXIT_FAILED

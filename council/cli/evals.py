@@ -25,9 +25,12 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from council.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, db_path
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 EXIT_GATE_FAILED = EXIT_FAILED  # the release gate failed: a run that did not pass, like any failed run
 COMPARE = "compare"
@@ -229,8 +232,6 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
 
 async def _execute(council: Any, dataset: Any, manifest: Any, resumed: bool,
                    args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
-    from tqdm import tqdm
-
     from council.evals.records import EvalStore
     from council.evals.runner import EvalRunner
 
@@ -240,23 +241,35 @@ async def _execute(council: Any, dataset: Any, manifest: Any, resumed: bool,
             if not resumed:
                 store.start_run(manifest)
             passed = [0, 0]
+            progress = _progress_bar(args)
 
             def on_record(record: Any) -> None:
                 passed[0] += record.passed
                 passed[1] += 1
-                bar.update(1)
-                bar.set_postfix_str(f"pass {passed[0]}/{passed[1]}")
+                progress.update(task, advance=1, passes=f"pass {passed[0]}/{passed[1]}")
 
             runner = EvalRunner(council, store, dataset, manifest, on_record=on_record)
-            bar = tqdm(total=len(runner.pending()), desc=f"eval {manifest.run_id}", unit="sample", file=sys.stderr,
-                       dynamic_ncols=True, disable=args.quiet or args.json or not sys.stderr.isatty())
-            try:
+            task = progress.add_task(f"eval {manifest.run_id}", total=len(runner.pending()), passes="")
+            # The with block stops the bar on failure and Ctrl-C too, so the terminal gets its cursor back.
+            with progress:
                 summary = await runner.run()
-            finally:
-                bar.close()
             return summary, runner.manifest, store.samples(manifest.run_id)
     finally:
         store.close()
+
+
+def _progress_bar(args: argparse.Namespace) -> Progress:
+    """The samples done of the total and the passes so far, on stderr; disabled off a terminal, --quiet, --json."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from council.cli.live import rich_wanted
+
+    # stdout is not redirected: the summary or the JSON goes there after the bar, exactly as in a pipe.
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("samples"),
+                    TextColumn("{task.fields[passes]}", style="green"), TimeElapsedColumn(),
+                    console=Console(stderr=True), redirect_stdout=False,
+                    disable=not rich_wanted(sys.stderr, json=args.json, quiet=args.quiet))
 
 
 def _evaluate(args: argparse.Namespace, environ: Mapping[str, str]) -> int:

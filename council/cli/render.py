@@ -23,17 +23,25 @@ def _verdict(verdict: object) -> str:
     return f"{'pass' if verdict.passed else 'FAIL'} {verdict.score * 100:.0f}%"  # type: ignore[attr-defined]
 
 
-def ranking_table(result: CouncilResult, dimensions: bool = False) -> str:
-    """The ranking: rank, member, council score, raw mean, reviews (and per-dimension means)."""
+def ranking_rows(result: CouncilResult, dimensions: bool = False) -> tuple[list[str], list[list[str]]]:
+    """The ranking's header and rows as text cells, shared by the plain and the rich tables."""
     dims = sorted({d for entry in result.ranking for d in entry.dimensions}) if dimensions else []
     header = ["#", "member", "score", "raw mean", "reviews", "rubric", *dims]
     rows = [[str(e.rank), e.member, _number(e.score), _number(e.raw_mean), str(e.n_reviews),
              _verdict(e.verdict), *(_number(e.dimensions.get(d), 2) for d in dims)] for e in result.ranking]
-    return text_table(header, rows)
+    return header, rows
 
 
-def members_table(result: CouncilResult) -> str:
-    """Each member's Stage 1 status, latency, tokens and failure or safety reason."""
+def ranking_table(result: CouncilResult, dimensions: bool = False) -> str:
+    """The ranking: rank, member, council score, raw mean, reviews (and per-dimension means)."""
+    return text_table(*ranking_rows(result, dimensions))
+
+
+MEMBER_HEADER = ["member", "status", "latency", "tokens", "detail"]
+
+
+def member_rows(result: CouncilResult) -> list[list[str]]:
+    """One row of text cells per member (see :data:`MEMBER_HEADER`), shared by the plain and the rich tables."""
     rows = []
     for answer in result.answers:
         detail = ""
@@ -44,10 +52,16 @@ def members_table(result: CouncilResult) -> str:
             detail = f"{finding.category}: {finding.evidence!r}"
         label = answer.member + (" (simulated)" if answer.simulated else "")
         rows.append([label, answer.status, f"{answer.latency_ms:.0f} ms", str(answer.usage.total_tokens), detail])
-    return text_table(["member", "status", "latency", "tokens", "detail"], rows)
+    return rows
 
 
-def _agreement_line(result: CouncilResult) -> str:
+def members_table(result: CouncilResult) -> str:
+    """Each member's Stage 1 status, latency, tokens and failure or safety reason."""
+    return text_table(MEMBER_HEADER, member_rows(result))
+
+
+def agreement_line(result: CouncilResult) -> str:
+    """How much the reviewers agreed, in one line."""
     agreement = result.agreement
     if agreement.statistic == "kendall_w" and agreement.kendall_w is not None:
         return f"reviewer agreement: Kendall's W = {agreement.kendall_w:.2f} ({agreement.n_reviewers} reviewers)"
@@ -73,7 +87,7 @@ def render_report(result: CouncilResult) -> str:
             parts.append(f"Chairman fallback: {final.fallback_reason}\n")
     if result.ranking:
         method = result.reproducibility.aggregation_method
-        parts.append(f"Ranking ({method}):\n{ranking_table(result)}\n{_agreement_line(result)}\n")
+        parts.append(f"Ranking ({method}):\n{ranking_table(result)}\n{agreement_line(result)}\n")
     for flag in result.bias_flags:
         parts.append(f"bias flag: {flag.reviewer}: {flag.detail}")
     parts.append(f"Members:\n{members_table(result)}\n")

@@ -39,7 +39,7 @@ from council.types import GenerationParams
 
 DEFAULT_PARAMS = GenerationParams(temperature=0.0, top_p=1.0, max_tokens=1024, seed=42)
 """Generation defaults of every evaluation call: greedy, full nucleus, 1024 tokens, seed 42 where supported."""
-PACKAGES = ("council", "numpy", "pydantic", "aiohttp", "tenacity", "PyYAML", "tqdm")
+PACKAGES = ("council", "numpy", "pydantic", "aiohttp", "tenacity", "PyYAML", "rich")
 _FLOATING = {"latest"}
 
 

@@ -113,6 +113,16 @@ class SimulatedPersona(_Strict):
     latency_ms: float = Field(default=0.0, ge=0, le=600_000, description="Simulated time to answer.")
 
 
+class Price(_Strict):
+    """What a member's model costs, in US dollars per million tokens."""
+
+    input_per_mtok: float = Field(ge=0, le=10_000, description="Prompt tokens.")
+    output_per_mtok: float = Field(ge=0, le=10_000, description="Completion tokens.")
+    cached_input_per_mtok: float | None = Field(default=None, ge=0, le=10_000,
+                                                description="Prompt tokens read from a cache (default: the input "
+                                                            "price).")
+
+
 class MemberConfig(_Strict):
     """One council member: a named model behind a provider."""
 
@@ -124,6 +134,8 @@ class MemberConfig(_Strict):
     api_key_env: EnvVarName | None = Field(default=None, description="Variable holding the API key.")
     timeout_s: float | None = Field(default=None, gt=0, le=3600, description="Overrides stages.member_timeout_s.")
     vision: bool = Field(default=True, description="Send it the images a user attaches (false: the text only).")
+    price: Price | None = Field(default=None, description="USD per million tokens; unset: its calls' cost is "
+                                                          "unknown (null), never 0.")
     params: GenerationParams = Field(default_factory=GenerationParams, description="Sampling settings.")
     persona: SimulatedPersona | None = Field(default=None, description="Only for provider: simulated.")
 

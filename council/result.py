@@ -147,6 +147,37 @@ class FinalAnswer(_Record):
     usage: Usage = Usage()
 
 
+CostStage = Literal["answers", "safety", "reviews", "chairman"]
+
+
+class CallCost(_Record):
+    """What one upstream call (with its retries and re-asks) cost."""
+
+    stage: CostStage
+    member: str
+    prompt_tokens: int
+    completion_tokens: int
+    usd: float | None = Field(description="None when the member has no price and the upstream reported none.")
+    source: Literal["reported", "computed"] | None = Field(
+        default=None, description="reported: the upstream's figure; computed: tokens times the member's price.")
+    estimated: bool = Field(default=False, description="Token counts estimated from text length.")
+
+
+class RunCost(_Record):
+    """A run's cost: per call, per stage, per member and in all, in US dollars.
+
+    Sums count the calls whose cost is known; ``partial`` says some were
+    not (a member without a price), and then ``total_usd`` is a lower bound.
+    """
+
+    total_usd: float | None = Field(description="None when no call's cost is known.")
+    partial: bool = False
+    by_stage: dict[str, float] = Field(default_factory=dict)
+    by_member: dict[str, float] = Field(default_factory=dict)
+    unpriced: list[str] = Field(default_factory=list, description="Members whose calls have no known cost.")
+    calls: list[CallCost] = Field(default_factory=list)
+
+
 class Timings(_Record):
     """Milliseconds spent per stage and in all."""
 
@@ -196,6 +227,7 @@ class CouncilResult(_Record):
     stored: bool = Field(default=True, description="False when the database failed and the run is not on record.")
     timings: Timings = Field(default_factory=Timings)
     usage: Usage = Usage()
+    cost: RunCost | None = Field(default=None, description="Set when the run ends.")
     reproducibility: Reproducibility
 
     def degrade(self, *reasons: str | None) -> None:
@@ -214,7 +246,8 @@ class CouncilResult(_Record):
     def total_usage(self) -> Usage:
         """Tokens of every upstream call in the run."""
         total = Usage()
-        for usage in [*(a.usage for a in self.answers), *(r.usage for r in self.reviews)]:
+        safety = [a.safety.usage for a in self.answers if a.safety is not None and a.safety.usage is not None]
+        for usage in [*(a.usage for a in self.answers), *safety, *(r.usage for r in self.reviews)]:
             total = total + usage
         if self.final_answer is not None:
             total = total + self.final_answer.usage

@@ -224,13 +224,18 @@ class GenerationParams(BaseModel):
 
 
 class Usage(BaseModel):
-    """Token counts of one or more upstream calls."""
+    """Token counts of one or more upstream calls, and their cost when the upstream reported it."""
 
     # total_tokens is written out for readers; it is recomputed, so it is ignored on the way back in.
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = Field(default=0, description="Of the prompt tokens, those read from a cache.")
+    cost_usd: float | None = Field(default=None, description="What the upstream said the call cost (OpenRouter's "
+                                                             "usage.cost); None when it did not say.")
+    estimated: bool = Field(default=False, description="True when the counts were estimated from text length "
+                                                       "(a stream that reported no usage).")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -239,9 +244,14 @@ class Usage(BaseModel):
         return self.prompt_tokens + self.completion_tokens
 
     def __add__(self, other: Usage) -> Usage:
+        # A reported cost adds up where both sides have one; a side without calls (no tokens) adds nothing.
+        costs = [u.cost_usd for u in (self, other) if u.cost_usd is not None or u.total_tokens]
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_prompt_tokens=self.cached_prompt_tokens + other.cached_prompt_tokens,
+            cost_usd=sum(c for c in costs if c is not None) if costs and None not in costs else None,
+            estimated=self.estimated or other.estimated,
         )
 
 

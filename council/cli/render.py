@@ -97,7 +97,27 @@ def render_report(result: CouncilResult) -> str:
     preset = f" (preset {result.preset})" if result.preset else ""
     parts.append(f"run {result.run_id}{preset}: {result.timings.total_ms:.0f} ms, {usage.total_tokens} tokens "
                  f"({usage.prompt_tokens} prompt + {usage.completion_tokens} completion)")
+    parts.append(cost_line(result))
     return "\n".join(parts)
+
+
+def _usd(value: float) -> str:
+    return f"${value:.4f}" if value >= 0.0001 or value == 0 else f"${value:.2g}"
+
+
+def cost_line(result: CouncilResult) -> str:
+    """What the run cost: the total, per stage and per member; what was unpriced; or that nothing was priced."""
+    cost = result.cost
+    if cost is None:
+        return "cost: not recorded (the run did not finish)"
+    if cost.total_usd is None:
+        return "cost: unknown (no member has a price; set members[].price in the config)"
+    stages = ", ".join(f"{stage} {_usd(usd)}" for stage, usd in cost.by_stage.items())
+    members = ", ".join(f"{member} {_usd(usd)}" for member, usd in cost.by_member.items())
+    line = f"cost: {_usd(cost.total_usd)} ({stages}; by member: {members})"
+    if cost.partial:
+        line += f"; partial: no price for {', '.join(cost.unpriced)}"
+    return line
 
 
 def render_compare(result: CouncilResult, width: int | None = None) -> str:

@@ -15,7 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from council.cli.render import MEMBER_HEADER, agreement_line, member_rows, ranking_rows
+from council.cli.render import MEMBER_HEADER, agreement_line, cost_line, member_rows, ranking_rows
 from council.result import CouncilResult
 
 # Model output is untrusted: raw escape sequences in it could move the cursor or retitle the terminal.
@@ -116,6 +116,7 @@ def render_rich_report(result: CouncilResult) -> RenderableType:
     preset = f" (preset {result.preset})" if result.preset else ""
     parts.append(Text(f"run {result.run_id}{preset}: {result.timings.total_ms:.0f} ms, {usage.total_tokens} tokens "
                       f"({usage.prompt_tokens} prompt + {usage.completion_tokens} completion)", style="dim"))
+    parts.append(Text(cost_line(result), style="dim"))
     return Group(*_spaced(parts))
 
 

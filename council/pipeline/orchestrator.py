@@ -30,6 +30,7 @@ from council.events import EventSink, ignore_events
 from council.logs import get_logger
 from council.pipeline.answer import collect_answers, member_failures, quorum_problem
 from council.pipeline.context import RunContext, elapsed_ms, timed
+from council.pipeline.cost import run_cost
 from council.pipeline.rank import rank_answers, survivor_problem, unranked
 from council.pipeline.review import mark_oversized, review_answers
 from council.pipeline.safety_gate import apply_safety_gate
@@ -374,6 +375,8 @@ class Council:
     async def _finish(self, ctx: RunContext, started: float) -> CouncilResult:
         result = ctx.result
         result.usage = result.total_usage()
+        result.cost = run_cost(result, {m.name: m.price for m in ctx.config.members}, ctx.config.safety.llm_member,
+                               ctx.chairman)
         result.timings.total_ms = elapsed_ms(started)
         await self._save_finished(ctx)
         ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)

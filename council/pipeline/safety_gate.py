@@ -60,8 +60,10 @@ async def _classify(classifier: Provider, answer: str, verdict: SafetyVerdict) -
         completion = await classifier.complete(messages)
         llm_verdict = parse_classifier_reply(completion.content, classifier.member.name)
         if llm_verdict is not None:
-            return llm_verdict.model_copy(update={"notes": [*verdict.notes, *llm_verdict.notes]})
+            return llm_verdict.model_copy(update={"notes": [*verdict.notes, *llm_verdict.notes],
+                                                  "usage": completion.usage})
         note = f"LLM check by {classifier.member.name} gave no usable verdict"
+        return verdict.model_copy(update={"notes": [*verdict.notes, note], "usage": completion.usage})
     except ProviderError as error:
         note = f"LLM check by {classifier.member.name} failed: {error.reason}"
     return verdict.model_copy(update={"notes": [*verdict.notes, note]})

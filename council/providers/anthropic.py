@@ -62,9 +62,12 @@ def _usage(raw: Any, previous: Usage | None = None) -> Usage:
     previous = previous or Usage()
     if not isinstance(raw, dict):
         return previous
+    # input_tokens leaves out what was read from the cache; prompt_tokens counts every prompt token.
+    cached = int(raw.get("cache_read_input_tokens") or 0) if "input_tokens" in raw else previous.cached_prompt_tokens
     return Usage(
-        prompt_tokens=int(raw.get("input_tokens") or previous.prompt_tokens),
+        prompt_tokens=int(raw.get("input_tokens") or 0) + cached if "input_tokens" in raw else previous.prompt_tokens,
         completion_tokens=int(raw.get("output_tokens") or previous.completion_tokens),
+        cached_prompt_tokens=cached,
     )
 
 

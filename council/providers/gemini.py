@@ -35,6 +35,7 @@ def _usage(raw: Any) -> Usage:
     return Usage(
         prompt_tokens=int(raw.get("promptTokenCount") or 0),
         completion_tokens=int(raw.get("candidatesTokenCount") or 0) + int(raw.get("thoughtsTokenCount") or 0),
+        cached_prompt_tokens=int(raw.get("cachedContentTokenCount") or 0),
     )
 
 

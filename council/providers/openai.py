@@ -22,9 +22,13 @@ from council.types import ChatMessage, GenerationParams, Usage
 def _usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
+    details = raw.get("prompt_tokens_details")
+    cost = raw.get("cost")  # OpenRouter reports each call's cost in USD
     return Usage(
         prompt_tokens=int(raw.get("prompt_tokens") or 0),
         completion_tokens=int(raw.get("completion_tokens") or 0),
+        cached_prompt_tokens=int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0,
+        cost_usd=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 else None,
     )
 
 

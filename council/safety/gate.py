@@ -64,6 +64,7 @@ from pydantic import BaseModel, ConfigDict
 
 from council.safety.regex import _COMPILED, _literal_first, _rx  # noqa: F401 - re-exported for tests
 from council.safety.rules import _RULES, _Imperative, _Matcher, _Ops, _Rule  # noqa: F401
+from council.types import Usage
 
 # The categories a pattern finding can carry (an LLM classifier may report others).
 CATEGORIES = ("dangerous_instructions", "weapon_making", "malware_hacking", "self_harm", "pii_exposure")
@@ -88,6 +89,7 @@ class SafetyVerdict(BaseModel):
     findings: list[SafetyFinding] = []
     notes: list[str] = []
     checker: str = "patterns"
+    usage: Usage | None = None  # the LLM classifier's call, when one was made
 
 
 _BEFORE, _AFTER = 400, 1500  # the wide window: instructions follow their heading

@@ -57,7 +57,28 @@ def council_summary(result: CouncilResult) -> dict[str, Any]:
         "simulated": result.simulated,
         "stored": result.stored,
         "preset": result.preset,
+        "cost": cost_summary(result),
     }
+
+
+def cost_summary(result: CouncilResult) -> dict[str, Any] | None:
+    """The run's cost in brief (the run endpoint has every call): total, partial, per stage and member."""
+    cost = result.cost
+    if cost is None:
+        return None
+    return {"total_usd": cost.total_usd, "partial": cost.partial, "by_stage": cost.by_stage,
+            "by_member": cost.by_member, "unpriced": cost.unpriced}
+
+
+def cost_headers(result: CouncilResult) -> dict[str, str]:
+    """``x-council-cost-usd`` (with ``x-council-cost-partial`` when some calls had no price), if any cost is known."""
+    cost = result.cost
+    if cost is None or cost.total_usd is None:
+        return {}
+    headers = {"x-council-cost-usd": f"{cost.total_usd:.6f}"}
+    if cost.partial:
+        headers["x-council-cost-partial"] = "true"
+    return headers
 
 
 def failure_error(result: CouncilResult) -> ApiError:
@@ -169,7 +190,7 @@ class ChatHandler:
             raise failure_error(result)
         payload = completion_body(completion_id, created, body.model, result.final_answer.content,
                                   finish_reason(result), result.usage, {"council": council_summary(result)})
-        return web.json_response(payload, headers={"x-council-run-id": run_id})
+        return web.json_response(payload, headers={"x-council-run-id": run_id, **cost_headers(result)})
 
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, messages: list[Any],
                               run_id: str, completion_id: str, created: int, rubric: Any,

@@ -33,7 +33,7 @@ STAGE_FIELDS: dict[Stage, frozenset[str] | None] = {
     "started": None,
     "answers": _PROGRESS | {"answers"},
     "ranking": _PROGRESS | {"reviews", "ranking", "agreement", "bias_flags", "calibration"},
-    "finished": _PROGRESS | {"final_answer", "usage"},
+    "finished": _PROGRESS | {"final_answer", "usage", "cost"},
 }
 # Level 1 with the dictionary is both faster and smaller than level 6 without it.
 COMPRESSION_LEVEL = 1

@@ -61,6 +61,8 @@ class Step:
     chunk_delay_s: float = 0.0
     stream_error: str | None = None
     error_message: str = "scripted failure"
+    #: Fields that replace or join the usage an OpenAI-format reply reports (``{"cost": 0.01}``, token counts).
+    usage: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -288,6 +290,7 @@ class FakeLLMServer:
             "prompt_tokens": sum(len(m["content"].split()) for m in messages),
             "completion_tokens": len(text.split()),
         }
+        usage.update(step.usage or {})
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         base = {"id": "chatcmpl-fake", "created": int(time.time()), "model": model}
         if not recorded.stream:

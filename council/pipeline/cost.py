@@ -1,0 +1,75 @@
+"""What a run cost: each upstream call priced, then summed per stage, per member and in all.
+
+A call's cost is the upstream's own figure when it reported one (OpenRouter
+does, in ``usage.cost``), else its tokens times the member's configured
+price. A member without a price has calls of unknown cost: they are listed
+as ``None``, never counted as 0, and the run's total says it is partial.
+No table of model prices ships with Council: prices are the operator's to
+state, in the config, where they can be checked against the provider's bill.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from council.config import Price
+from council.result import CallCost, CostStage, CouncilResult, RunCost
+from council.types import Usage
+
+PER_MILLION = 1_000_000
+
+
+def call_cost(stage: CostStage, member: str, usage: Usage, price: Price | None) -> CallCost:
+    """One call's cost: reported by the upstream, computed from ``price``, or unknown."""
+    usd: float | None = None
+    source = None
+    if usage.cost_usd is not None:
+        usd, source = usage.cost_usd, "reported"
+    elif price is not None:
+        usd, source = priced(usage, price), "computed"
+    return CallCost(stage=stage, member=member, prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens, usd=usd, source=source, estimated=usage.estimated)
+
+
+def priced(usage: Usage, price: Price) -> float:
+    """Tokens times price: cached prompt tokens at the cached price (the input price when none is set)."""
+    cached = min(usage.cached_prompt_tokens, usage.prompt_tokens)
+    cached_price = price.input_per_mtok if price.cached_input_per_mtok is None else price.cached_input_per_mtok
+    return ((usage.prompt_tokens - cached) * price.input_per_mtok + cached * cached_price
+            + usage.completion_tokens * price.output_per_mtok) / PER_MILLION
+
+
+def _calls(result: CouncilResult, safety_member: str | None) -> Iterator[tuple[CostStage, str, Usage]]:
+    for answer in result.answers:
+        yield "answers", answer.member, answer.usage
+    for answer in result.answers:
+        if safety_member is not None and answer.safety is not None and answer.safety.usage is not None:
+            yield "safety", safety_member, answer.safety.usage
+    for review in result.reviews:
+        yield "reviews", review.reviewer, review.usage
+
+
+def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_member: str | None,
+             chairman: str | None = None) -> RunCost:
+    """The cost of every call ``result`` records, with the sums per stage and member."""
+    calls = [call_cost(stage, member, usage, prices.get(member)) for stage, member, usage in
+             _calls(result, safety_member)]
+    final = result.final_answer
+    if final is not None and final.source == "chairman":
+        calls.append(call_cost("chairman", final.by, final.usage, prices.get(final.by)))
+    elif final is not None and final.fallback and chairman is not None:
+        # The chairman failed and the top answer stands; what its call used is on the final answer's record.
+        calls.append(call_cost("chairman", chairman, final.usage, prices.get(chairman)))
+    by_stage: dict[str, float] = {}
+    by_member: dict[str, float] = {}
+    unpriced: list[str] = []
+    for call in calls:
+        if call.usd is None:
+            if call.member not in unpriced:
+                unpriced.append(call.member)
+            continue
+        by_stage[call.stage] = by_stage.get(call.stage, 0.0) + call.usd
+        by_member[call.member] = by_member.get(call.member, 0.0) + call.usd
+    known = [call.usd for call in calls if call.usd is not None]
+    return RunCost(total_usd=sum(known) if known else None, partial=bool(unpriced), by_stage=by_stage,
+                   by_member=by_member, unpriced=unpriced, calls=calls)

@@ -1,0 +1,63 @@
+"""The CLI reports what a run cost, from the members' prices, and says when the total is partial."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import yaml
+
+from council.cli.app import EXIT_OK, main
+from council.config import simulated_config_path
+
+PRICES = {"atlas": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
+          "boreal": {"input_per_mtok": 0.5, "output_per_mtok": 1.5}}
+
+
+def priced_config(tmp_path, prices):
+    """The simulated council (its members report token usage) with some members priced."""
+    raw = yaml.safe_load(simulated_config_path().read_text())
+    for member in raw["members"]:
+        if member["name"] in prices:
+            member["price"] = prices[member["name"]]
+    path = tmp_path / "priced.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def ask(capsys, tmp_path, config, *flags):
+    environ = {"PATH": os.environ.get("PATH", ""), "COUNCIL_DB_PATH": str(tmp_path / "runs.db")}
+    code = main(["ask", "Why is the sky blue?", "--config", str(config), *flags], environ)
+    return code, capsys.readouterr().out
+
+
+def test_the_report_shows_the_cost_and_what_was_not_priced(capsys, tmp_path):
+    config = priced_config(tmp_path, PRICES)
+    code, out = ask(capsys, tmp_path, config, "--json")
+    assert code == EXIT_OK
+    result = json.loads(out)
+    # Recompute every call's cost from its tokens and the member's price.
+    expected: dict[str, float] = {}
+    for call in result["cost"]["calls"]:
+        price = PRICES.get(call["member"])
+        if price is None:
+            assert call["usd"] is None
+            continue
+        usd = (call["prompt_tokens"] * price["input_per_mtok"] + call["completion_tokens"] * price["output_per_mtok"])
+        expected[call["member"]] = expected.get(call["member"], 0.0) + usd / 1_000_000
+    assert result["cost"]["by_member"] == pytest.approx(expected)
+    assert result["cost"]["total_usd"] == pytest.approx(sum(expected.values()))
+    assert result["cost"]["partial"] is True
+    assert sorted(result["cost"]["unpriced"]) == ["cirrus", "delta"]
+
+    code, out = ask(capsys, tmp_path, config)
+    line = out.strip().splitlines()[-1]
+    assert line.startswith("cost: $") and "answers $" in line and "reviews $" in line and "chairman $" in line
+    assert line.endswith("; partial: no price for cirrus, delta")  # in the order their first calls were made
+
+
+def test_without_prices_the_cost_is_unknown_not_zero(capsys, tmp_path):
+    code, out = ask(capsys, tmp_path, simulated_config_path())
+    assert code == EXIT_OK
+    assert out.strip().splitlines()[-1] == "cost: unknown (no member has a price; set members[].price in the config)"

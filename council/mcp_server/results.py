@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from council.events import StageEvent
+from council.pipeline.cost import cost_summary
 from council.result import CouncilResult
 from council.rubrics import RubricVerdict
 from council.storage import RunSummary
@@ -56,6 +57,7 @@ def ask_summary(result: CouncilResult) -> dict[str, Any]:
         "degraded": result.degraded,
         "degraded_reasons": list(result.degraded_reasons),
         "simulated": result.simulated,
+        "cost": cost_summary(result),
     }
 
 
@@ -76,7 +78,7 @@ def comparison(result: CouncilResult) -> dict[str, Any]:
             "criteria": dict(entry.dimensions) if entry else {},
         })
     return {"run_id": result.run_id, "status": result.status, "answers": answers,
-            "degraded_reasons": list(result.degraded_reasons)}
+            "degraded_reasons": list(result.degraded_reasons), "cost": cost_summary(result)}
 
 
 def verdict_summary(verdict: RubricVerdict) -> dict[str, Any]:

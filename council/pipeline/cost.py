@@ -11,6 +11,7 @@ state, in the config, where they can be checked against the provider's bill.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from council.config import Price
 from council.result import CallCost, CostStage, CouncilResult, RunCost
@@ -73,3 +74,12 @@ def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_m
     known = [call.usd for call in calls if call.usd is not None]
     return RunCost(total_usd=sum(known) if known else None, partial=bool(unpriced), by_stage=by_stage,
                    by_member=by_member, unpriced=unpriced, calls=calls)
+
+
+def cost_summary(result: CouncilResult) -> dict[str, Any] | None:
+    """The run's cost in brief, for API answers (the stored run has every call): total, partial, per stage, member."""
+    cost = result.cost
+    if cost is None:
+        return None
+    return {"total_usd": cost.total_usd, "partial": cost.partial, "by_stage": cost.by_stage,
+            "by_member": cost.by_member, "unpriced": cost.unpriced}

@@ -19,6 +19,7 @@ from aiohttp import web
 from council.errors import CouncilError, ProviderError, ProviderTimeout, RateLimited
 from council.events import StageEvent, describe
 from council.logs import get_logger
+from council.pipeline.cost import cost_summary
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.rubrics.catalog import UnknownRubric
@@ -59,15 +60,6 @@ def council_summary(result: CouncilResult) -> dict[str, Any]:
         "preset": result.preset,
         "cost": cost_summary(result),
     }
-
-
-def cost_summary(result: CouncilResult) -> dict[str, Any] | None:
-    """The run's cost in brief (the run endpoint has every call): total, partial, per stage and member."""
-    cost = result.cost
-    if cost is None:
-        return None
-    return {"total_usd": cost.total_usd, "partial": cost.partial, "by_stage": cost.by_stage,
-            "by_member": cost.by_member, "unpriced": cost.unpriced}
 
 
 def cost_headers(result: CouncilResult) -> dict[str, str]:

@@ -136,10 +136,12 @@ async def test_ask_council_against_the_fake_upstream_and_a_failed_quorum(tmp_pat
     async with FakeLLMServer() as upstream:
         for name in ("alpha", "beta", "gamma"):
             reply = council_member(f"{name}: the sky scatters blue light.")
-            upstream.script(f"model-{name}", Step(reply=reply))
+            upstream.script(f"model-{name}", Step(reply=reply, usage={"prompt_tokens": 1000, "completion_tokens": 100}))
+        alpha_price = {"price": {"input_per_mtok": 2.0, "output_per_mtok": 10.0}}  # $0.003 a call
         config = {
             "members": [{"name": name, "provider": "openai", "model": f"model-{name}",
-                         "base_url": upstream.base_url("openai"), "api_key_env": "FAKE_KEY"}
+                         "base_url": upstream.base_url("openai"), "api_key_env": "FAKE_KEY",
+                         **(alpha_price if name == "alpha" else {})}
                         for name in ("alpha", "beta", "gamma")],
             "chairman": "alpha",
         }
@@ -156,6 +158,9 @@ async def test_ask_council_against_the_fake_upstream_and_a_failed_quorum(tmp_pat
             assert len(asked.structured_content["ranking"]) == 3 and not asked.structured_content["simulated"]
             calls = len(upstream.requests)
             assert calls == 3 + 3 + 1, "3 answers, 3 reviews, 1 chairman"
+            cost = asked.structured_content["cost"]
+            assert cost["by_member"] == {"alpha": pytest.approx(0.009)}, "alpha's answer, review and synthesis"
+            assert cost["partial"] is True and cost["unpriced"] == ["beta", "gamma"]
 
             upstream.script("model-beta", Step(status=401))
             upstream.script("model-gamma", Step(status=401))

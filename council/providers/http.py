@@ -10,6 +10,7 @@ in :mod:`council.transport.http` and :mod:`council.transport.retry`.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from abc import ABC, abstractmethod
@@ -25,6 +26,15 @@ from council.providers.images import with_inline_images
 from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
 from council.transport.retry import call_with_retry
 from council.types import ChatMessage, Completion, GenerationParams, Usage
+
+CHARS_PER_TOKEN = 4  # a rough average for English text; only used when an upstream reports no usage
+
+
+def estimated_usage(messages: list[ChatMessage], answer: str) -> Usage:
+    """Token counts guessed from text length, marked ``estimated`` (a stream whose upstream sent no usage)."""
+    prompt_chars = sum(len(message.content) for message in messages)
+    return Usage(prompt_tokens=-(-prompt_chars // CHARS_PER_TOKEN),
+                 completion_tokens=-(-len(answer) // CHARS_PER_TOKEN), estimated=True)
 
 
 class StreamDecoder(ABC):
@@ -209,6 +219,8 @@ class ChatStream:
                 if self._decoder.ended:
                     break
             reply = self._decoder.finish()
+            if not reply.usage.total_tokens and reply.usage.cost_usd is None:
+                reply = dataclasses.replace(reply, usage=estimated_usage(self._messages, reply.content))
             self.completion = self._provider._completion(reply, self._started, self._attempts)
         except asyncio.CancelledError:
             stray = stray_cancellation(self._provider.endpoint)

@@ -63,6 +63,8 @@ class Step:
     error_message: str = "scripted failure"
     #: Fields that replace or join the usage an OpenAI-format reply reports (``{"cost": 0.01}``, token counts).
     usage: dict[str, Any] | None = None
+    #: Send no usage chunk in an OpenAI-format stream even when asked (some servers never do).
+    omit_usage: bool = False
 
 
 @dataclass(frozen=True)
@@ -307,7 +309,7 @@ class FakeLLMServer:
 
         events = [chunk({"role": "assistant", "content": ""})] + [chunk({"content": w}) for w in _words(text)]
         terminal = [chunk({}, "stop")]
-        if (body.get("stream_options") or {}).get("include_usage"):
+        if (body.get("stream_options") or {}).get("include_usage") and not step.omit_usage:
             usage_chunk = {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}
             terminal.append(f"data: {json.dumps(usage_chunk)}\n\n".encode())
         terminal.append(b"data: [DONE]\n\n")

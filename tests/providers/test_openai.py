@@ -127,3 +127,22 @@ async def test_unset_new_params_stay_out_of_the_request(fake_llm, make_provider)
     await make_provider("openai", "m").complete(CONVERSATION, GenerationParams(temperature=0.5))
     body = fake_llm.requests[0].body
     assert not {"presence_penalty", "frequency_penalty", "user", "reasoning_effort", "response_format"} & set(body)
+
+
+async def test_a_stream_without_usage_is_estimated_from_text_length(fake_llm, make_provider):
+    fake_llm.script("m", Step(reply="x" * 41, omit_usage=True))
+    messages = [ChatMessage(role="user", content="y" * 100)]
+    async with make_provider("openai", "m").stream(messages) as stream:
+        text = "".join([delta async for delta in stream])
+    assert text == "x" * 41
+    assert stream.completion is not None
+    # 4 characters a token, rounded up: 100 -> 25, 41 -> 11.
+    assert stream.completion.usage == Usage(prompt_tokens=25, completion_tokens=11, estimated=True)
+
+
+async def test_a_stream_with_usage_is_not_estimated(fake_llm, make_provider):
+    fake_llm.script("m", Step(reply="four words right here"))
+    async with make_provider("openai", "m").stream([ChatMessage(role="user", content="hi")]) as stream:
+        _ = [delta async for delta in stream]
+    assert stream.completion is not None and stream.completion.usage.estimated is False
+    assert stream.completion.usage.completion_tokens == 4

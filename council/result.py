@@ -9,9 +9,9 @@ are kept in ``reviews[].labels`` for audit.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from council.errors import ProviderError
 from council.rubrics.score import RubricVerdict
@@ -151,7 +151,11 @@ CostStage = Literal["answers", "safety", "reviews", "chairman"]
 
 
 class CallCost(_Record):
-    """What one upstream call (with its retries and re-asks) cost."""
+    """What one upstream call (with its retries and re-asks) cost.
+
+    Stored with every run, so it is written compactly: ``source`` (when
+    unknown) and ``estimated`` (when false) are left out.
+    """
 
     stage: CostStage
     member: str
@@ -161,6 +165,15 @@ class CallCost(_Record):
     source: Literal["reported", "computed"] | None = Field(
         default=None, description="reported: the upstream's figure; computed: tokens times the member's price.")
     estimated: bool = Field(default=False, description="Token counts estimated from text length.")
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("estimated", True):
+            data.pop("estimated")
+        if data.get("source", "") is None:
+            data.pop("source")
+        return data
 
 
 class RunCost(_Record):

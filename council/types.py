@@ -243,6 +243,15 @@ class Usage(BaseModel):
         """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens
 
+    @model_serializer(mode="wrap")
+    def _rare_fields_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Every stored record carries a usage: the fields most calls leave at their default are left out.
+        data: dict[str, Any] = handler(self)
+        for name, default in _USAGE_DEFAULTS.items():
+            if data.get(name, default) == default:
+                data.pop(name, None)
+        return data
+
     def __add__(self, other: Usage) -> Usage:
         # A reported cost adds up where both sides have one; a side without calls (no tokens) adds nothing.
         costs = [u.cost_usd for u in (self, other) if u.cost_usd is not None or u.total_tokens]
@@ -253,6 +262,9 @@ class Usage(BaseModel):
             cost_usd=sum(c for c in costs if c is not None) if costs and None not in costs else None,
             estimated=self.estimated or other.estimated,
         )
+
+
+_USAGE_DEFAULTS: dict[str, Any] = {"cached_prompt_tokens": 0, "cost_usd": None, "estimated": False}
 
 
 class Completion(BaseModel):

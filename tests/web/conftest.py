@@ -28,7 +28,6 @@ from council.testing.fake_llm import FakeLLMServer
 from tests.server.conftest import RunningServer, script
 from tests.web.server import start_web
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -91,10 +90,12 @@ async def browser(tmp_path: Path) -> AsyncIterator[Browser]:
     assert not opened.page_errors, f"the page threw: {opened.page_errors}"
 
 
-async def screenshot(page: Page, name: str) -> Path:
-    """Save a full-page screenshot under artifacts/ and return its path."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / name
+async def screenshot(page: Page, path: Path) -> Path:
+    """Save a full-page screenshot at ``path`` (a test's tmp_path: the suite never writes into the repository).
+
+    scripts/screenshot_page.py saves the one kept under artifacts/.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
     # The bars are sticky: grow the viewport to the whole page so they sit where a reader sees them.
     viewport = page.viewport_size or {"width": 1280, "height": 900}
     height = await page.evaluate("document.documentElement.scrollHeight")

@@ -27,7 +27,7 @@ def chairman_requests(fake, model: str) -> list:
     return [r for r in fake.requests_for(model) if is_chairman_prompt(request_messages(r))]
 
 
-async def test_ask_watch_reload_and_follow_up(web_server, browser):
+async def test_ask_watch_reload_and_follow_up(web_server, browser, tmp_path):
     page = await open_page(browser, web_server.url + "/")
     await ask(page, "Why is the sky blue?")
     turn = await finished_turn(page)
@@ -57,13 +57,14 @@ async def test_ask_watch_reload_and_follow_up(web_server, browser):
     await expect(turn.locator(".ranking-row .bar")).to_have_count(3)
     await expect(turn.locator("[data-testid=dimension-breakdown] tbody tr")).to_have_count(3)
     await expect(turn.locator("[data-testid=agreement]")).to_contain_text("Agreement")
+    await turn.locator("summary", has_text="Full ranking").click()
     await expect(turn.locator("[data-testid=bias-flags]")).to_be_visible()
     # The final answer, and who wrote it.
     final = turn.locator("[data-testid=final-answer]")
     await expect(final.locator(".markdown")).to_have_text(CHAIRMAN_PREFIX + "model-alpha")
     await expect(final.locator(".byline")).to_have_text("Written by the chairman, alpha")
     await expect(turn.locator("[data-testid=degraded]")).to_have_count(0)
-    shot = await screenshot(page, "web-run.png")
+    shot = await screenshot(page, tmp_path / "web-run.png")
     assert shot.stat().st_size > 10_000
 
     # After a reload the conversation opens again, rebuilt from the server.
@@ -90,7 +91,7 @@ async def test_ask_watch_reload_and_follow_up(web_server, browser):
                      ("user", "And at sunset?")]
 
 
-async def test_narrow_dark_page_is_readable(web_server, browser):
+async def test_narrow_dark_page_is_readable(web_server, browser, tmp_path):
     page = await open_page(browser, web_server.url + "/", viewport={"width": 390, "height": 844},
                            color_scheme="dark", is_mobile=True, has_touch=True)
     await ask(page, "Why is the sky blue?")
@@ -122,7 +123,7 @@ async def test_narrow_dark_page_is_readable(web_server, browser):
     await finished_turn(page)
     await expect(page.locator("#theme-toggle")).to_have_text("Theme: dark")
     assert await page.evaluate("getComputedStyle(document.body).backgroundColor") == background
-    await screenshot(page, "web-run-narrow-dark.png")
+    assert (await screenshot(page, tmp_path / "web-run-narrow-dark.png")).stat().st_size > 10_000
 
 
 async def test_model_output_is_inert(fake_llm, tmp_path, browser):
@@ -277,7 +278,7 @@ async def test_failures_are_shown_as_failures(fake_llm, tmp_path, browser):
         )
         await expect(turn.locator(".answer-card[data-status=failed]")).to_have_count(3)
         await expect(turn.locator("[data-testid=final-answer]")).to_be_hidden()
-        await screenshot(page, "web-failures.png")
+        assert (await screenshot(page, tmp_path / "web-failures.png")).stat().st_size > 10_000
     finally:
         await runner.cleanup()
         server.store.close()
@@ -380,4 +381,17 @@ async def test_a_preset_chosen_on_the_page_runs_its_way(web_server, browser):
     assert chairman_requests(fake, "model-alpha") == []
     stored = web_server.store.list_runs()
     assert len(stored) == 1 and web_server.store.get(stored[0].run_id).preset == "quick"
-    await screenshot(page, "page-preset-quick.png")
+
+    # The conversation keeps its preset: a reload shows it chosen. Back to "as configured", the next run has none.
+    await page.reload()
+    await page.wait_for_selector("body[data-ready=true]", state="attached")
+    await page.click("#settings-toggle")
+    await expect(page.locator("#preset-choice")).to_have_value("quick")
+    await page.select_option("#preset-choice", "")
+    await expect(page.locator("#chairman-choice")).to_have_value("alpha")
+    await expect(page.locator("#settings-status")).to_contain_text("Saved")
+    await ask(page, "And the full council?")
+    turn = await finished_turn(page, 1)
+    await expect(turn.locator("[data-testid=final-answer] .byline")).to_have_text("Written by the chairman, alpha")
+    runs = {r.question: web_server.store.get(r.run_id).preset for r in web_server.store.list_runs()}
+    assert runs == {"Which is quickest?": "quick", "And the full council?": None}

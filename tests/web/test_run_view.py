@@ -17,7 +17,13 @@ async (events) => {
   }
   return { seen, agreement: text('[data-testid=agreement]'), flags: text('[data-testid=bias-flags]'),
            rows: [...view.root.querySelectorAll('.ranking-row')].map((r) => r.dataset.member),
-           finished: view.finished, alerts: text('.run-alerts') };
+           finished: view.finished, alerts: text('.run-alerts'),
+           summary: [...view.root.querySelectorAll('[data-testid=ranking-summary] li')].map((li) => li.textContent),
+           summaryText: text('[data-testid=ranking-summary]'),
+           summaryAgreement: text('[data-testid=summary-agreement]'), summaryBias: text('[data-testid=summary-bias]'),
+           folded: [...view.root.querySelectorAll('details.run-section')].map((d) => [d.dataset.section, d.open]),
+           finalFirst: Boolean(view.root.querySelector('[data-testid=final-answer]')
+             .compareDocumentPosition(view.root.querySelector('details')) & Node.DOCUMENT_POSITION_FOLLOWING) };
 }
 """
 
@@ -52,3 +58,11 @@ async def test_events_build_the_view(web_server, browser):
     assert finals[5] == "b's answer" and out["seen"][5]["byline"] == "Top-ranked answer, by b"
     assert out["finished"] is True
     assert "Degraded run" in out["alerts"] and "chairman fallback: chairman c broke off" in out["alerts"]
+    # Beside the final answer: the ranking in short; under it the stages, folded now the run is complete.
+    assert out["summary"] == ["#1b+0.50", "#2a−0.50"]
+    assert out["summaryAgreement"] == "Agreement: Kendall's W 0.81 (3 reviewers)"
+    assert out["summaryBias"] == "1 bias flag: see the full ranking"
+    assert out["summaryText"] == ("RankingCouncil score, calibrated across reviewers#1b+0.50#2a−0.50"
+                                  "Agreement: Kendall's W 0.81 (3 reviewers)1 bias flag: see the full ranking")
+    assert out["folded"] == [["answers", False], ["reviews", False], ["ranking", False]]
+    assert out["finalFirst"] is True

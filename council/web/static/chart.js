@@ -17,7 +17,8 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-function signed(value) {
+/** A council score with its sign (− for below the mean, ± for zero). */
+export function signed(value) {
   return `${value > 0 ? "+" : value < 0 ? "−" : "±"}${Math.abs(value).toFixed(2)}`;
 }
 

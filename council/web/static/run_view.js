@@ -3,8 +3,15 @@
 // The view keeps the run's state and redraws the part an event changes.
 // Events carry a sequence number and any already seen is skipped, so a
 // replay after a reload or a reconnect can be applied again safely.
+//
+// Reading order: a status line (the stage running, who is still answering),
+// alerts (failures and degraded reasons, never folded away), then the final
+// answer with a short ranking summary beside it, then the members' answers,
+// the peer reviews and the full ranking as folding sections. While the run
+// works the answers are open so progress shows; once it is complete they fold,
+// so the final answer is what a reader meets first.
 
-import { h, percent, rankingChart } from "./chart.js";
+import { h, percent, rankingChart, signed } from "./chart.js";
 import { setMarkdown } from "./markdown.js";
 
 const STAGES = {
@@ -17,14 +24,37 @@ const REASONS = {
   upstream_error: "upstream error", protocol: "unusable response", deadline: "missed the deadline",
   parse: "unreadable ballot", skipped: "skipped",
 };
+// How many members the ranking summary names; the full ranking is one click away.
+const SUMMARY_TOP = 3;
 
 const shown = (value) => (value === true ? "yes" : value === false ? "no" : value ?? "–");
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const reasonText = (error) => (error ? REASONS[error.reason] || error.reason : "failed");
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-function section(title, open, ...content) {
-  const details = h("details", { class: "run-section", open }, h("summary", { text: title }), ...content);
+/** A folding section whose summary has a title and a short count (so a folded one still says what is in it). */
+function section(name, title, open, ...content) {
+  const count = h("span", { class: "section-count muted" });
+  const summary = h("summary", {}, h("span", { class: "section-title", text: title }), count);
+  const details = h("details", { class: "run-section", "data-section": name, open }, summary, ...content);
+  details.count = count;
+  // A section the reader opened or closed stays that way when the run completes.
+  summary.addEventListener("click", () => { details.dataset.touched = "true"; });
   return details;
+}
+
+/** The agreement sentence; `short` for the summary beside the final answer. */
+function agreementText(agreement, short) {
+  if (agreement.kendall_w != null) {
+    return short ? `Agreement: Kendall's W ${agreement.kendall_w.toFixed(2)} (${plural(agreement.n_reviewers, "reviewer")})`
+      : `Agreement: Kendall's W = ${agreement.kendall_w.toFixed(2)} across ${agreement.n_reviewers} reviewers (1 is full agreement).`;
+  }
+  if (agreement.mean_pairwise_tau != null) {
+    return short ? `Agreement: mean tau ${agreement.mean_pairwise_tau.toFixed(2)} (${plural(agreement.n_reviewers, "reviewer")})`
+      : `Agreement: mean pairwise Kendall tau = ${agreement.mean_pairwise_tau.toFixed(2)} across ${agreement.n_reviewers} reviewers.`;
+  }
+  return short ? "Agreement: not measured"
+    : "Agreement: not measured (too few answers scored by the same reviewers).";
 }
 
 export class RunView {
@@ -35,6 +65,7 @@ export class RunView {
     this.lastSeq = -1;
     this.members = [];
     this.chairman = null;
+    this.stage = null;
     this.cards = new Map();
     this.answers = new Map();
     this.safety = new Map();
@@ -45,22 +76,28 @@ export class RunView {
     this.result = null;
     this.error = null;
     this.ended = false;
+    this.folded = false;
 
-    this.status = h("p", { class: "run-status", role: "status", text: "Starting…" });
+    this.stageText = h("span", { class: "stage", "data-testid": "run-stage", text: "Starting…" });
+    this.waiting = h("span", { class: "waiting", "data-testid": "run-waiting" });
+    this.status = h("p", { class: "run-status", role: "status", "data-testid": "run-status" }, this.stageText, this.waiting);
     this.alerts = h("div", { class: "run-alerts" });
+    this.finalBox = h("section", { class: "final", "data-testid": "final-answer", hidden: true });
+    this.summaryBox = h("aside", { class: "ranking-summary", "data-testid": "ranking-summary", hidden: true,
+      "aria-label": "Ranking summary" });
+    this.lead = h("div", { class: "run-lead", hidden: true }, this.finalBox, this.summaryBox);
     this.answerGrid = h("div", { class: "answer-grid" });
     this.reviewList = h("div", { class: "review-list" });
     this.rankingBox = h("div", { class: "ranking-box" });
-    this.finalBox = h("section", { class: "final", "data-testid": "final-answer", hidden: true });
-    this.reviewSection = section("Peer review", false,
+    this.answerSection = section("answers", "Members' answers", true, this.answerGrid);
+    this.reviewSection = section("reviews", "Peer review", false,
       h("p", { class: "note", text: "Reviewers saw only anonymous labels (Response A, B, …) in a shuffled order, "
         + "never who wrote an answer. The names are shown here for you." }), this.reviewList);
-    this.rankingSection = section("Ranking", true, this.rankingBox);
+    this.rankingSection = section("ranking", "Full ranking", true, this.rankingBox);
     this.reviewSection.hidden = true;
     this.rankingSection.hidden = true;
     this.root = h("section", { class: "run", "data-run-id": runId, "aria-label": "Council run" },
-      this.status, this.alerts, section("Answers", true, this.answerGrid),
-      this.reviewSection, this.rankingSection, this.finalBox);
+      this.status, this.alerts, this.lead, this.answerSection, this.reviewSection, this.rankingSection);
   }
 
   /** Whether the run has ended (its summary or an error arrived). */
@@ -80,7 +117,7 @@ export class RunView {
         for (const member of this.members) this.drawAnswer(member);
         break;
       case "stage_started":
-        this.status.textContent = STAGES[data.stage] || "Working…";
+        this.stage = data.stage;
         break;
       case "answer":
         this.answers.set(data.member, data);
@@ -119,6 +156,23 @@ export class RunView {
       default:
         break;
     }
+    if (!this.finished && !this.ended) this.drawStatus();
+  }
+
+  /** The status line while the run works: the stage, and who the page still waits for. */
+  drawStatus() {
+    this.stageText.textContent = this.stage ? STAGES[this.stage] || "Working…" : "Starting…";
+    let waiting = "";
+    if (this.stage === "answers") {
+      const outstanding = this.members.filter((member) => !this.answers.has(member));
+      waiting = outstanding.length ? ` Waiting for ${outstanding.join(", ")}.` : " All answers are in.";
+    } else if (this.stage === "review") {
+      waiting = ` ${plural(this.reviews.size, "review")} in so far.`;
+    } else if (this.stage === "final" && !this.final && !this.finalText) {
+      // Once the chairman's text streams in, the final answer's byline says who is writing.
+      waiting = this.chairman ? ` Waiting for the chairman, ${this.chairman}.` : "";
+    }
+    this.waiting.textContent = waiting;
   }
 
   /** The event stream closed: a run that never reported its end was interrupted. */
@@ -163,6 +217,20 @@ export class RunView {
           : `Safety: blocked — ${(verdict.findings || []).map((f) => f.category).join(", ") || "unsafe"}` })
       : null;
     card.replaceChildren(head, safetyLine || "", body);
+    this.countAnswers();
+  }
+
+  /** The answers section's count names who failed or was withheld, so a folded section still shows it. */
+  countAnswers() {
+    const by = { ok: [], failed: [], blocked: [], pending: [] };
+    for (const [member, card] of this.cards) by[card.dataset.status].push(member);
+    const parts = [];
+    if (by.ok.length) parts.push(`${by.ok.length} answered`);
+    if (by.failed.length) parts.push(`${by.failed.length} failed (${by.failed.join(", ")})`);
+    if (by.blocked.length) parts.push(`${by.blocked.length} withheld (${by.blocked.join(", ")})`);
+    if (by.pending.length) parts.push(`${by.pending.length} waiting`);
+    this.answerSection.count.textContent = parts.length ? ` · ${parts.join(", ")}` : "";
+    this.answerSection.classList.toggle("has-failures", by.failed.length + by.blocked.length > 0);
   }
 
   dimensionNames() {
@@ -205,19 +273,18 @@ export class RunView {
       blocks.push(block);
     }
     this.reviewList.replaceChildren(...blocks);
+    const failed = ordered.filter(([, review]) => review.status !== "ok").map(([reviewer]) => reviewer);
+    this.reviewSection.count.textContent = ` · ${plural(ordered.length - failed.length, "review")}`
+      + (failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : "");
+    this.reviewSection.classList.toggle("has-failures", failed.length > 0);
   }
 
   drawRanking() {
     const { ranking = [], agreement = {}, bias_flags: flags = [] } = this.ranking;
     this.rankingSection.hidden = false;
+    this.rankingSection.count.textContent = ` · ${plural(ranking.length, "member")}`;
     const parts = [rankingChart(ranking, this.dimensionNames(), this.rubric.scale || [1, 10])];
-    let agreementText = "Agreement: not measured (too few answers scored by the same reviewers).";
-    if (agreement.kendall_w != null) {
-      agreementText = `Agreement: Kendall's W = ${agreement.kendall_w.toFixed(2)} across ${agreement.n_reviewers} reviewers (1 is full agreement).`;
-    } else if (agreement.mean_pairwise_tau != null) {
-      agreementText = `Agreement: mean pairwise Kendall tau = ${agreement.mean_pairwise_tau.toFixed(2)} across ${agreement.n_reviewers} reviewers.`;
-    }
-    parts.push(h("p", { class: "agreement", "data-testid": "agreement", text: agreementText }));
+    parts.push(h("p", { class: "agreement", "data-testid": "agreement", text: agreementText(agreement, false) }));
     const list = h("ul", { class: "bias-flags", "data-testid": "bias-flags" });
     for (const flag of flags) {
       list.append(h("li", { text: `${flag.reviewer}: scores follow ${flag.kind} (tau ${flag.correlation.toFixed(2)}) — ${flag.detail}` }));
@@ -225,6 +292,29 @@ export class RunView {
     parts.push(flags.length ? h("div", {}, h("p", { class: "warning", text: "Bias flags:" }), list)
       : h("p", { class: "muted small", "data-testid": "bias-flags", text: "No bias flags." }));
     this.rankingBox.replaceChildren(...parts);
+    this.drawSummary();
+  }
+
+  /** Beside the final answer: the top members with their council scores, and how far the reviewers agreed. */
+  drawSummary() {
+    const { ranking = [], agreement = {}, bias_flags: flags = [] } = this.ranking;
+    if (!ranking.length) return;
+    this.summaryBox.hidden = false;
+    this.lead.hidden = false;
+    const top = h("ol", { class: "summary-top" }, ...ranking.slice(0, SUMMARY_TOP).map((entry) =>
+      h("li", { "data-member": entry.member },
+        h("span", { class: "rank", text: `#${entry.rank}` }), h("span", { class: "member-name", text: entry.member }),
+        h("span", { class: "score", text: signed(entry.score) }))));
+    const more = ranking.length > SUMMARY_TOP
+      ? h("p", { class: "muted small", text: `and ${ranking.length - SUMMARY_TOP} more in the full ranking` }) : null;
+    const flagged = flags.length
+      ? h("p", { class: "warning small", "data-testid": "summary-bias", text: `${plural(flags.length, "bias flag")}: see the full ranking` })
+      : null;
+    // replaceChildren would write a missing part as the text "null": leave those out.
+    this.summaryBox.replaceChildren(...[h("h4", { text: "Ranking" }),
+      h("p", { class: "muted small", text: "Council score, calibrated across reviewers" }), top, more,
+      h("p", { class: "summary-agreement small", "data-testid": "summary-agreement", text: agreementText(agreement, true) }),
+      flagged].filter(Boolean));
   }
 
   drawFinal() {
@@ -232,6 +322,7 @@ export class RunView {
     const text = final ? final.content : this.finalText;
     if (!final && !text) return;
     this.finalBox.hidden = false;
+    this.lead.hidden = false;
     const byline = h("p", { class: "byline" });
     const notes = [];
     if (!final) {
@@ -258,7 +349,7 @@ export class RunView {
     const alerts = [];
     if (this.error) {
       alerts.push(h("p", { class: "alert failure", "data-testid": "run-error", text: `The run could not be carried out: ${this.error}` }));
-      this.status.textContent = "Stopped.";
+      this.stageText.textContent = "Stopped.";
     } else if (this.result) {
       const r = this.result;
       if (r.status === "failed") {
@@ -272,12 +363,29 @@ export class RunView {
           h("strong", { text: "Degraded run: " }), "this result is weaker than a full council run.", reasons));
       }
       if (r.simulated) alerts.push(h("p", { class: "muted small", text: "Simulated members: offline, not real models." }));
-      this.status.textContent = r.status === "complete" ? `Done in ${seconds(r.timings?.total_ms || 0)}.`
+      this.stageText.textContent = r.status === "complete" ? `Done in ${seconds(r.timings?.total_ms || 0)}.`
         : r.status === "failed" ? "Failed." : "Interrupted.";
     } else if (this.ended) {
       alerts.push(h("p", { class: "alert warning", text: "The connection closed before the run reported its end." }));
+      this.stageText.textContent = "Connection closed.";
     }
+    this.waiting.textContent = "";
     this.root.classList.toggle("finished", this.finished);
     this.alerts.replaceChildren(...alerts);
+    this.fold();
+  }
+
+  /**
+   * Once a run is complete its sections fold, so the final answer leads. Only once, and only sections the
+   * reader has not opened or closed; a run with no final answer keeps its answers open, as they are all there is.
+   */
+  fold() {
+    if (this.folded || !this.finished) return;
+    this.folded = true;
+    const answered = this.final && this.final.source !== "none";
+    for (const details of [this.answerSection, this.reviewSection, this.rankingSection]) {
+      if (details.dataset.touched) continue;
+      details.open = details === this.answerSection && !answered;
+    }
   }
 }

@@ -35,7 +35,7 @@ from council.server.chat import ChatHandler
 from council.server.guards import read_body
 from council.server.live import LiveRun, LiveRuns, replay_events, stream_events, summary
 from council.server.schema import ApiError, decode_body
-from council.server.web_input import conversation_fields, question_text
+from council.server.web_input import conversation_fields, question_of
 from council.storage.conversations import Conversation, ConversationStore
 from council.types import ChatMessage
 from council.web import STATIC_DIR
@@ -228,7 +228,7 @@ class WebApi:
     async def post_message(self, request: web.Request) -> web.Response:
         """Ask the conversation's council a question; the run goes on in the background."""
         conversation = await self._conversation(request)
-        content = question_text(decode_body(await read_body(request, self.config.server.body_timeout_s)))
+        content, images = question_of(decode_body(await read_body(request, self.config.server.body_timeout_s)))
         self._check_council(conversation)
         if self.live.running_in(conversation.id) is not None:
             raise ApiError(409, "the council is still answering this conversation's last question",
@@ -239,10 +239,13 @@ class WebApi:
             self.chat.admission.release()
             raise ApiError(409, "the council is still answering this conversation's last question",
                            code="run_in_progress")
-        messages = [*conversation.history(), ChatMessage(role="user", content=content)]
+        # The images go with this question only: the conversation's history keeps the text.
+        messages = [*conversation.history(), ChatMessage(role="user", content=content, images=images)]
         run_id = uuid.uuid4().hex
         try:
-            message = await self.conversations.call(self.conversations.add_question, conversation.id, content,
+            # A question of images alone is kept as a line that says so: later turns carry the text only.
+            kept = content if content.strip() else f"[{len(images)} image(s) attached]"
+            message = await self.conversations.call(self.conversations.add_question, conversation.id, kept,
                                                     run_id, conversation.members, conversation.chairman,
                                                     conversation.rubric)
         except BaseException:

@@ -6,7 +6,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from council.server.schema import ApiError
+from council.types import ImageRef
 
 CONVERSATION_FIELDS = ("title", "members", "chairman", "rubric", "preset")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -72,14 +75,40 @@ def conversation_fields(body: dict[str, Any], members: Sequence[str], rubrics: S
     return fields
 
 
-def question_text(body: dict[str, Any]) -> str:
-    """The question of a ``POST .../messages`` body: ``{"content": "..."}``, not blank."""
-    unknown = sorted(set(body) - {"content"})
+MAX_PAGE_IMAGES = 4
+
+
+def question_of(body: dict[str, Any]) -> tuple[str, tuple[ImageRef, ...]]:
+    """The question of a ``POST .../messages`` body: ``{"content": "...", "images": ["data:image/..."]}``.
+
+    The text may be blank when images are attached. Images come as ``data:``
+    URLs (the page reads the files the user picked); each bad one is a 400
+    naming it (``images[1]``).
+    """
+    unknown = sorted(set(body) - {"content", "images"})
     if unknown:
-        raise _bad(unknown[0], "unknown field; send {\"content\": \"your question\"}")
+        raise _bad(unknown[0], "unknown field; send {\"content\": \"your question\", \"images\": [...]}")
     if "content" not in body:
         raise _bad("content", "required field is missing")
     content = _text(body["content"], "content")
-    if not content.strip():
+    images = _images(body.get("images", []))
+    if not content.strip() and not images:
         raise _bad("content", "the question is empty")
-    return content
+    return content, images
+
+
+def _images(value: Any) -> tuple[ImageRef, ...]:
+    if not isinstance(value, list):
+        raise _bad("images", f"must be a list of data: URLs, got {type(value).__name__}")
+    if len(value) > MAX_PAGE_IMAGES:
+        raise _bad("images", f"at most {MAX_PAGE_IMAGES} images a question, got {len(value)}")
+    images = []
+    for index, url in enumerate(value):
+        field = f"images[{index}]"
+        if not isinstance(url, str) or not url.startswith("data:"):
+            raise _bad(field, "must be a data: URL (data:image/png;base64,...)")
+        try:
+            images.append(ImageRef(url=url))
+        except ValidationError as exc:
+            raise _bad(field, exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")) from None
+    return tuple(images)

@@ -15,7 +15,12 @@ const state = {
   picks: null, // the council chosen before a new conversation exists
   stops: [], // functions that stop following the open conversation's runs
   running: null, // run id of the open conversation's unfinished run
+  images: [], // images attached to the next question: {name, url} with url a data: URL
 };
+
+// What the members' APIs all take; anything else is refused here, naming the file.
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+const MAX_IMAGES = 4;
 
 function notice(message) {
   const box = $("notice");
@@ -249,10 +254,15 @@ function newConversation() {
   $("question").focus();
 }
 
-function addTurn(message) {
+function addTurn(message, images = []) {
   $("welcome").hidden = true;
   const question = h("div", { class: "question-bubble", "data-testid": "question" });
   question.append(h("span", { class: "visually-hidden", text: "You asked: " }), message.content);
+  if (images.length) {
+    // Shown as the user sent them; the conversation keeps the text, so a reload shows the text alone.
+    question.append(h("div", { class: "question-images", "data-testid": "question-images" },
+      ...images.map((image) => h("img", { src: image.url, alt: image.name }))));
+  }
   const view = new RunView(message.run_id, rubricOption(message.rubric || currentPicks().rubric));
   const turn = h("article", { class: "turn", "data-run-id": message.run_id }, question, view.root);
   $("transcript").append(turn);
@@ -310,17 +320,52 @@ async function openConversation(id) {
   $("transcript").lastElementChild?.scrollIntoView({ block: "end" });
 }
 
+function readAsDataUrl(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(new Error(`could not read ${file.name}`));
+    reader.readAsDataURL(file);
+  });
+}
+
+async function attachFiles(files) {
+  for (const file of files) {
+    if (!IMAGE_TYPES.includes(file.type)) {
+      throw new Error(`${file.name} is not an image the council can take (${file.type || "unknown type"}; ` +
+        "PNG, JPEG, GIF or WebP)");
+    }
+    if (state.images.length >= MAX_IMAGES) throw new Error(`at most ${MAX_IMAGES} images a question`);
+    state.images.push({ name: file.name, url: await readAsDataUrl(file) });
+    drawAttachments();
+  }
+}
+
+function drawAttachments() {
+  const list = $("attachments");
+  list.replaceChildren(...state.images.map((image, index) => {
+    const remove = h("button", { type: "button", "aria-label": `Remove ${image.name}`, text: "✕" });
+    remove.addEventListener("click", () => { state.images.splice(index, 1); drawAttachments(); });
+    return h("li", { "data-testid": "attachment" }, h("img", { src: image.url, alt: "" }), image.name, remove);
+  }));
+  list.hidden = state.images.length === 0;
+}
+
 async function send() {
   const text = $("question").value;
-  if (!text.trim() || state.running) return;
+  const images = state.images.slice();
+  if ((!text.trim() && !images.length) || state.running) return;
   if (!state.current) {
     state.current = await api("POST", "/api/conversations", state.picks);
     history.replaceState(null, "", `#c=${state.current.id}`);
   }
   const conversationId = state.current.id;
-  const posted = await api("POST", `/api/conversations/${conversationId}/messages`, { content: text });
+  const body = images.length ? { content: text, images: images.map((image) => image.url) } : { content: text };
+  const posted = await api("POST", `/api/conversations/${conversationId}/messages`, body);
   $("question").value = "";
-  const view = addTurn(posted.message);
+  state.images = [];
+  drawAttachments();
+  const view = addTurn(posted.message, images);
   view.root.scrollIntoView({ block: "start" });
   watch(view, conversationId);
   await refreshList();
@@ -343,6 +388,11 @@ function bindControls() {
       event.preventDefault();
       $("composer").requestSubmit();
     }
+  });
+  $("attach").addEventListener("change", (event) => {
+    const files = Array.from(event.target.files || []);
+    event.target.value = ""; // picking the same file again fires change again
+    guarded(() => attachFiles(files));
   });
   $("new-conversation").addEventListener("click", () => { closeSidebar(); newConversation(); });
   $("settings").addEventListener("change", settingsChanged);

@@ -123,6 +123,17 @@ class Price(_Strict):
                                                             "price).")
 
 
+class BudgetConfig(_Strict):
+    """Spending caps, in US dollars (every member needs a ``price`` for them to hold)."""
+
+    max_usd_per_run: float | None = Field(default=None, gt=0, le=100_000, description="A run degrades (fewer "
+                                          "reviews, no chairman) rather than spend more.")
+    max_usd_per_day: float | None = Field(default=None, gt=0, le=10_000_000, description="council serve: new runs "
+                                          "get a 429 once the day's spend (UTC) reaches it.")
+    max_output_tokens: int = Field(default=2048, ge=16, le=1_000_000, description="Under a budget, the max_tokens "
+                                   "of calls that set none (a call's cost is bounded before it is made).")
+
+
 class MemberConfig(_Strict):
     """One council member: a named model behind a provider."""
 
@@ -313,6 +324,7 @@ class CouncilConfig(_Strict):
     transport: TransportConfig = Field(default_factory=TransportConfig, description="The shared HTTP client.")
     server: ServerConfig = Field(default_factory=ServerConfig, description="council serve.")
     storage: StorageConfig = Field(default_factory=StorageConfig, description="Run storage.")
+    budget: BudgetConfig = Field(default_factory=BudgetConfig, description="Spending caps.")
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Log output.")
     councils: dict[Annotated[str, StringConstraints(pattern=PRESET_NAME)], CouncilPreset] = Field(
         default_factory=dict, description="Named presets (council/NAME on the server, --preset NAME).")
@@ -337,6 +349,11 @@ class CouncilConfig(_Strict):
         if task_member and task_member not in names:
             raise ValueError(f"server.task_model {self.server.task_model!r} names no member; members are: "
                              f"{', '.join(names)}")
+        if self.budget.max_usd_per_run is not None or self.budget.max_usd_per_day is not None:
+            unpriced = [m.name for m in self.members if m.price is None]
+            if unpriced:
+                raise ValueError(f"a budget needs a price on every member; no price: {', '.join(unpriced)} "
+                                 "(add members[].price)")
         for preset_name, preset in self.councils.items():
             if problems := preset.problems(names, self.stages.quorum):
                 raise ValueError(f"councils.{preset_name}: {'; '.join(problems)}; members are: {', '.join(names)}")

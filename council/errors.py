@@ -165,6 +165,12 @@ class ProtocolError(ProviderError):
     reason = "protocol"
 
 
+class BudgetExhausted(ProviderError):
+    """The call was not made: what it could cost does not fit in what is left of the run's budget."""
+
+    reason = "budget"
+
+
 RETRYABLE_STATUSES = frozenset({408, 409, 429, 529})
 
 

@@ -19,7 +19,8 @@ from council.safety.gate import SafetyVerdict
 from council.types import ChatMessage, Usage
 
 AnswerStatus = Literal["ok", "failed", "blocked"]
-FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped"]
+FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped",
+                        "budget"]
 
 
 class _Record(BaseModel):
@@ -185,6 +186,7 @@ class RunCost(_Record):
 
     total_usd: float | None = Field(description="None when no call's cost is known.")
     partial: bool = False
+    budget_usd: float | None = Field(default=None, description="The run's budget, when it had one.")
     by_stage: dict[str, float] = Field(default_factory=dict)
     by_member: dict[str, float] = Field(default_factory=dict)
     unpriced: list[str] = Field(default_factory=list, description="Members whose calls have no known cost.")

@@ -6,6 +6,7 @@ import time
 
 from council.errors import ProviderError
 from council.logs import get_logger
+from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.providers import Provider
 from council.result import AnswerRecord, Failure
@@ -14,13 +15,14 @@ from council.types import ChatMessage, GenerationParams
 _log = get_logger("stage.answer")
 
 
-async def _answer(provider: Provider, question: list[ChatMessage], params: GenerationParams | None) -> AnswerRecord:
+async def _answer(provider: Provider, question: list[ChatMessage], params: GenerationParams | None,
+                  budget: RunBudget | None = None) -> AnswerRecord:
     """One member's answer; every failure becomes a record, never an exception."""
     started = time.perf_counter()
     base = {"member": provider.member.name, "model": provider.member.model, "provider": provider.name,
             "simulated": provider.simulated}
     try:
-        completion = await provider.complete(question, params)
+        completion = await complete(budget, provider, question, params, f"{provider.member.name}'s answer")
     except ProviderError as error:
         return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
     except Exception as error:
@@ -50,7 +52,8 @@ async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
     """Ask every member at once; stop at the first of all-answered or the stage deadline."""
     started = time.perf_counter()
     jobs = {
-        name: _answer(ctx.providers[name], question_for(ctx, ctx.providers[name]), ctx.params_for(ctx.providers[name]))
+        name: _answer(ctx.providers[name], question_for(ctx, ctx.providers[name]), ctx.params_for(ctx.providers[name]),
+                      ctx.budget)
         for name in ctx.members
     }
 

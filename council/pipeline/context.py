@@ -12,6 +12,7 @@ from typing import TypeVar
 from council.config import CouncilConfig
 from council.events import EventSink, StageEvent, ignore_events
 from council.logs import get_logger
+from council.pipeline.budget import RunBudget
 from council.providers import Provider
 from council.result import CouncilResult, Timings
 from council.rubrics.model import Rubric
@@ -40,6 +41,8 @@ class RunContext:
     #: The run's writes queued to the store and not yet checked (the store commits them in order), each
     #: with what its failure costs ("the run could not be stored").
     queued_writes: list[tuple[asyncio.Future[None], str]] = field(default_factory=list)
+    #: What the run may spend (None: no cap); every stage's calls go through it.
+    budget: RunBudget | None = None
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

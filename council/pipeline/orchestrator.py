@@ -29,6 +29,7 @@ from council.errors import InvalidRequest, StorageError, storage_cause
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
 from council.pipeline.answer import collect_answers, member_failures, quorum_problem
+from council.pipeline.budget import RunBudget, run_budget
 from council.pipeline.context import RunContext, elapsed_ms, timed
 from council.pipeline.cost import run_cost
 from council.pipeline.rank import rank_answers, survivor_problem, unranked
@@ -151,6 +152,7 @@ class Council:
         params: GenerationParams | None = None,
         rubric: Rubric | str | None = None,
         preset: str | None = None,
+        max_usd: float | None = None,
     ) -> CouncilResult:
         """Run the whole council on a question or a conversation and return the result.
 
@@ -162,6 +164,9 @@ class Council:
         shipped name or a path) replaces the configured rubric for this run.
         ``preset`` runs a preset from the config's ``councils:`` (its members,
         chairman, rubric and review); arguments given here still win.
+        ``max_usd`` caps what the run spends (at most ``budget.max_usd_per_run``
+        when that is set): calls that would not fit are not made, and the run
+        degrades instead (fewer reviews, the top answer without a chairman).
         """
         try:
             messages = as_messages(question if isinstance(question, str) else list(question))
@@ -180,6 +185,10 @@ class Council:
         chair = self.config.chairman if chairman is _UNSET else chairman
         if chair is not None and chair not in self.member_names:
             raise InvalidRequest(f"chairman {chair!r} is not a member; members are: {', '.join(self.member_names)}")
+        judges = [spec.judge] if spec is not None and spec.judge is not None else None
+        callers = [*chosen, *([chair] if chair else []), *(judges or []),
+                   *([self.config.safety.llm_member] if self.config.safety.llm_member else [])]
+        budget = run_budget(self.config, max_usd, callers)
         if self.store is None and self._owns_store:
             self.store = await asyncio.to_thread(self._open_store)  # reopened after aclose(), like the session
         # A registered rubric is read from the database, a named one from disk: neither on the event loop.
@@ -188,9 +197,8 @@ class Council:
         self._calls += 1
         try:
             providers = self._ensure_providers()
-            judges = [spec.judge] if spec is not None and spec.judge is not None else None
             return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params,
-                                   chosen_rubric, preset, judges)
+                                   chosen_rubric, preset, judges, budget)
         finally:
             self._calls -= 1
             if self._calls == 0 and self._entered == 0:
@@ -293,14 +301,15 @@ class Council:
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
                    params: GenerationParams | None = None, rubric: Rubric | None = None,
-                   preset: str | None = None, judges: list[str] | None = None) -> CouncilResult:
+                   preset: str | None = None, judges: list[str] | None = None,
+                   budget: RunBudget | None = None) -> CouncilResult:
         started = time.perf_counter()
         seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
         rubric = rubric or self.rubric
         result = self._new_result(messages, members, seed, run_id, rubric)
         result.preset = preset
         ctx = RunContext(messages, self.config, providers, rubric, result, sink, members, chairman, seed, params,
-                         judges)
+                         judges, budget=budget)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")
@@ -377,6 +386,10 @@ class Council:
         result.usage = result.total_usage()
         result.cost = run_cost(result, {m.name: m.price for m in ctx.config.members}, ctx.config.safety.llm_member,
                                ctx.chairman)
+        if ctx.budget is not None:
+            result.cost.budget_usd = ctx.budget.limit_usd
+            if ctx.budget.refused:
+                result.degrade(f"budget ${ctx.budget.limit_usd:g} reached: not called: {', '.join(ctx.budget.refused)}")
         result.timings.total_ms = elapsed_ms(started)
         await self._save_finished(ctx)
         ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)

@@ -14,6 +14,7 @@ import random
 import time
 
 from council.errors import ProviderError
+from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.verdicts import automatic_review
 from council.providers import Provider
@@ -83,6 +84,7 @@ async def review_one(
     texts: dict[str, str],
     rubric: Rubric,
     retry_on_failure: bool,
+    budget: RunBudget | None = None,
 ) -> ReviewRecord:
     started = time.perf_counter()
     labels = labels_for(len(order))
@@ -99,7 +101,7 @@ async def review_one(
     while True:
         attempts += 1
         try:
-            completion = await provider.complete(messages)
+            completion = await complete(budget, provider, messages, None, f"the review by {provider.member.name}")
         except ProviderError as error:
             failure = Failure.from_error(error)
             return record.model_copy(update={"status": "failed", "error": failure, "attempts": attempts,
@@ -148,7 +150,7 @@ async def collect_reviews(
     orders = {reviewer: presentation_order(ctx.seed, reviewer, shown) for reviewer, shown in plan.items()}
     jobs = {
         reviewer: review_one(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,
-                          ctx.config.review.retry_on_parse_failure)
+                          ctx.config.review.retry_on_parse_failure, ctx.budget)
         for reviewer, order in orders.items()
     }
 

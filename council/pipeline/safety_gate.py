@@ -15,6 +15,7 @@ import re
 import time
 
 from council.errors import ProviderError
+from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until
 from council.providers import Provider
 from council.result import AnswerRecord
@@ -53,11 +54,12 @@ def classifier_messages(answer: str) -> list[ChatMessage]:
     ]
 
 
-async def _classify(classifier: Provider, answer: str, verdict: SafetyVerdict) -> SafetyVerdict:
+async def _classify(classifier: Provider, answer: str, verdict: SafetyVerdict,
+                    budget: RunBudget | None = None) -> SafetyVerdict:
     messages = classifier_messages(answer)
     note = None
     try:
-        completion = await classifier.complete(messages)
+        completion = await complete(budget, classifier, messages, None, f"the safety check by {classifier.member.name}")
         llm_verdict = parse_classifier_reply(completion.content, classifier.member.name)
         if llm_verdict is not None:
             return llm_verdict.model_copy(update={"notes": [*verdict.notes, *llm_verdict.notes],
@@ -83,7 +85,7 @@ async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> lis
         classifier = ctx.providers[classifier_name]
         by_member = {a.member: a for a in answers}
         jobs = {
-            member: _classify(classifier, by_member[member].content or "", verdict)
+            member: _classify(classifier, by_member[member].content or "", verdict, ctx.budget)
             for member, verdict in checked.items()
             if verdict.passed
         }

@@ -12,6 +12,7 @@ import time
 
 from council.errors import ProviderError
 from council.logs import get_logger
+from council.pipeline.budget import stream as budgeted_stream
 from council.pipeline.context import RunContext, elapsed_ms
 from council.providers import Provider
 from council.result import AnswerRecord, FinalAnswer, RankingEntry
@@ -45,7 +46,8 @@ def withheld_notice(blocked: list[AnswerRecord]) -> str:
 
 
 async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[ChatMessage]) -> tuple[str, Usage]:
-    async with chairman.stream(messages, ctx.params_for(chairman)) as stream:
+    what = f"the chairman {chairman.member.name}'s synthesis"
+    async with budgeted_stream(ctx.budget, chairman, messages, ctx.params_for(chairman), what) as stream:
         async for delta in stream:
             ctx.emit("final_delta", text=delta, by=chairman.member.name)
     assert stream.completion is not None

@@ -34,6 +34,7 @@ from council.server.schema import (
     member_request_problems,
     to_messages,
 )
+from council.server.spend import DailySpend, check_run_budget, cost_headers
 from council.server.wire import ChunkWriter, completion_body
 from council.types import GenerationParams
 
@@ -62,17 +63,6 @@ def council_summary(result: CouncilResult) -> dict[str, Any]:
     }
 
 
-def cost_headers(result: CouncilResult) -> dict[str, str]:
-    """``x-council-cost-usd`` (with ``x-council-cost-partial`` when some calls had no price), if any cost is known."""
-    cost = result.cost
-    if cost is None or cost.total_usd is None:
-        return {}
-    headers = {"x-council-cost-usd": f"{cost.total_usd:.6f}"}
-    if cost.partial:
-        headers["x-council-cost-partial"] = "true"
-    return headers
-
-
 def failure_error(result: CouncilResult) -> ApiError:
     """502, or 503 when every failure was temporary; never retried by SDKs, since a retry reruns the council."""
     reasons = {a.error.reason for a in result.answers if a.error is not None}
@@ -98,6 +88,7 @@ class ChatHandler:
         self.admission = Admission(self.config.max_concurrent_runs, self.config.queue_size,
                                    self.config.queue_timeout_s)
         self.metrics = ServerMetrics(self.admission)
+        self.spend = DailySpend(council.config, lambda: council.store)
 
     # -- the council model ---------------------------------------------------
     async def admit(self) -> None:
@@ -105,6 +96,7 @@ class ChatHandler:
         if self.closing:
             raise ApiError(503, "the server is shutting down; send the request to another replica or retry",
                            type="server_error", code="shutting_down", headers={"Retry-After": "5"})
+        await self.spend.check()
         try:
             await self.admission.acquire()
         except AdmissionRefused as refused:
@@ -132,6 +124,7 @@ class ChatHandler:
                 result = finished.result()  # an orphaned failure is retrieved above, never "never retrieved"
                 if isinstance(result, CouncilResult):
                     self.metrics.run_finished(result)
+                    self.spend.add_soon(result)
 
         task.add_done_callback(done)
         return task
@@ -159,6 +152,7 @@ class ChatHandler:
                                 f"model ({models})", param="tools", code="tools_not_supported")
         messages = to_messages(body)
         params = body.params()
+        check_run_budget(self.council, body.council_max_usd)
         rubric = None
         if body.council_rubric:
             try:
@@ -176,7 +170,7 @@ class ChatHandler:
             return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric, params,
                                               preset)
         task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric, params=params,
-                                                    preset=preset))
+                                                    preset=preset, max_usd=body.council_max_usd))
         result = await self._await_run(task)
         if result.status != "complete" or result.final_answer is None:
             raise failure_error(result)
@@ -189,7 +183,8 @@ class ChatHandler:
                               params: GenerationParams, preset: str | None) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
         task = self.start_admitted(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait,
-                                                    rubric=rubric, params=params, preset=preset))
+                                                    rubric=rubric, params=params, preset=preset,
+                                                    max_usd=body.council_max_usd))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
             "x-council-run-id": run_id,
@@ -222,6 +217,7 @@ class ChatHandler:
                            code="model_not_found") from None
         params = body.params()
         member_request_problems(body, provider.unsupported_params(params), provider.name)
+        await self.spend.check()
         if uses_tools(body) and raw is not None:
             try:
                 return await relay(request, relayable(provider, body), body, raw)
@@ -235,6 +231,7 @@ class ChatHandler:
                 completion = await provider.complete(messages, params)
             except ProviderError as error:
                 raise upstream_error(error) from None
+            await self.spend.add_call(member, completion.usage)
             return web.json_response(completion_body(completion_id, created, body.model, completion.content,
                                                      completion.finish_reason or "stop", completion.usage),
                                      headers=headers)
@@ -262,6 +259,8 @@ class ChatHandler:
             writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
             await writer.delta({"role": "assistant", "content": ""})
         streamed = stream.completion
+        if streamed is not None:
+            await self.spend.add_call(member, streamed.usage)
         await writer.delta({}, (streamed.finish_reason if streamed else None) or "stop")
         if streamed is not None:
             await writer.usage(streamed.usage)

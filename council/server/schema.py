@@ -148,6 +148,7 @@ class ChatCompletionRequest(_Lenient):
     tool_choice: StrictStr | dict[str, Any] | None = None
     # Council's own.
     council_rubric: StrictStr | None = Field(default=None, max_length=300)
+    council_max_usd: Number | None = Field(default=None, gt=0, le=100_000)
 
     @field_validator("response_format")
     @classmethod

@@ -129,6 +129,10 @@ def _v4(session: Session, backend: str) -> None:
     session.execute("ALTER TABLE conversations ADD COLUMN preset TEXT")
 
 
+def _v5(session: Session, backend: str) -> None:
+    _script(session, backend, "CREATE TABLE IF NOT EXISTS daily_spend (day TEXT PRIMARY KEY, usd {real} NOT NULL)")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -143,6 +147,7 @@ MIGRATIONS = (
     Migration(2, "runs stored stage by stage, compressed; the process that owns a running run", _v2),
     Migration(3, "stage rows ordered by one counter, so many are written in one statement", _v3),
     Migration(4, "a conversation may choose a council preset", _v4),
+    Migration(5, "what the server spent each day (budget.max_usd_per_day), shared by replicas", _v5),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

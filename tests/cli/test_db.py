@@ -12,6 +12,7 @@ from council.cli.common import UsageError
 from council.cli.db import age
 from council.ranking.sheet import ReviewerHistory
 from council.storage import Store
+from council.storage.schema import SCHEMA_VERSION
 from tests.storage.test_store import result
 
 
@@ -37,7 +38,7 @@ def test_db_check_reports_the_schema_counts_and_integrity(capsys, env):
     stored_runs(env["COUNCIL_DB_PATH"], {"a": 1, "b": 2})
     assert main(["db", "check"], env) == 0
     out = capsys.readouterr().out
-    assert f"backend: sqlite ({env['COUNCIL_DB_PATH']})" in out and "schema version: 4" in out
+    assert f"backend: sqlite ({env['COUNCIL_DB_PATH']})" in out and f"schema version: {SCHEMA_VERSION}" in out
     assert any(line.split() == ["runs", "2", "rows"] for line in out.splitlines())
     assert "integrity check: ok" in out
 
@@ -72,7 +73,8 @@ def test_db_check_and_upgrade_on_postgresql(capsys, postgres_server):
     assert "schema version: 0" in out and "pending migrations: 1, 2, 3, 4" in out
     assert main(["db", "upgrade"], env) == 0
     out = capsys.readouterr().out
-    assert "applied migration 1:" in out and "applied migration 4:" in out and "schema version: 4 (upgraded)" in out
+    assert "applied migration 1:" in out and f"applied migration {SCHEMA_VERSION}:" in out and \
+        f"schema version: {SCHEMA_VERSION} (upgraded)" in out
     assert main(["db", "upgrade"], env) == 0
     assert "already up to date" in capsys.readouterr().out
     assert main(["db", "check"], env) == 0

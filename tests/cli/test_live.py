@@ -267,6 +267,7 @@ def test_eval_shows_a_progress_bar_on_a_terminal_only(tmp_path):
     assert re.search(r"eval \d{8}T\d{6}-[0-9a-f]{6} .*4/4 samples pass \d/4", text), text
     assert "Gate:" in text
     piped = subprocess.run(argv, capture_output=True, text=True, env=cli_env(tmp_path), timeout=60)
-    assert piped.returncode == code and "samples" not in piped.stderr and "\x1b" not in piped.stderr
+    # Simulated reviewers add noise, so the gate may pass in one run and fail in the next: 0 or 1 both mean it ran.
+    assert piped.returncode in (0, 1) and "samples" not in piped.stderr and "\x1b" not in piped.stderr
     assert "Gate:" in piped.stdout
 

@@ -1,0 +1,152 @@
+"""A run's budget: every upstream call is admitted only if what it could cost still fits.
+
+Before a call, its cost is bounded from above: the prompt's UTF-8 bytes
+over 3 (one token per 3 bytes overestimates English, which runs about 4
+characters a token, and holds for scripts of 3-byte characters) times the
+input price, plus its ``max_tokens`` times the output price. A call that
+sets no ``max_tokens`` gets ``budget.max_output_tokens``, so the bound
+holds. The bound is reserved while the call runs and replaced by the
+call's real cost when it ends.
+
+A call that does not fit is not made: it fails with
+:class:`~council.errors.BudgetExhausted`, which every stage already treats
+as a failed call. So the council degrades in its own order: reviewers that
+do not fit do not review (the ranking uses fewer ballots), a chairman that
+does not fit leaves the top answer as final, and members that do not fit
+do not answer (below the quorum, the run fails and says why). Calls run
+concurrently, so admission is per call, against what is spent and reserved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from council.config import CouncilConfig, MemberConfig, Price
+from council.errors import BudgetExhausted, InvalidRequest
+from council.pipeline.cost import call_cost
+from council.providers import Provider
+from council.providers.base import AnswerStream
+from council.types import ChatMessage, Completion, GenerationParams, Usage
+
+BYTES_PER_TOKEN = 3
+MESSAGE_OVERHEAD_TOKENS = 8  # the role and framing each message costs on every wire format
+
+
+def prompt_tokens_bound(messages: list[ChatMessage]) -> int:
+    """An upper estimate of a prompt's tokens (images left out: they are priced by the upstream's own rules)."""
+    size = sum(len(message.content.encode()) for message in messages)
+    return -(-size // BYTES_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS * len(messages)
+
+
+@dataclass
+class RunBudget:
+    """What one run may spend, what it has spent, and what its calls in flight may still cost."""
+
+    limit_usd: float
+    prices: dict[str, Price]
+    max_output_tokens: int
+    spent_usd: float = 0.0
+    reserved_usd: float = 0.0
+    refused: list[str] = field(default_factory=list)
+
+    @property
+    def left_usd(self) -> float:
+        """What is neither spent nor reserved."""
+        return self.limit_usd - self.spent_usd - self.reserved_usd
+
+    def _bounded(self, member: MemberConfig, params: GenerationParams | None) -> tuple[GenerationParams, int]:
+        merged = member.params.merged(params)
+        if merged.max_tokens is not None:
+            return params or GenerationParams(), merged.max_tokens
+        capped = (params or GenerationParams()).model_copy(update={"max_tokens": self.max_output_tokens})
+        return capped, self.max_output_tokens
+
+    def admit(self, member: MemberConfig, messages: list[ChatMessage], params: GenerationParams | None,
+              what: str) -> tuple[GenerationParams, float]:
+        """Reserve a call's bound; the params to call with. Raises :class:`BudgetExhausted` if it does not fit."""
+        price = self.prices[member.name]
+        bounded, output_tokens = self._bounded(member, params)
+        usage = Usage(prompt_tokens=prompt_tokens_bound(messages), completion_tokens=output_tokens)
+        bound = call_cost("answers", member.name, usage, price).usd or 0.0
+        if bound > self.left_usd:
+            self.refused.append(what)
+            raise BudgetExhausted(
+                f"not called: {what} could cost up to ${bound:.4f} and ${max(self.left_usd, 0):.4f} of the run's "
+                f"${self.limit_usd:g} budget is left", provider="budget", model=member.model, member=member.name)
+        self.reserved_usd += bound
+        return bounded, bound
+
+    def settle(self, member: MemberConfig, bound: float, usage: Usage | None) -> None:
+        """Replace a call's reservation by what it cost (a failed call with no usage: nothing)."""
+        self.reserved_usd -= bound
+        if usage is not None:
+            self.spent_usd += call_cost("answers", member.name, usage, self.prices[member.name]).usd or 0.0
+
+    async def complete(self, provider: Provider, messages: list[ChatMessage], params: GenerationParams | None,
+                       what: str) -> Completion:
+        """``provider.complete`` if the call fits."""
+        bounded, bound = self.admit(provider.member, messages, params, what)
+        usage = None
+        try:
+            completion = await provider.complete(messages, bounded)
+            usage = completion.usage
+            return completion
+        finally:
+            self.settle(provider.member, bound, usage)
+
+    @contextlib.asynccontextmanager
+    async def stream(self, provider: Provider, messages: list[ChatMessage], params: GenerationParams | None,
+                     what: str) -> AsyncIterator[AnswerStream]:
+        """``provider.stream`` if the call fits; settled when the stream is left."""
+        bounded, bound = self.admit(provider.member, messages, params, what)
+        stream = provider.stream(messages, bounded)
+        try:
+            async with stream:
+                yield stream
+        finally:
+            self.settle(provider.member, bound, stream.completion.usage if stream.completion else None)
+
+
+async def complete(budget: RunBudget | None, provider: Provider, messages: list[ChatMessage],
+                   params: GenerationParams | None, what: str) -> Completion:
+    """A call within ``budget``, or a plain call when the run has none."""
+    if budget is None:
+        return await provider.complete(messages, params)
+    return await budget.complete(provider, messages, params, what)
+
+
+@contextlib.asynccontextmanager
+async def stream(budget: RunBudget | None, provider: Provider, messages: list[ChatMessage],
+                 params: GenerationParams | None, what: str) -> AsyncIterator[AnswerStream]:
+    """A streamed call within ``budget``, or a plain one when the run has none."""
+    if budget is None:
+        async with provider.stream(messages, params) as plain:
+            yield plain
+        return
+    async with budget.stream(provider, messages, params, what) as budgeted:
+        yield budgeted
+
+
+def run_budget(config: CouncilConfig, max_usd: float | None, callers: list[str]) -> RunBudget | None:
+    """The budget of a run (``max_usd``, never above ``budget.max_usd_per_run``), or None for an unbounded run.
+
+    ``callers`` are the members the run may call. Raises
+    :class:`~council.errors.InvalidRequest` naming what is wrong.
+    """
+    cap = config.budget.max_usd_per_run
+    if max_usd is not None:
+        if not max_usd > 0:
+            raise InvalidRequest(f"max_usd must be more than 0, got {max_usd}")
+        if cap is not None and max_usd > cap:
+            raise InvalidRequest(f"max_usd {max_usd:g} is above the configured budget.max_usd_per_run ({cap:g})")
+    limit = max_usd if max_usd is not None else cap
+    if limit is None:
+        return None
+    prices = {m.name: m.price for m in config.members if m.name in callers and m.price is not None}
+    unpriced = [name for name in callers if name not in prices]
+    if unpriced:
+        raise InvalidRequest(f"a budget needs a price on every member it may call; no price: {', '.join(unpriced)} "
+                             "(add members[].price)")
+    return RunBudget(limit_usd=limit, prices=prices, max_output_tokens=config.budget.max_output_tokens)

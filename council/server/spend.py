@@ -1,0 +1,120 @@
+"""The server's daily budget: new runs get a 429 once the day's spend reaches ``budget.max_usd_per_day``.
+
+The day is UTC. With a run database the sum is kept there (shared by every
+replica on one PostgreSQL); without one, in this process. A run's cost is
+added when it ends, a pass-through call's when it returns, so a run already
+under way finishes even if it takes the day past the cap: the cap stops new
+work, it does not cut answers off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from council.config import CouncilConfig
+from council.errors import InvalidRequest
+from council.logs import get_logger
+from council.pipeline.budget import run_budget
+from council.pipeline.cost import call_cost
+from council.pipeline.orchestrator import Council
+from council.result import CouncilResult
+from council.server.schema import ApiError
+from council.storage.spend import add_spend, spent_on, today
+from council.storage.store import Store
+from council.types import Usage
+
+_log = get_logger("server.spend")
+
+
+def seconds_to_midnight() -> int:
+    """Seconds until the UTC day rolls over (what ``Retry-After`` says)."""
+    now = datetime.now(UTC)
+    midnight = datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
+    return max(1, int((midnight - now).total_seconds()))
+
+
+class DailySpend:
+    """Checks and adds to the day's spend for one server."""
+
+    def __init__(self, config: CouncilConfig, store: Callable[[], Store | None]) -> None:
+        self.cap = config.budget.max_usd_per_day
+        self.prices = {m.name: m.price for m in config.members}
+        self._store = store  # the council opens its store lazily: ask for it each time
+        self._local: dict[str, float] = {}  # without a store: this process's sums
+        self._adding: set[asyncio.Task[None]] = set()
+
+    @property
+    def store(self) -> Store | None:
+        """The run database the sums are kept in, if the council has one."""
+        return self._store()
+
+    async def spent_today(self) -> float:
+        """What was spent today (UTC), on every replica sharing the database."""
+        day, store = today(), self.store
+        if store is None:
+            return self._local.get(day, 0.0)
+        return await store.call(spent_on, store, day)
+
+    async def check(self) -> None:
+        """A 429 naming the cap when today's spend has reached it; nothing when there is no cap."""
+        if self.cap is None:
+            return
+        spent = await self.spent_today()
+        if spent >= self.cap:
+            wait = seconds_to_midnight()
+            raise ApiError(429, f"the daily budget of ${self.cap:g} is spent (${spent:.4f} today, UTC); new runs are "
+                                f"refused until the day rolls over in {wait} s", type="rate_limit_error",
+                           code="daily_budget_reached", headers={"Retry-After": str(wait)})
+
+    async def add(self, usd: float | None) -> None:
+        """Count ``usd`` toward today (None, an unknown cost, counts nothing); a storage failure is logged."""
+        if self.cap is None or not usd:
+            return
+        day, store = today(), self.store
+        if store is None:
+            self._local[day] = self._local.get(day, 0.0) + usd
+            return
+        try:
+            await store.call(add_spend, store, day, usd)
+        except Exception as error:  # the answer is already computed: losing the tally must not lose it
+            _log.error("daily_spend_not_stored", cause=str(error), usd=usd)
+
+    async def add_run(self, result: CouncilResult) -> None:
+        """Count a finished run's cost."""
+        await self.add(result.cost.total_usd if result.cost is not None else None)
+
+    async def add_call(self, member: str, usage: Usage) -> None:
+        """Count a pass-through call's cost."""
+        await self.add(call_cost("answers", member, usage, self.prices.get(member)).usd)
+
+    def add_soon(self, result: CouncilResult) -> None:
+        """Count a run from a done-callback (where nothing can be awaited)."""
+        if self.cap is None:
+            return
+        task = asyncio.ensure_future(self.add_run(result))
+        self._adding.add(task)  # held until done: an unreferenced task could be collected mid-write
+        task.add_done_callback(self._adding.discard)
+
+
+def check_run_budget(council: Council, max_usd: float | None) -> None:
+    """A 400 naming ``council_max_usd`` when it is above the server's cap or the members have no prices."""
+    if max_usd is None:
+        return
+    try:
+        # Checked against every member (a preset calls a subset): a run never starts only to fail on its budget.
+        run_budget(council.config, float(max_usd), council.member_names)
+    except InvalidRequest as error:
+        raise ApiError(400, f"council_max_usd: {error}", param="council_max_usd", code="invalid_budget") from None
+
+
+def cost_headers(result: CouncilResult) -> dict[str, str]:
+    """``x-council-cost-usd`` (with ``x-council-cost-partial`` when some calls had no price), if any cost is known."""
+    cost = result.cost
+    if cost is None or cost.total_usd is None:
+        return {}
+    headers = {"x-council-cost-usd": f"{cost.total_usd:.6f}"}
+    if cost.partial:
+        headers["x-council-cost-partial"] = "true"
+    return headers

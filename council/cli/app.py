@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from council._version import __version__
@@ -41,6 +42,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", help="a preset from the config's councils: (its members, chairman, rubric, review)")
     parser.add_argument("--json", action="store_true", help="print exactly the result JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--max-usd", type=float, metavar="USD",
+                        help="spend at most this on the run (needs members' prices; see budget: in the config)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--config", help="council config file (for the database path)")
     runs.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
     runs.add_argument("--older-than", metavar="AGE", help="prune: runs older than this (30d, 12h, 2w)")
+    runs.add_argument("--since", metavar="AGE", help="list: runs of the last AGE (7d, 12h), and what they cost")
     show = commands.add_parser("show", help="print a stored run")
     show.add_argument("run_id", help="a run id from `council runs`")
     show.add_argument("--config", help="council config file (for the database path)")
@@ -109,7 +113,7 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
         rubric = council.resolve_rubric(args.rubric) if args.rubric else None
         with live or contextlib.nullcontext():
             result = await council.ask(args.question, members=members, on_event=progress, rubric=rubric,
-                                       preset=args.preset, **chair)
+                                       preset=args.preset, max_usd=args.max_usd, **chair)
     if args.json:
         print(json.dumps(result.model_dump(mode="json"), indent=2))
     elif rich_wanted(sys.stdout, quiet=args.quiet):
@@ -144,13 +148,17 @@ def _show(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 
 def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    from council.cli.render import render_runs
+    from council.cli.db import age
+    from council.cli.render import render_cost_since, render_runs
 
     if args.limit < 1:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
+    since = datetime.now(UTC) - age(args.since, "--since") if args.since else None
     store = open_store(args.config, environ)
     try:
-        print(render_runs(store.list_runs(args.limit)))
+        print(render_runs(store.list_runs(args.limit, since)))
+        if since is not None:
+            print(render_cost_since(since, *store.cost_since(since)))
     finally:
         store.close()
     return EXIT_OK

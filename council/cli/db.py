@@ -26,11 +26,11 @@ def add_db_commands(commands: Any) -> None:
     migrate.add_argument("--config", help="council config file (for the database path or URL)")
 
 
-def age(text: str) -> timedelta:
-    """``30d``, ``12h``, ``90m`` or ``2w`` as a duration; UsageError otherwise."""
+def age(text: str, flag: str = "--older-than") -> timedelta:
+    """``30d``, ``12h``, ``90m`` or ``2w`` as a duration; UsageError (naming ``flag``) otherwise."""
     match = _AGE.match(text)
     if match is None or int(match.group(1)) == 0:
-        raise UsageError(f"--older-than {text!r}: give a positive age like 30d, 12h, 90m or 2w")
+        raise UsageError(f"{flag} {text!r}: give a positive age like 30d, 12h, 90m or 2w")
     return timedelta(**{_UNIT[match.group(2)]: int(match.group(1))})
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import sys
 import textwrap
+from datetime import datetime
 from typing import TextIO
 
 from council.events import StageEvent, describe
@@ -102,7 +103,8 @@ def render_report(result: CouncilResult) -> str:
 
 
 def _usd(value: float) -> str:
-    return f"${value:.4f}" if value >= 0.0001 or value == 0 else f"${value:.2g}"
+    # Four decimals read well for a council run; a run on cheap models needs six to show anything.
+    return f"${value:.4f}" if value >= 0.01 or value == 0 else f"${value:.6f}"
 
 
 def cost_line(result: CouncilResult) -> str:
@@ -158,8 +160,24 @@ def render_runs(runs: list[RunSummary]) -> str:
     if not runs:
         return "no stored runs"
     rows = [[r.run_id, r.created_at[:19].replace("T", " "), r.status + (" (degraded)" if r.degraded else ""),
-             r.top_member or "-", ("[sim] " if r.simulated else "") + textwrap.shorten(r.question, 50)] for r in runs]
-    return text_table(["run id", "created (UTC)", "status", "answer by", "question"], rows)
+             r.top_member or "-", _run_cost(r), ("[sim] " if r.simulated else "") + textwrap.shorten(r.question, 50)]
+            for r in runs]
+    return text_table(["run id", "created (UTC)", "status", "answer by", "cost", "question"], rows)
+
+
+def _run_cost(run: RunSummary) -> str:
+    # "+" marks a lower bound: some of the run's calls had no price.
+    if run.cost_usd is None:
+        return "-"
+    return _usd(run.cost_usd) + ("+" if run.cost_partial else "")
+
+
+def render_cost_since(since: datetime, usd: float, runs: int, uncertain: int) -> str:
+    """``council runs --since``: what the runs of the period cost, and how many of them are not fully priced."""
+    line = f"cost since {since:%Y-%m-%d %H:%M} UTC: {_usd(usd)} over {runs} run{'s' if runs != 1 else ''}"
+    if uncertain:
+        line += f" ({uncertain} with a partial or unknown cost: members without a price)"
+    return line
 
 
 class ProgressPrinter:

@@ -53,14 +53,17 @@ def _calls(result: CouncilResult, safety_member: str | None) -> Iterator[tuple[C
 def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_member: str | None,
              chairman: str | None = None) -> RunCost:
     """The cost of every call ``result`` records, with the sums per stage and member."""
-    calls = [call_cost(stage, member, usage, prices.get(member)) for stage, member, usage in
-             _calls(result, safety_member)]
+    made = list(_calls(result, safety_member))
     final = result.final_answer
     if final is not None and final.source == "chairman":
-        calls.append(call_cost("chairman", final.by, final.usage, prices.get(final.by)))
+        made.append(("chairman", final.by, final.usage))
     elif final is not None and final.fallback and chairman is not None:
         # The chairman failed and the top answer stands; what its call used is on the final answer's record.
-        calls.append(call_cost("chairman", chairman, final.usage, prices.get(chairman)))
+        made.append(("chairman", chairman, final.usage))
+    # A call that produced no usage (refused by the budget, failed before the upstream counted anything)
+    # is left out: listing it at $0, or as unknown, would only blur the figures.
+    calls = [call_cost(stage, member, usage, prices.get(member)) for stage, member, usage in made
+             if usage.total_tokens or usage.cost_usd is not None]
     by_stage: dict[str, float] = {}
     by_member: dict[str, float] = {}
     unpriced: list[str] = []

@@ -133,6 +133,11 @@ def _v5(session: Session, backend: str) -> None:
     _script(session, backend, "CREATE TABLE IF NOT EXISTS daily_spend (day TEXT PRIMARY KEY, usd {real} NOT NULL)")
 
 
+def _v6(session: Session, backend: str) -> None:
+    _script(session, backend, "ALTER TABLE runs ADD COLUMN cost_usd {real}; "
+                              "ALTER TABLE runs ADD COLUMN cost_partial INTEGER NOT NULL DEFAULT 0")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -148,6 +153,7 @@ MIGRATIONS = (
     Migration(3, "stage rows ordered by one counter, so many are written in one statement", _v3),
     Migration(4, "a conversation may choose a council preset", _v4),
     Migration(5, "what the server spent each day (budget.max_usd_per_day), shared by replicas", _v5),
+    Migration(6, "each run's cost on its summary line (council runs --since sums it)", _v6),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

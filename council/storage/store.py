@@ -75,6 +75,8 @@ class RunSummary:
     top_member: str | None
     degraded: bool
     simulated: bool
+    cost_usd: float | None = None
+    cost_partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,15 +105,18 @@ class StageWrite:
             chunk = writes[start:start + _ROWS_PER_STATEMENT]
             latest = {write.run_id: write.summary for write in chunk}
             session.execute(
-                f"INSERT INTO runs VALUES {_placeholders(len(latest), 9)} ON CONFLICT (run_id) DO UPDATE SET "
-                "updated_at = excluded.updated_at, status = excluded.status, top_member = excluded.top_member, "
-                "degraded = excluded.degraded", [value for summary in latest.values() for value in summary])
+                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES {_placeholders(len(latest), 11)} ON CONFLICT (run_id) DO "
+                "UPDATE SET updated_at = excluded.updated_at, status = excluded.status, top_member = "
+                "excluded.top_member, degraded = excluded.degraded, cost_usd = excluded.cost_usd, "
+                "cost_partial = excluded.cost_partial", [value for summary in latest.values() for value in summary])
             session.execute(f"INSERT INTO run_stages (run_id, stage, written_at, payload) VALUES "
                             f"{_placeholders(len(chunk), 4)}",
                             [value for w in chunk for value in (w.run_id, w.stage, w.written_at, w.payload)])
         return [None] * len(writes)
 
 
+_RUN_COLUMNS = ("run_id, created_at, updated_at, status, question, top_member, degraded, simulated, owner, cost_usd, "
+                "cost_partial")
 # Within SQLite's limit of 32766 parameters a statement (and far from PostgreSQL's 65535).
 _ROWS_PER_STATEMENT = 1000
 
@@ -126,8 +131,10 @@ def prepare_stage(result: CouncilResult, stage: Stage) -> StageWrite:
     now = datetime.now(UTC).isoformat()
     top = result.final_answer.by if result.final_answer else (result.ranking[0].member if result.ranking else None)
     first_user = next((m.content for m in reversed(result.question) if m.role == "user"), "")
+    cost = result.cost
     summary = (result.run_id, result.created_at.isoformat(), now, result.status, first_user[:500], top,
-               int(result.degraded), int(result.simulated), current_owner())
+               int(result.degraded), int(result.simulated), current_owner(), cost.total_usd if cost else None,
+               int(cost is not None and (cost.partial or cost.total_usd is None)))
     return StageWrite(result.run_id, stage, now, stage_payload(result, stage), summary)
 
 
@@ -206,12 +213,24 @@ class Store(Tables):
             f"SELECT run_id, status FROM runs WHERE run_id IN ({marks})", run_ids))
         return {str(r[0]): str(r[1]) for r in rows}
 
-    def list_runs(self, limit: int = 20) -> list[RunSummary]:
-        """The newest runs first."""
+    def list_runs(self, limit: int = 20, since: datetime | None = None) -> list[RunSummary]:
+        """The newest runs first (those created since ``since``, when given)."""
+        after = (since or datetime.min.replace(tzinfo=UTC)).isoformat()
         rows = self._guard("listing runs", lambda: self.db.fetchall(
-            "SELECT run_id, created_at, status, question, top_member, degraded, simulated FROM runs "
-            "ORDER BY created_at DESC LIMIT ?", (limit,)))
-        return [RunSummary(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]
+            "SELECT run_id, created_at, status, question, top_member, degraded, simulated, cost_usd, cost_partial "
+            "FROM runs WHERE created_at >= ? ORDER BY created_at DESC LIMIT ?", (after, limit)))
+        return [RunSummary(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), r[7], bool(r[8])) for r in rows]
+
+    def cost_since(self, since: datetime) -> tuple[float, int, int]:
+        """(USD of the runs created since ``since`` whose cost is known, runs, runs whose cost is partial or unknown).
+
+        A run still running, or stored by a release before costs, counts as unknown.
+        """
+        row = self._guard("summing run costs", lambda: self.db.fetchone(
+            "SELECT COALESCE(SUM(cost_usd), 0), COUNT(*), "
+            "SUM(CASE WHEN cost_usd IS NULL OR cost_partial = 1 THEN 1 ELSE 0 END) FROM runs WHERE created_at >= ?",
+            (since.isoformat(),)))
+        return (float(row[0]), int(row[1]), int(row[2] or 0)) if row else (0.0, 0, 0)
 
     def prune_runs(self, older_than: timedelta) -> int:
         """Delete finished runs created more than ``older_than`` ago; calibration history is kept. Returns how many."""

@@ -61,3 +61,34 @@ def test_without_prices_the_cost_is_unknown_not_zero(capsys, tmp_path):
     code, out = ask(capsys, tmp_path, simulated_config_path())
     assert code == EXIT_OK
     assert out.strip().splitlines()[-1] == "cost: unknown (no member has a price; set members[].price in the config)"
+
+
+def test_runs_since_sums_what_the_period_cost(capsys, tmp_path):
+    config = priced_config(tmp_path, PRICES)
+    totals = []
+    for _ in range(2):
+        code, out = ask(capsys, tmp_path, config, "--json")
+        assert code == EXIT_OK
+        totals.append(json.loads(out)["cost"]["total_usd"])
+    environ = {"PATH": os.environ.get("PATH", ""), "COUNCIL_DB_PATH": str(tmp_path / "runs.db")}
+    assert main(["runs", "--since", "1d"], environ) == EXIT_OK
+    out = capsys.readouterr().out.strip().splitlines()
+    expected = sum(totals)
+    assert out[-1].startswith("cost since ") and out[-1].endswith(
+        f"UTC: ${expected:.4f} over 2 runs (2 with a partial or unknown cost: members without a price)")
+    run_lines = [line for line in out if "[sim]" in line]
+    assert len(run_lines) == 2
+    assert all(any(f"${total:.4f}+" in line for total in totals) for line in run_lines), "marked partial"
+    assert main(["runs", "--since", "soon"], environ) == 2
+    assert "--since 'soon': give a positive age like 30d" in capsys.readouterr().err
+
+
+def test_ask_with_max_usd_needs_prices_and_stays_within_it(capsys, tmp_path):
+    code, _out = ask(capsys, tmp_path, priced_config(tmp_path, PRICES), "--max-usd", "0.05")
+    assert code == 2
+    everyone = {name: {"input_per_mtok": 3.0, "output_per_mtok": 15.0}
+                for name in ("atlas", "boreal", "cirrus", "delta")}
+    code, out = ask(capsys, tmp_path, priced_config(tmp_path, everyone), "--max-usd", "0.15", "--json")
+    result = json.loads(out)
+    assert result["cost"]["budget_usd"] == 0.15 and result["cost"]["total_usd"] <= 0.15
+    assert any(reason.startswith("budget $0.15 reached: not called:") for reason in result["degraded_reasons"])

@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from council.pipeline.cost import cost_summary
 from council.result import CouncilResult
 from council.review.prompt import labels_for
 
@@ -31,7 +32,7 @@ KEEP_FINISHED = 64
 
 
 def summary(result: CouncilResult) -> dict[str, Any]:
-    """The data of a ``result`` event: how the run ended and why."""
+    """The data of a ``result`` event: how the run ended and why, and what it cost (None if not recorded)."""
     return {
         "status": result.status,
         "error": result.error,
@@ -41,6 +42,7 @@ def summary(result: CouncilResult) -> dict[str, Any]:
         "final_answer": result.final_answer.model_dump(mode="json") if result.final_answer else None,
         "timings": result.timings.model_dump(mode="json"),
         "usage": result.usage.model_dump(mode="json"),
+        "cost": cost_summary(result),
     }
 
 

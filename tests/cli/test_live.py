@@ -134,7 +134,9 @@ async def test_the_live_view_follows_a_real_run_from_waiting_to_done(tmp_path):
     assert all(re.search(rf"{name}\s+waiting", first_frames[0]) for name in ("sage", "scout", "sprout"))
     frame = final_frame(console)
     for answer in result.answers:
-        assert re.search(rf"✓\s+{answer.member}\s+answered in {answer.latency_ms:.0f} ms", frame), frame
+        shown = re.search(rf"✓\s+{answer.member}\s+answered in (\d+) ms", frame)
+        # The event's latency and the stored record's are taken a few microseconds apart: rounding may differ.
+        assert shown and abs(int(shown.group(1)) - answer.latency_ms) <= 1, frame
     assert "Reviews · 3 ballots in" in frame
     assert all(re.search(rf"{name}\s+reviewed 2 answers", frame) for name in ("sage", "scout", "sprout"))
     assert re.search(r"Chairman\s+✓\s+sage\s+done in \d+ ms", frame) and "run complete" in frame

@@ -22,7 +22,7 @@ from council.testing.scripted import (
 )
 from tests.server.conftest import RunningServer, quality_judge, script
 from tests.server.test_http_errors import assert_error_shape
-from tests.web.server import WEB_KEY, start_web
+from tests.web.server import PRICE, WEB_KEY, script_usage, start_web
 
 AUTH = {"Authorization": f"Bearer {WEB_KEY}"}
 
@@ -335,6 +335,46 @@ async def test_runs_not_started_by_the_page_are_replayed_from_the_store(server):
     assert snapshot["events"][-1]["data"]["final_answer"]["content"] == CHAIRMAN_PREFIX + "model-alpha"
     streamed = events_of(await sse(server, f"/api/runs/{run_id}/events", AUTH))
     assert streamed == snapshot["events"]
+
+
+async def test_the_result_event_carries_the_runs_cost_live_and_rebuilt_from_the_store(fake_llm, tmp_path):
+    # Every call is 1000 prompt and 100 completion tokens: $0.003 at PRICE. gamma has no price.
+    script_usage(fake_llm)
+    db = tmp_path / "council.db"
+    prices = {"alpha": PRICE, "beta": PRICE}
+    # alpha answers, reviews and chairs; beta answers and reviews; gamma's two calls have no known cost.
+    expected = {"total_usd": pytest.approx(0.015), "partial": True,
+                "by_stage": pytest.approx({"answers": 0.006, "reviews": 0.006, "chairman": 0.003}),
+                "by_member": pytest.approx({"alpha": 0.009, "beta": 0.006}), "unpriced": ["gamma"]}
+    runner, server = await start_web(fake_llm, db, keys=WEB_KEY, prices=prices)
+    try:
+        _cid, run_id = await ask(server, "What does this cost?")
+        streamed = await finish(server, run_id)
+        assert streamed[-1]["kind"] == "result" and streamed[-1]["data"]["cost"] == expected
+        status, live = await call(server, "GET", f"/api/runs/{run_id}")
+        assert status == 200 and live["finished"] is True
+        assert live["events"][-1]["kind"] == "result" and live["events"][-1]["data"]["cost"] == expected
+    finally:
+        await runner.cleanup()
+        server.store.close()
+    # A restarted server has no run in memory: the events are rebuilt from the stored result, cost and all.
+    runner, server = await start_web(fake_llm, db, keys=WEB_KEY, prices=prices)
+    try:
+        status, stored = await call(server, "GET", f"/api/runs/{run_id}")
+        assert status == 200 and stored["finished"] is True
+        assert stored["events"][-1]["kind"] == "result" and stored["events"][-1]["data"]["cost"] == expected
+        assert events_of(await sse(server, f"/api/runs/{run_id}/events", AUTH))[-1]["data"]["cost"] == expected
+    finally:
+        await runner.cleanup()
+        server.store.close()
+
+
+async def test_a_run_without_prices_has_an_unknown_cost_not_zero(server):
+    _cid, run_id = await ask(server, "Free?")
+    await finish(server, run_id)
+    _status, snapshot = await call(server, "GET", f"/api/runs/{run_id}")
+    assert snapshot["events"][-1]["data"]["cost"] == {"total_usd": None, "partial": True, "by_stage": {},
+                                                      "by_member": {}, "unpriced": ["alpha", "beta", "gamma"]}
 
 
 async def test_a_council_no_longer_configured_is_refused(server, tmp_path):

@@ -3,7 +3,7 @@
 
 import { api, forgetKey, followRun, onKeyNeeded, storedKey } from "./api.js";
 import { h } from "./chart.js";
-import { RunView } from "./run_view.js";
+import { RunView, dollars } from "./run_view.js";
 
 const $ = (id) => document.getElementById(id);
 const THEMES = ["auto", "light", "dark"];
@@ -15,6 +15,7 @@ const state = {
   picks: null, // the council chosen before a new conversation exists
   stops: [], // functions that stop following the open conversation's runs
   running: null, // run id of the open conversation's unfinished run
+  views: [], // the open conversation's run views (a recovered one replaces its view's root on the page)
   images: [], // images attached to the next question: {name, url} with url a data: URL
 };
 
@@ -241,9 +242,46 @@ function updateComposer() {
   $("send").textContent = state.running ? "Answering…" : "Send";
 }
 
+/**
+ * The open conversation's cost beside its title: the known costs of its ended turns added up, marked partial when
+ * any turn's cost is partial or unknown. Turns still running are left out until they end.
+ */
+function drawConversationCost() {
+  const box = $("conversation-cost");
+  const ended = state.views.filter((view) => view.root.isConnected && (view.finished || view.ended));
+  box.hidden = ended.length === 0;
+  if (!ended.length) {
+    box.textContent = "";
+    box.removeAttribute("title");
+    return;
+  }
+  const costs = ended.map((view) => view.cost);
+  const known = costs.filter((cost) => cost.known);
+  const partial = costs.some((cost) => cost.partial);
+  const turns = `${ended.length} finished turn${ended.length === 1 ? "" : "s"}`;
+  box.classList.toggle("partial", partial);
+  if (!known.length) {
+    box.textContent = "Total cost unknown";
+    box.title = `No cost is known for the ${turns}: their members have no prices configured, or no cost was recorded.`;
+    return;
+  }
+  const total = known.reduce((sum, cost) => sum + cost.usd, 0);
+  box.textContent = `Total cost ${dollars(total)}${partial ? " (partial)" : ""}`;
+  box.title = partial ? `What is known of the ${turns}: some calls had no price, so the real total is higher.`
+    : `The ${turns} added up.`;
+}
+
+function trackView(view) {
+  view.onEnd = drawConversationCost;
+  state.views.push(view);
+  return view;
+}
+
 function newConversation() {
   stopFollowing();
   state.current = null;
+  state.views = [];
+  drawConversationCost();
   state.picks = state.picks || presetPicks(null);
   $("transcript").replaceChildren($("welcome") || h("div"));
   $("welcome").hidden = false;
@@ -263,7 +301,7 @@ function addTurn(message, images = []) {
     question.append(h("div", { class: "question-images", "data-testid": "question-images" },
       ...images.map((image) => h("img", { src: image.url, alt: image.name }))));
   }
-  const view = new RunView(message.run_id, rubricOption(message.rubric || currentPicks().rubric));
+  const view = trackView(new RunView(message.run_id, rubricOption(message.rubric || currentPicks().rubric)));
   const turn = h("article", { class: "turn", "data-run-id": message.run_id }, question, view.root);
   $("transcript").append(turn);
   return view;
@@ -276,10 +314,11 @@ async function recover(view) {
     view.end();
     return view;
   }
-  const fresh = new RunView(view.runId, view.rubric);
+  const fresh = trackView(new RunView(view.runId, view.rubric));
   for (const event of snapshot.events) fresh.apply(event);
   if (!fresh.finished) fresh.end();
   view.root.replaceWith(fresh.root);
+  drawConversationCost();
   return fresh;
 }
 
@@ -304,6 +343,8 @@ async function openConversation(id) {
   history.replaceState(null, "", `#c=${conversation.id}`);
   $("conversation-title").textContent = conversation.title;
   $("transcript").replaceChildren($("welcome"));
+  state.views = [];
+  drawConversationCost();
   drawSettings();
   drawList();
   for (const message of conversation.messages.filter((m) => m.role === "user")) {

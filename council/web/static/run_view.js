@@ -32,6 +32,48 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const reasonText = (error) => (error ? REASONS[error.reason] || error.reason : "failed");
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+// What a run cost, in US dollars: four decimals (a council run costs cents), never a made-up zero.
+const COST_STAGES = { answers: "Answers", safety: "Safety check", reviews: "Peer review", chairman: "Chairman" };
+export const dollars = (usd) => (usd > 0 && usd < 0.00005 ? "< $0.0001" : `$${usd.toFixed(4)}`);
+
+/** The cost line of a finished run: its total, or why it is not known. `cost` is the result event's summary. */
+export function costText(cost) {
+  if (!cost) return "cost not recorded";
+  if (cost.total_usd == null) {
+    return cost.unpriced?.length ? "cost unknown (no prices configured)" : "cost unknown";
+  }
+  const partial = cost.partial ? ` · partial: no price for ${(cost.unpriced || []).join(", ")}` : "";
+  return `Cost ${dollars(cost.total_usd)}${partial}`;
+}
+
+/** The breakdown, one line per stage and per member, for the cost line's tooltip. */
+function costLines(cost) {
+  const stages = Object.entries(cost.by_stage || {}).map(([stage, usd]) => `${COST_STAGES[stage] || stage} ${dollars(usd)}`);
+  const members = Object.entries(cost.by_member || {}).map(([member, usd]) => `${member} ${dollars(usd)}`);
+  const unpriced = cost.unpriced?.length ? [`No price: ${cost.unpriced.join(", ")}`] : [];
+  return [stages.length ? `By stage: ${stages.join(", ")}` : "", members.length ? `By member: ${members.join(", ")}` : "",
+    ...unpriced].filter(Boolean);
+}
+
+/** The breakdown as two small tables (per stage, per member), for the full ranking section. */
+function costTables(cost) {
+  const table = (caption, entries, key) => h("table", { class: "cost-table", "data-testid": `cost-by-${key}` },
+    h("caption", { text: caption }),
+    h("tbody", {}, ...entries.map(([name, usd]) => h("tr", { [`data-${key}`]: name },
+      h("th", { scope: "row", text: key === "stage" ? COST_STAGES[name] || name : name }),
+      h("td", { class: "usd", text: dollars(usd) })))));
+  const parts = [h("h5", { text: "Cost" })];
+  const stages = Object.entries(cost.by_stage || {});
+  const members = Object.entries(cost.by_member || {});
+  if (stages.length) parts.push(table("By stage", stages, "stage"));
+  if (members.length) parts.push(table("By member", members, "member"));
+  if (cost.unpriced?.length) {
+    parts.push(h("p", { class: "muted", "data-testid": "cost-unpriced",
+      text: `No price for ${cost.unpriced.join(", ")}: their calls are not counted.` }));
+  }
+  return parts;
+}
+
 /** A folding section whose summary has a title and a short count (so a folded one still says what is in it). */
 function section(name, title, open, ...content) {
   const count = h("span", { class: "section-count muted" });
@@ -80,7 +122,9 @@ export class RunView {
 
     this.stageText = h("span", { class: "stage", "data-testid": "run-stage", text: "Starting…" });
     this.waiting = h("span", { class: "waiting", "data-testid": "run-waiting" });
-    this.status = h("p", { class: "run-status", role: "status", "data-testid": "run-status" }, this.stageText, this.waiting);
+    this.costLine = h("span", { class: "run-cost", "data-testid": "run-cost", hidden: true });
+    this.status = h("p", { class: "run-status", role: "status", "data-testid": "run-status" }, this.stageText, this.waiting,
+      this.costLine);
     this.alerts = h("div", { class: "run-alerts" });
     this.finalBox = h("section", { class: "final", "data-testid": "final-answer", hidden: true });
     this.summaryBox = h("aside", { class: "ranking-summary", "data-testid": "ranking-summary", hidden: true,
@@ -89,11 +133,12 @@ export class RunView {
     this.answerGrid = h("div", { class: "answer-grid" });
     this.reviewList = h("div", { class: "review-list" });
     this.rankingBox = h("div", { class: "ranking-box" });
+    this.costBox = h("div", { class: "cost-breakdown", "data-testid": "cost-breakdown", hidden: true });
     this.answerSection = section("answers", "Members' answers", true, this.answerGrid);
     this.reviewSection = section("reviews", "Peer review", false,
       h("p", { class: "note", text: "Reviewers saw only anonymous labels (Response A, B, …) in a shuffled order, "
         + "never who wrote an answer. The names are shown here for you." }), this.reviewList);
-    this.rankingSection = section("ranking", "Full ranking", true, this.rankingBox);
+    this.rankingSection = section("ranking", "Full ranking", true, this.rankingBox, this.costBox);
     this.reviewSection.hidden = true;
     this.rankingSection.hidden = true;
     this.root = h("section", { class: "run", "data-run-id": runId, "aria-label": "Council run" },
@@ -103,6 +148,16 @@ export class RunView {
   /** Whether the run has ended (its summary or an error arrived). */
   get finished() {
     return this.result !== null || this.error !== null;
+  }
+
+  /**
+   * What the run cost, once it has ended: `{usd, known, partial}`. `usd` counts the calls whose cost is known
+   * (0 when none is); `known` is false when no cost is known at all; `partial` when some of it is missing.
+   */
+  get cost() {
+    const cost = this.result?.cost;
+    if (cost?.total_usd == null) return { usd: 0, known: false, partial: true };
+    return { usd: cost.total_usd, known: true, partial: Boolean(cost.partial) };
   }
 
   /** Apply one `{seq, kind, data}` event. */
@@ -365,6 +420,7 @@ export class RunView {
       if (r.simulated) alerts.push(h("p", { class: "muted small", text: "Simulated members: offline, not real models." }));
       this.stageText.textContent = r.status === "complete" ? `Done in ${seconds(r.timings?.total_ms || 0)}.`
         : r.status === "failed" ? "Failed." : "Interrupted.";
+      this.drawCost();
     } else if (this.ended) {
       alerts.push(h("p", { class: "alert warning", text: "The connection closed before the run reported its end." }));
       this.stageText.textContent = "Connection closed.";
@@ -373,6 +429,20 @@ export class RunView {
     this.root.classList.toggle("finished", this.finished);
     this.alerts.replaceChildren(...alerts);
     this.fold();
+    if (this.onEnd) this.onEnd(this);
+  }
+
+  /** The cost beside the status line (its breakdown on hover), and per stage and member in the full ranking. */
+  drawCost() {
+    const cost = this.result?.cost ?? null;
+    this.costLine.hidden = false;
+    this.costLine.textContent = costText(cost);
+    this.costLine.classList.toggle("partial", Boolean(cost && (cost.partial || cost.total_usd == null)));
+    const lines = cost ? costLines(cost) : [];
+    if (lines.length) this.costLine.title = lines.join("\n");
+    else this.costLine.removeAttribute("title");
+    this.costBox.hidden = !cost || lines.length === 0;
+    if (cost) this.costBox.replaceChildren(...costTables(cost));
   }
 
   /**

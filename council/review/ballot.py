@@ -2,22 +2,38 @@
 
 A reviewer's reply is untrusted input. It may quote the answers it read, and
 an answer may carry a ready-made ballot meant to be mistaken for the
-reviewer's own ("schema smuggling"). So the ballot is taken from one place:
+reviewer's own ("schema smuggling"). It may also restate its instructions
+first, verdict tag and placeholder JSON included, before giving its verdict.
+So the candidates are read in a fixed order of preference (found by
+:mod:`council.review.ballot_search`), and the first that validates is the
+ballot:
 
-1. the LAST ``<verdict nonce="NONCE">`` block carrying this review's nonce,
-   which no answer can contain (see :mod:`council.review.prompt`);
-2. only if there is none, the last ballot-shaped JSON object in the reply (in
-   a code fence or bare) that is not copied from an answer: its text, with
-   all whitespace removed, must not occur in any candidate's text.
+1. the ``<verdict nonce="NONCE">`` blocks carrying this review's nonce, which
+   no answer can contain (see :mod:`council.review.prompt`), the LAST first:
+   an earlier block counts only when every later one fails (an echoed
+   instruction, placeholder JSON, a broken or invalid final verdict);
+2. then the ballot-shaped JSON objects of the reply (with a ``"ranking"`` or
+   ``"evaluations"`` key, in a code fence or bare), the last first, each
+   only if it is not copied from an answer: its text, with all whitespace
+   removed, must not occur in any candidate's text.
 
-A verdict whose JSON is copied from an answer is refused too, nonce or not:
-a reviewer that pasted a smuggled ballot has not reviewed anything.
+A verdict whose JSON is copied from an answer is refused too, nonce or not,
+and it ends the search: a reviewer that pasted a smuggled ballot into its
+verdict has not reviewed anything, whatever it wrote before. (A later verdict
+block that validates still wins, as it is tried first.) Nothing copied from
+an answer ever counts, wherever it appears.
 
-Then everything is checked: the ranking is exactly the labels shown, each
-once; every label has an evaluation with every rubric dimension scored as a
-whole number within the scale; numbers are finite; no JSON key repeats. The
-reviewer's own ``overall`` is kept for audit only: the overall score is
+Each candidate is checked in full: the ranking is exactly the labels shown,
+each once; every label has an evaluation with every rubric dimension scored
+as a whole number within the scale; numbers are finite; no JSON key repeats.
+The reviewer's own ``overall`` is kept for audit only: the overall score is
 always recomputed with :meth:`Rubric.overall`.
+
+When no candidate validates, the error names what was wrong with the best
+one tried: the most preferred JSON object that was read but failed
+validation, else the most preferred unreadable verdict block (so an echoed
+instruction does not hide the real ballot's problem). With no candidate at
+all it is "no verdict block found".
 
 Decisions worth knowing:
 
@@ -31,31 +47,25 @@ Decisions worth knowing:
 
 Parsing is linear in the reply's length: string search and the C JSON
 scanner, brace matching over at most the last 20,000 braces, and a bounded
-number of attempts. A 1 MB reply is read in milliseconds, and deep nesting
-ends in a parse error rather than a crash.
+number of attempts (32 verdict blocks, 32 objects). A 1 MB reply is read in
+milliseconds, and deep nesting ends in a parse error rather than a crash.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from council import strict_json
+from council.review.ballot_search import ballot_spots
 from council.review.sandbox import neutralize
 from council.rubrics.model import Criterion, CriterionValue, Rubric
 
 MAX_NOTES_CHARS = 2000
-_MAX_ATTEMPTS = 32  # fallback objects tried, last first
-_MAX_BRACES = 20_000  # braces the fallback matches, counted from the end
 _MAX_PROBLEMS = 5
 _NONCE = re.compile(r"^[0-9a-f]{8,64}$")
-_TAG_BEFORE_NONCE = re.compile(r"<\s*verdict\s+nonce\s*=\s*[\"']?$", re.IGNORECASE)
-_TAG_AFTER_NONCE = re.compile(r"[\"']?\s*>")
-_BEFORE_JSON = re.compile(r"\s*(?:```[A-Za-z]*[ \t]*\r?\n?\s*)?")
-_BRACES = re.compile(r"[{}]")
 
 
 @dataclass(frozen=True)
@@ -83,26 +93,6 @@ class BallotParse:
     reported_overall: dict[str, float] = field(default_factory=dict)
 
 
-class _Unreadable(ValueError):
-    """The ballot text cannot be used; the message says why."""
-
-
-def _decode(text: str, start: int) -> tuple[Any, int]:
-    """The JSON value starting at ``start`` and where it ends; ``_Unreadable`` if there is none."""
-    try:
-        return strict_json.DECODER.raw_decode(text, start)
-    except json.JSONDecodeError as exc:
-        line = text.count("\n", start, exc.pos) + 1
-        column = exc.pos - (text.rfind("\n", start, exc.pos) + 1 if line > 1 else start) + 1
-        raise _Unreadable(f"{exc.msg} (line {line}, column {column})") from None
-    except RecursionError:
-        raise _Unreadable("it is nested too deeply") from None
-    except _Unreadable:
-        raise
-    except ValueError as exc:  # e.g. an integer too long to convert
-        raise _Unreadable(str(exc)) from None
-
-
 def _show(value: Any) -> str:
     """A short, safe rendering of a value for an error message."""
     if isinstance(value, bool) or value is None:
@@ -125,71 +115,6 @@ def _squash(text: str) -> str:
 
 def _failed(error: str) -> BallotParse:
     return BallotParse(ok=False, ranking=[], evaluations={}, error=error)
-
-
-def _find_verdict(text: str, nonce: str) -> int | None:
-    """Where the JSON of the last verdict tag carrying ``nonce`` begins, or None."""
-    end = len(text)
-    while (index := text.rfind(nonce, 0, end)) >= 0:
-        if _TAG_BEFORE_NONCE.search(text, max(0, index - 40), index):
-            after = _TAG_AFTER_NONCE.match(text, index + len(nonce))
-            if after is not None:
-                return after.end()
-        end = index + len(nonce) - 1
-    return None
-
-
-def _tail_start(text: str) -> int:
-    """Where the tail of ``text`` holding at most ``_MAX_BRACES`` braces begins.
-
-    Counting runs in C, a block at a time, so a reply made of braces costs
-    no more than a normal one: the ballot is at the end of a reply anyway.
-    """
-    start, count = len(text), 0
-    while start > 0:
-        block = max(0, start - 4096)
-        count += text.count("{", block, start) + text.count("}", block, start)
-        if count > _MAX_BRACES:
-            break
-        start = block
-    return start
-
-
-def _brace_spans(text: str) -> list[tuple[int, int]]:
-    """Matched ``{ ... }`` spans in the tail of ``text``, in the order they close.
-
-    A stack (not a depth counter) so that a stray ``{`` in prose cannot swallow
-    the object after it: the later pair still matches.
-    """
-    stack: list[int] = []
-    spans: list[tuple[int, int]] = []
-    for match in _BRACES.finditer(text, _tail_start(text)):
-        if match.group() == "{":
-            stack.append(match.start())
-        elif stack:
-            spans.append((stack.pop(), match.end()))
-    return spans
-
-
-def _last_own_object(text: str, is_quoted: Callable[[str], bool]) -> dict[str, Any] | None:
-    """The last ballot-shaped JSON object in ``text`` that ``is_quoted`` does not reject."""
-    bound = len(text)
-    attempts = 0
-    for start, end in reversed(_brace_spans(text)):
-        if end > bound:
-            continue  # inside an object already read
-        attempts += 1
-        if attempts > _MAX_ATTEMPTS:
-            break
-        try:
-            value, stop = _decode(text, start)
-        except _Unreadable:
-            continue  # not JSON here; an object nested inside may still be
-        bound = start
-        if isinstance(value, dict) and ("ranking" in value or "evaluations" in value) \
-                and not is_quoted(text[start:stop]):
-            return value
-    return None
 
 
 def _score(value: Any, low: int, high: int) -> int | None:
@@ -342,21 +267,17 @@ def parse_ballot(
             squashed = _squash(source)
             return any(squashed in candidate for candidate in quoted)
 
-        start = _find_verdict(text, nonce) if isinstance(nonce, str) and _NONCE.match(nonce) else None
-        if start is not None:
-            json_start = _BEFORE_JSON.match(text, start).end()  # type: ignore[union-attr]
-            if not text.startswith("{", json_start):
-                return _failed("the verdict block does not start with a JSON object")
-            try:
-                value, stop = _decode(text, json_start)
-            except _Unreadable as exc:
-                return _failed(f"the verdict block is not valid JSON: {exc}")
-            if is_quoted(text[json_start:stop]):
-                return _failed("the verdict is copied from one of the answers under review")
-            return _read_ballot(value, labels, rubric)
-        found = _last_own_object(text, is_quoted)
-        if found is None:
-            return _failed("no verdict block found")
-        return _read_ballot(found, labels, rubric)
+        usable_nonce = nonce if isinstance(nonce, str) and _NONCE.match(nonce) else None
+        best: BallotParse | None = None  # the first failure of the furthest kind
+        best_read = False
+        for spot in ballot_spots(text, usable_nonce, is_quoted):
+            if spot.kind == "copied":
+                return _failed(spot.problem)
+            result = _read_ballot(spot.value, labels, rubric) if spot.kind == "read" else _failed(spot.problem)
+            if result.ok:
+                return result
+            if best is None or (spot.kind == "read" and not best_read):
+                best, best_read = result, spot.kind == "read"
+        return best if best is not None else _failed("no verdict block found")
     except Exception as exc:
         return _failed(f"the ballot could not be read ({type(exc).__name__})")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from council.pipeline.review import presentation_order, review_answers, reviewers_and_candidates
 from council.review.prompt import read_review_task
 from council.types import ChatMessage
-from tests.pipeline.stages import answer, context, member
+from tests.pipeline.stages import answer, context, member, quality
 
 ANSWERS = [
     answer("a", "a says 42. quality=9"),
@@ -52,6 +54,32 @@ async def test_a_garbled_ballot_is_asked_again_then_recorded_as_failed():
     assert reviews["a"].status == "failed" and reviews["a"].error.reason == "parse"
     assert reviews["a"].attempts == 2 and calls[1] == calls[0] + 2, "the retry adds the reply and the correction"
     assert reviews["b"].status == "ok"
+
+
+async def test_a_reviewer_that_echoes_its_instructions_then_answers_in_a_json_fence_is_counted():
+    calls: list[int] = []
+
+    def echoing(messages: list[ChatMessage]) -> str:
+        # Restates the prompt's reply section, verdict tag and placeholder JSON included, then answers in a fence.
+        calls.append(len(messages))
+        task = read_review_task(messages)
+        assert task is not None
+        system = messages[0].content
+        instructions = system[system.index("## Your reply"):]
+        assert f'<verdict nonce="{task.nonce}">' in instructions
+        scores = {c.label: quality(c.text) for c in task.candidates}
+        ballot = {"ranking": sorted(scores, key=lambda label: -scores[label]), "evaluations": {
+            label: {**dict.fromkeys(task.dimension_ids, score), "overall": score, "notes": "Checked."}
+            for label, score in scores.items()}}
+        return f"My instructions:\n{instructions}\n\nMy verdict:\n```json\n{json.dumps(ballot, indent=2)}\n```"
+
+    ctx, _ = context({"a": echoing, "b": member("-"), "c": member("-")})
+    reviews = {r.reviewer: r for r in await review_answers(ctx, ANSWERS, {})}
+    assert reviews["a"].status == "ok", reviews["a"].error
+    assert reviews["a"].attempts == 1 and len(calls) == 1, "read the first time, not asked again"
+    assert reviews["a"].ranking == ["b", "c"]
+    assert reviews["a"].scores["b"].scores == dict.fromkeys(ctx.rubric.dimension_ids(), 6)
+    assert reviews["a"].scores["b"].overall > reviews["a"].scores["c"].overall
 
 
 async def test_fewer_than_two_survivors_get_no_review():

@@ -162,9 +162,12 @@ def test_without_a_tag_the_ballot_is_found_past_prose_braces_and_large_objects()
     assert parse(f"{own}\nAn example object from Response B: {big}").ranking == HONEST_RANKING
 
 
-def test_a_broken_final_verdict_is_not_replaced_by_an_earlier_one():
-    text = verdict(ballot()) + f'\n<verdict nonce="{NONCE}">{{"ranking": [</verdict>'
-    assert error_of(text).startswith("the verdict block is not valid JSON")
+def test_a_broken_final_verdict_falls_back_to_the_last_valid_one():
+    # Issue 17: a broken last block (often an echoed instruction) no longer costs the whole ballot.
+    broken = f'\n<verdict nonce="{NONCE}">{{"ranking": [</verdict>'
+    text = verdict(ballot(SMUGGLED_RANKING)) + "\n" + verdict(ballot()) + broken
+    assert parse(text).ranking == HONEST_RANKING
+    assert error_of(broken + broken.replace("[", "{")).startswith("the verdict block is not valid JSON")
 
 
 def test_no_verdict():

@@ -3,8 +3,9 @@
 ::
 
     council eval DATASET.jsonl [--config FILE] [--repeat N] [--concurrency K] [--judge MEMBER | --evaluator MEMBER]
-                               [--members a,b] [--report PATH | --no-report] [--json] [--quiet] [thresholds...]
-    council eval --resume RUN_ID [DATASET.jsonl] [--concurrency K] [--report PATH] [--json] [--quiet]
+                               [--members a,b] [--report PATH | --no-report] [--json] [--quiet] [--max-usd X]
+                               [thresholds...]
+    council eval --resume RUN_ID [DATASET.jsonl] [--concurrency K] [--max-usd Y] [--report PATH] [--json] [--quiet]
     council eval compare RUN_A RUN_B [--config FILE] [--json]
 
 ``compare`` is read as a word in the dataset's place, so both forms live
@@ -13,8 +14,16 @@ argument and so could not take a dataset path there. A dataset file that is
 really named ``compare`` is reached as ``./compare``.
 
 Exit codes: 0 the release gate holds (and for ``compare``), 1 it does not
-(or a run failed), 2 a usage, configuration or dataset error, 130
+(or a run failed), 2 a usage, configuration or dataset error, 3 the run
+stopped on its ``--max-usd`` budget before every sample ran (what ran is
+stored and summarized; ``--resume RUN_ID [--max-usd Y]`` runs the rest), 130
 interrupted (the run is kept; ``--resume RUN_ID`` finishes it).
+
+``--max-usd X`` keeps a running total of what the samples cost (answers and
+their evaluation); no sample starts once it reaches X, and the samples in
+flight finish. A budget needs a price on every member the run calls (an
+unpriced member's calls could not be counted), so a member without one is a
+usage error. On ``--resume`` it is a new budget for the resumed part only.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 EXIT_GATE_FAILED = EXIT_FAILED  # the release gate failed: a run that did not pass, like any failed run
+EXIT_BUDGET_STOPPED = 3  # --max-usd ran out before every sample ran; clashes with no code of council/cli/common.py
 COMPARE = "compare"
 THRESHOLD_FLAGS = {
     "min_aggregate_score": ("--min-aggregate-score", float, "gate: least aggregate_score (0.80)"),
@@ -57,7 +67,9 @@ def add_eval_commands(subparsers: Any) -> None:
         "eval", help="evaluate a dataset (or: eval compare RUN_A RUN_B)",
         usage="council eval DATASET [options] | --resume RUN_ID [DATASET] | compare RUN_A RUN_B",
         description="Run a JSONL dataset through the council (or each member, with --judge), score every answer "
-                    "with an evaluator, and check the release gate. Exit 0 when the gate holds, 1 when not.",
+                    "with an evaluator, and check the release gate. Exit 0 when the gate holds, 1 when not, "
+                    f"2 on a usage error, {EXIT_BUDGET_STOPPED} when --max-usd stopped the run before every sample "
+                    "ran, 130 when interrupted.",
     )
     parser.add_argument("target", nargs="?", metavar="DATASET", help="the JSONL dataset, or the word 'compare'")
     parser.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="with compare: the two run ids")
@@ -73,7 +85,14 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument("--members", metavar="A,B", help="comma-separated members (default: all)")
     parser.add_argument("--sample-timeout", type=float, metavar="SECONDS",
                         help=f"abandon a sample after this long (default {DEFAULT_SAMPLE_TIMEOUT_S:g})")
-    parser.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted run without redoing its samples")
+    parser.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted (or budget-stopped) run without "
+                                                           "redoing its samples")
+    parser.add_argument("--max-usd", type=float, metavar="X",
+                        help="budget in US dollars: no sample starts once what the samples cost (answers and their "
+                             "evaluation) reaches X; samples in flight finish, the run is stored as stopped and "
+                             f"exits {EXIT_BUDGET_STOPPED}. Every member the run calls needs a price (else exit 2). "
+                             "With --resume: a new budget for the remaining samples, counting only what the resumed "
+                             "part spends")
     parser.add_argument("--report", metavar="PATH", help="report file: .html (default) or .md with .svg images "
                                                          "(default: ./council-eval-RUN_ID.html)")
     parser.add_argument("--no-report", action="store_true", help="write no report file")
@@ -143,7 +162,7 @@ def _thresholds(args: argparse.Namespace) -> Any:
 
 
 def _positive(args: argparse.Namespace) -> None:
-    for name in ("repeat", "concurrency", "sample_timeout"):
+    for name in ("repeat", "concurrency", "sample_timeout", "max_usd"):
         value, flag = getattr(args, name), "--" + name.replace("_", "-")
         if value is not None and value <= 0:
             raise UsageError(f"{flag} must be positive, got {value:g}")
@@ -230,6 +249,18 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     return Council(config, environ=environ), dataset, manifest, stored.status
 
 
+def _check_budget(args: argparse.Namespace, council: Any, dataset: Any, manifest: Any) -> None:
+    """Refuse ``--max-usd`` when a member the run calls has no price: its calls could not be counted."""
+    from council.evals.runner import unpriced_members
+
+    if args.max_usd is None:
+        return
+    unpriced = unpriced_members(council, manifest, bool(dataset.rubrics))
+    if unpriced:
+        raise UsageError(f"--max-usd: a budget needs a price on every member the run calls; no price: "
+                         f"{', '.join(unpriced)} (add members[].price to the config, or run without --max-usd)")
+
+
 async def _execute(council: Any, dataset: Any, manifest: Any, resumed: bool,
                    args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
     from council.evals.records import EvalStore
@@ -248,7 +279,7 @@ async def _execute(council: Any, dataset: Any, manifest: Any, resumed: bool,
                 passed[1] += 1
                 progress.update(task, advance=1, passes=f"pass {passed[0]}/{passed[1]}")
 
-            runner = EvalRunner(council, store, dataset, manifest, on_record=on_record)
+            runner = EvalRunner(council, store, dataset, manifest, on_record=on_record, max_usd=args.max_usd)
             task = progress.add_task(f"eval {manifest.run_id}", total=len(runner.pending()), passes="")
             # The with block stops the bar on failure and Ctrl-C too, so the terminal gets its cursor back.
             with progress:
@@ -283,6 +314,7 @@ def _evaluate(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             print(f"council: run {args.resume} is already complete; summarizing it again", file=sys.stderr)
     else:
         council, dataset, manifest = _new_run(args, environ)
+    _check_budget(args, council, dataset, manifest)
     for warning in manifest.warnings:
         print(f"council: warning: {warning}", file=sys.stderr)
     try:
@@ -306,4 +338,8 @@ def _evaluate(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         print(render_summary(summary, manifest))
         if written:
             print(f"report: {written[0]}")
+    if summary.budget is not None and summary.budget.stopped:
+        print(f"council: evaluation {manifest.run_id} stopped: {summary.budget.reason}; the samples run are stored. "
+              f"Continue with: council eval --resume {manifest.run_id} [--max-usd Y]", file=sys.stderr)
+        return EXIT_BUDGET_STOPPED
     return EXIT_OK if summary.gate_passed else EXIT_GATE_FAILED

@@ -6,6 +6,10 @@ samples whose verdict flipped: a sample's verdict in a run is *pass* when it
 passed in at least half of that run's repeats, so with one repeat it is
 simply whether it passed. Samples present in only one run are listed apart,
 and runs over different datasets (by hash) are compared with a warning.
+
+Cost: the cost metrics are among the deltas, and a line gives what each
+run's answers cost in all and a sample, with B's cost a sample over A's
+when both are known (a cost that is not known is never taken for 0).
 """
 
 from __future__ import annotations
@@ -14,9 +18,12 @@ from collections import defaultdict
 
 from pydantic import BaseModel, ConfigDict
 
-from council.evals.metrics import RunMetrics
-from council.evals.records import SampleRecord, StoredRun
+from council.evals.metrics import RunMetrics, usd
+from council.evals.records import EvalSummary, SampleRecord, StoredRun
 from council.evals.report import fmt, text_table
+
+# Flags (cost_partial) are not differences; the cost line says which run's cost is partial.
+DELTA_METRICS = [name for name, field in RunMetrics.model_fields.items() if field.annotation is not bool]
 
 
 class MetricDelta(BaseModel):
@@ -43,6 +50,27 @@ class Flip(BaseModel):
     direction: str
 
 
+class RunCostSide(BaseModel):
+    """What one run's answers cost (the evaluator's apart); None when not known."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    total_usd: float | None = None
+    per_sample_usd: float | None = None
+    partial: bool = False
+    evaluator_usd: float | None = None
+
+
+class CostComparison(BaseModel):
+    """Both runs' cost, and B's cost a sample over A's when both are known."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    a: RunCostSide
+    b: RunCostSide
+    ratio: float | None = None
+
+
 class Comparison(BaseModel):
     """The comparison of two stored evaluation runs."""
 
@@ -57,6 +85,24 @@ class Comparison(BaseModel):
     only_in_a: list[str]
     only_in_b: list[str]
     warnings: list[str]
+    cost: CostComparison | None = None
+
+
+def _cost_side(summary: EvalSummary) -> RunCostSide:
+    cost = summary.cost
+    if cost is None:
+        return RunCostSide()
+    return RunCostSide(total_usd=cost.total_usd, per_sample_usd=cost.per_sample_usd, partial=cost.partial,
+                       evaluator_usd=cost.evaluator_usd)
+
+
+def compare_costs(a: EvalSummary, b: EvalSummary) -> CostComparison:
+    """Both runs' cost; the ratio (B over A, a sample) only when both are known and A's is not 0."""
+    left, right = _cost_side(a), _cost_side(b)
+    ratio = None
+    if left.per_sample_usd and right.per_sample_usd is not None:
+        ratio = right.per_sample_usd / left.per_sample_usd
+    return CostComparison(a=left, b=right, ratio=ratio)
 
 
 def verdicts(records: list[SampleRecord]) -> dict[tuple[str, str], tuple[int, int]]:
@@ -93,7 +139,7 @@ def compare_runs(a: StoredRun, b: StoredRun, records_a: list[SampleRecord],
     deltas = []
     for subject in [s for s in a.summary.subjects if s in b.summary.subjects]:
         left, right = a.summary.subjects[subject].metrics, b.summary.subjects[subject].metrics
-        for metric in RunMetrics.model_fields:
+        for metric in DELTA_METRICS:
             x, y = getattr(left, metric), getattr(right, metric)
             delta = None if x is None or y is None else y - x
             deltas.append(MetricDelta(subject=subject, metric=metric, a=x, b=y, delta=delta))
@@ -109,7 +155,7 @@ def compare_runs(a: StoredRun, b: StoredRun, records_a: list[SampleRecord],
         deltas=deltas, flipped=flipped,
         only_in_a=[f"{s}/{i}" for s, i in va if (s, i) not in vb],
         only_in_b=[f"{s}/{i}" for s, i in vb if (s, i) not in va],
-        warnings=warnings,
+        warnings=warnings, cost=compare_costs(a.summary, b.summary),
     )
 
 
@@ -119,15 +165,47 @@ def _signed(value: float | None, digits: int) -> str:
     return ("+" if value > 0 else "") + fmt(value, digits)
 
 
+def _money(value: float | None) -> str:
+    return "-" if value is None else usd(value)
+
+
+def _signed_money(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return ("+" if value > 0 else "-" if value < 0 else "") + usd(abs(value))
+
+
+def _side(side: RunCostSide) -> str:
+    if side.total_usd is None:
+        return "unknown"
+    partial = " (partial)" if side.partial else ""
+    return f"{usd(side.total_usd)}{partial} ({_money(side.per_sample_usd)} a sample)"
+
+
+def cost_line(cost: CostComparison | None) -> str:
+    """``cost: A ... vs B ...; B/A ...`` (the ratio only when both runs' cost is known)."""
+    if cost is None:
+        return "cost: not recorded"
+    line = f"cost: A {_side(cost.a)} vs B {_side(cost.b)}"
+    if cost.ratio is not None:
+        line += f"; B/A {cost.ratio:.2f}x a sample"
+        if cost.a.partial or cost.b.partial:
+            line += " (over partial costs)"
+    return line
+
+
 def render_comparison(comparison: Comparison) -> str:
-    """The comparison as text: metric deltas, gate verdicts and flipped samples."""
+    """The comparison as text: metric deltas, gate verdicts, cost and flipped samples."""
     rows = []
     for d in comparison.deltas:
+        if d.metric.endswith("_usd") or d.metric.startswith("cost_"):
+            rows.append([d.subject, d.metric, _money(d.a), _money(d.b), _signed_money(d.delta)])
+            continue
         digits = 0 if d.metric.endswith(("_ms", "_total", "answer")) or d.metric.startswith("n_") else 3
         rows.append([d.subject, d.metric, fmt(d.a, digits), fmt(d.b, digits), _signed(d.delta, digits)])
     gate = {True: "PASS", False: "FAIL"}
     parts = [f"Comparing evaluation runs A={comparison.run_a} and B={comparison.run_b}",
-             f"gate: A {gate[comparison.gate_a]}, B {gate[comparison.gate_b]}", "",
+             f"gate: A {gate[comparison.gate_a]}, B {gate[comparison.gate_b]}", cost_line(comparison.cost), "",
              text_table((["subject", "metric", "A", "B", "B - A"], rows)), ""]
     if comparison.flipped:
         parts.append(f"Samples whose verdict flipped ({len(comparison.flipped)}):")

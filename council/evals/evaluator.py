@@ -63,6 +63,8 @@ class Evaluation(BaseModel):
     usage: Usage = Usage()
     latency_ms: float = 0.0
     model_version: str | None = None
+    cost_usd: float | None = Field(default=None, description="What the evaluator's calls cost in US dollars (set by "
+                                                             "the runner from its price); None when unknown.")
 
 
 def parse_verdict(text: str) -> tuple[Verdict | None, str | None]:

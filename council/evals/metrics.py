@@ -35,6 +35,15 @@ every sample; ``token_efficiency_ratio_mean`` the answered ones;
 ``tokens_per_correct_answer`` is the total over the number of samples with
 full accuracy credit (None when there is none).
 
+Cost, in US dollars (what each sample's answer cost: the council run, or the
+member's one call; the evaluator's calls are kept apart by the runner):
+``cost_usd_total`` sums the samples whose cost is known, and is None when no
+sample's is (an unknown cost is never counted as 0); ``cost_partial`` says
+some sample's cost is unknown or partial (a member without a price), and then
+every cost figure is a lower bound. ``cost_per_sample_usd`` is the total over
+every sample, and ``cost_per_correct_answer_usd`` the total over the samples
+with full accuracy credit, as ``tokens_per_correct_answer`` is.
+
 The gate (:func:`check_gate`) holds when ``aggregate_score >= 0.80``,
 ``pass_rate >= 0.85``, ``faithfulness_failure_rate <= 0.05`` and
 ``latency_e2e_p95_ms <= 10000``. A metric with no value fails its check.
@@ -82,6 +91,10 @@ class SampleMetrics(BaseModel):
     timed_out: bool = False
     input_tokens: int = 0
     output_tokens: int = 0
+    cost_usd: float | None = Field(default=None, description="What the answer cost in US dollars (the council run, "
+                                                             "or the member's call); None when unknown, never 0.")
+    cost_partial: bool = Field(default=False, description="Some of the answer's calls have no known cost (a member "
+                                                          "without a price): cost_usd is a lower bound.")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -165,6 +178,10 @@ class RunMetrics(BaseModel):
     total_tokens_total: int = 0
     token_efficiency_ratio_mean: float | None = None
     tokens_per_correct_answer: float | None = None
+    cost_usd_total: float | None = None
+    cost_per_sample_usd: float | None = None
+    cost_per_correct_answer_usd: float | None = None
+    cost_partial: bool = False
     pass_rate: float | None = None
     aggregate_score: float | None = None
 
@@ -180,6 +197,17 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(math.fsum(values) / len(values)) if values else None
 
 
+def usd(value: float) -> str:
+    """Dollars to read: four decimals, six below a cent (an evaluation on cheap models needs them)."""
+    return f"${value:,.4f}" if value >= 0.01 or value == 0 else f"${value:.6f}"
+
+
+def cost_total(samples: Sequence[SampleMetrics]) -> float | None:
+    """The sum of the known sample costs; None when no sample's cost is known (never a made-up 0)."""
+    known = [s.cost_usd for s in samples if s.cost_usd is not None]
+    return math.fsum(known) if known else None
+
+
 def aggregate_metrics(samples: Sequence[SampleMetrics], thresholds: Thresholds) -> RunMetrics:
     """The run aggregates of ``samples`` under ``thresholds``."""
     accuracy = [s.accuracy_score for s in samples if s.accuracy_score is not None]
@@ -188,6 +216,7 @@ def aggregate_metrics(samples: Sequence[SampleMetrics], thresholds: Thresholds) 
     total = sum(s.total_tokens for s in samples)
     correct = sum(1 for s in samples if s.accuracy_score == 2)
     n = len(samples)
+    cost = cost_total(samples)
     return RunMetrics(
         n_samples=n,
         n_scored=sum(1 for s in samples if s.accuracy_score is not None and s.faithfulness_score is not None),
@@ -206,6 +235,10 @@ def aggregate_metrics(samples: Sequence[SampleMetrics], thresholds: Thresholds) 
         total_tokens_total=total,
         token_efficiency_ratio_mean=_mean([s.token_efficiency_ratio for s in samples if s.answered]),
         tokens_per_correct_answer=total / correct if correct else None,
+        cost_usd_total=cost,
+        cost_per_sample_usd=cost / n if cost is not None and n else None,
+        cost_per_correct_answer_usd=cost / correct if cost is not None and correct else None,
+        cost_partial=any(s.cost_usd is None or s.cost_partial for s in samples),
         pass_rate=_mean([float(sample_passes(s, thresholds)) for s in samples]),
         aggregate_score=_mean([sample_score(s) for s in samples]),
     )

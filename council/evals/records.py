@@ -7,12 +7,16 @@ in the same database file as the council's runs (``storage.path``), through
 their own connection:
 
 - ``eval_runs``: one row per evaluation run: its manifest (everything needed
-  to reproduce it), its status (``running``, ``interrupted``, ``complete``)
-  and, once finished, its summary;
+  to reproduce it), its status (``running``, ``interrupted``, ``stopped``
+  when its ``--max-usd`` budget ran out, ``complete``) and, once finished or
+  stopped, its summary;
 - ``eval_samples``: one row per (run, repeat, sample, subject), where the
   subject is ``council`` in council mode and the member in judge mode. In
   council mode ``council_run_id`` points at the full council result in the
   ``runs`` table, which the leaderboard's calibration reads back.
+
+Records are JSON documents: fields added later (cost, budget) have defaults,
+so records written before them still load (their cost is unknown: None).
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ class SampleRecord(_Record):
     created_at: datetime
     rubric_verdicts: list[RubricVerdict] = Field(
         default_factory=list, description="The answer judged by the sample's rubrics (AgentV eval files).")
+    unpriced: list[str] = Field(default_factory=list,
+                                description="Members whose calls for the answer have no known cost (no price).")
 
 
 class ModelRecord(_Record):
@@ -152,6 +158,35 @@ class SubjectSummary(_Record):
                                            description="How many samples failed each condition (accuracy, ...).")
 
 
+class CostSummary(_Record):
+    """What a run's answers cost in all (every subject), and apart from it what its evaluator cost, in US dollars.
+
+    A cost that is not known is None, never 0; ``partial`` says some of it is
+    unknown (the members in ``unpriced`` have no price), so the figure is a
+    lower bound. Per subject (each member in judge mode), the figures are in
+    :class:`~council.evals.metrics.RunMetrics`.
+    """
+
+    total_usd: float | None = Field(description="Every answer's cost (the evaluator's apart); None: nothing priced.")
+    per_sample_usd: float | None = None
+    partial: bool = False
+    unpriced: list[str] = Field(default_factory=list)
+    evaluator_usd: float | None = Field(default=None, description="The evaluator's calls; None: not priced.")
+    evaluator_partial: bool = False
+
+
+class BudgetStatus(_Record):
+    """The ``--max-usd`` budget of the latest session of a run (a resume starts a new one), and how it went."""
+
+    max_usd: float
+    spent_usd: float = Field(description="What this session's samples and their evaluation cost; an unknown cost "
+                                         "counts 0.")
+    stopped: bool = Field(description="The budget ran out before every sample was run.")
+    done: int = Field(description="Samples stored, over every session.")
+    total: int = Field(description="Samples the run has in all (samples x repeats x subjects).")
+    reason: str | None = Field(default=None, description="Why the run stopped, for people.")
+
+
 class EvalSummary(_Record):
     """The outcome of an evaluation run."""
 
@@ -161,6 +196,8 @@ class EvalSummary(_Record):
     subjects: dict[str, SubjectSummary]
     leaderboard: Leaderboard | None = None
     evaluator_tokens_total: int = 0
+    cost: CostSummary | None = Field(default=None, description="None in runs stored before cost was recorded.")
+    budget: BudgetStatus | None = Field(default=None, description="Only when the session ran under --max-usd.")
     warnings: list[str] = Field(default_factory=list)
 
 

@@ -13,6 +13,7 @@ from html import escape
 from pathlib import Path
 
 from council.evals.charts import forest, histogram
+from council.evals.metrics import RunMetrics, usd
 from council.evals.records import EvalSummary, RunManifest, SampleRecord, SubjectSummary
 from council.text import text_table as plain_table
 
@@ -25,6 +26,7 @@ METRICS = (
     ("output_tokens_total", 0), ("total_tokens_total", 0), ("token_efficiency_ratio_mean", 3),
     ("tokens_per_correct_answer", 0), ("pass_rate", 3), ("aggregate_score", 3),
 )
+COST_METRICS = ("cost_usd_total", "cost_per_sample_usd", "cost_per_correct_answer_usd")
 
 
 def fmt(value: object, digits: int = 3) -> str:
@@ -40,6 +42,66 @@ def fmt(value: object, digits: int = 3) -> str:
     return str(value)
 
 
+def cost_cell(value: float | None, partial: bool, known: bool = True) -> str:
+    """A cost for a table: dollars, with '(partial)' when part of it is unknown; 'unknown' when the figure it
+    derives from is not known (``known`` false); '-' when only ``value`` is missing (no correct answer)."""
+    if not known:
+        return "unknown"
+    if value is None:
+        return "-"
+    return usd(value) + (" (partial)" if partial else "")
+
+
+def _sample_cost(record: SampleRecord) -> str:
+    cost = record.metrics.cost_usd
+    return cost_cell(cost, record.metrics.cost_partial, cost is not None)
+
+
+def _metric_cost(metrics: RunMetrics, name: str) -> str:
+    return cost_cell(getattr(metrics, name), metrics.cost_partial, metrics.cost_usd_total is not None)
+
+
+def cost_lines(summary: EvalSummary, manifest: RunManifest) -> list[str]:
+    """What the answers cost (in all, a sample, a correct answer; per member in judge mode), and the evaluator."""
+    cost = summary.cost
+    if cost is None:
+        return ["cost: not recorded (the run was stored before evaluations recorded cost)"]
+    n = sum(s.metrics.n_samples for s in summary.subjects.values())
+    if cost.total_usd is None:
+        line = (f"cost: unknown (no price for {', '.join(cost.unpriced)}; set members[].price in the config)"
+                if cost.unpriced else "cost: unknown (no sample's cost is known)")
+    else:
+        correct = [s.metrics.cost_per_correct_answer_usd for s in summary.subjects.values()]
+        per_correct = usd(correct[0]) if len(correct) == 1 and correct[0] is not None else None
+        line = (f"cost: {usd(cost.total_usd)} for {n} samples ({usd(cost.per_sample_usd or 0.0)} a sample"
+                + (f", {per_correct} a correct answer" if per_correct else "") + ")")
+        if summary.mode == "judge":
+            line += "; by member: " + ", ".join(
+                f"{name} {_metric_cost(s.metrics, 'cost_usd_total')}"
+                for name, s in summary.subjects.items())
+        if cost.partial:
+            line += ("; partial: no price for " + ", ".join(cost.unpriced) if cost.unpriced
+                     else "; partial: some samples' cost is unknown")
+    evaluator = manifest.evaluator.member
+    if cost.evaluator_usd is None:
+        judge = f"evaluator {evaluator} (not counted above): unknown (no price for {evaluator})"
+    else:
+        judge = f"evaluator {evaluator} (not counted above): {usd(cost.evaluator_usd)}" + (
+            " (partial)" if cost.evaluator_partial else "")
+    return [line, judge]
+
+
+def budget_line(summary: EvalSummary) -> str | None:
+    """Why the run stopped on its ``--max-usd`` budget (and how to go on), or what the budget left; None without."""
+    budget = summary.budget
+    if budget is None:
+        return None
+    if budget.stopped:
+        return (f"stopped: {budget.reason}; this summary covers the samples run. Continue with: "
+                f"council eval --resume {summary.run_id} [--max-usd Y]")
+    return f"budget: {usd(budget.spent_usd)} of ${budget.max_usd:g} spent, every sample run"
+
+
 def _plus_minus(mean: float | None, std: float | None, digits: int) -> str:
     return fmt(mean, digits) + ("" if std is None else f" ± {fmt(std, digits)}")
 
@@ -51,6 +113,7 @@ def metric_table(summary: EvalSummary) -> Table:
              *(f"{s.metrics.n_samples} ({s.metrics.n_scored} / {s.metrics.n_answered} / {s.metrics.n_timed_out})"
                for s in subjects)]]
     rows += [[name, *(fmt(getattr(s.metrics, name), digits) for s in subjects)] for name, digits in METRICS]
+    rows += [[name, *(_metric_cost(s.metrics, name) for s in subjects)] for name in COST_METRICS]
     if any(s.repeats.n_repeats > 1 for s in subjects):
         rows.append(["aggregate_score over repeats (mean ± std)",
                      *(_plus_minus(s.repeats.aggregate_score_mean, s.repeats.aggregate_score_std, 3)
@@ -95,14 +158,14 @@ def leaderboard_table(summary: EvalSummary) -> Table:
 
 
 def sample_table(records: list[SampleRecord]) -> Table:
-    """One row per sample record: verdict, scores, latency, tokens and why it failed."""
+    """One row per sample record: verdict, scores, latency, tokens, cost and why it failed."""
     rows = [[r.sample_id, r.subject, str(r.repeat), "pass" if r.passed else "FAIL", fmt(r.metrics.accuracy_score),
              fmt(r.metrics.faithfulness_score), fmt(r.sample_score), fmt(r.metrics.latency_e2e_ms, 0),
-             fmt(r.metrics.total_tokens), "; ".join(filter(None, [r.error, r.evaluation.evaluator_error,
-                                                                   *r.failed_conditions]))]
+             fmt(r.metrics.total_tokens), _sample_cost(r),
+             "; ".join(filter(None, [r.error, r.evaluation.evaluator_error, *r.failed_conditions]))]
             for r in records]
     return ["sample", "subject", "repeat", "verdict", "accuracy", "faithfulness", "score", "latency ms", "tokens",
-            "notes"], rows
+            "cost", "notes"], rows
 
 
 def failures_line(subject: SubjectSummary) -> str:
@@ -137,7 +200,10 @@ def _board_caption(summary: EvalSummary, manifest: RunManifest) -> str:
 
 def render_summary(summary: EvalSummary, manifest: RunManifest) -> str:
     """The summary printed at the end of ``council eval``."""
-    parts = [_heading(summary, manifest), "", text_table(metric_table(summary)), "",
+    stopped = budget_line(summary)
+    parts = [_heading(summary, manifest), *([stopped] if stopped and summary.budget and summary.budget.stopped
+                                           else []),
+             "", text_table(metric_table(summary)), "",
              f"Gate: {'PASS' if summary.gate_passed else 'FAIL'}", text_table(gate_table(summary))]
     parts += [failures_line(s) for s in summary.subjects.values() if s.failed_because]
     header, rows = leaderboard_table(summary)
@@ -145,6 +211,9 @@ def render_summary(summary: EvalSummary, manifest: RunManifest) -> str:
         parts += ["", _board_caption(summary, manifest) + ":", text_table((header, rows))]
     parts += [""] + [f"warning: {w}" for w in summary.warnings]
     parts.append(f"evaluator tokens (not counted above): {summary.evaluator_tokens_total:,}")
+    parts += cost_lines(summary, manifest)
+    if stopped and summary.budget and not summary.budget.stopped:
+        parts.append(stopped)
     return "\n".join(parts).rstrip()
 
 
@@ -207,12 +276,18 @@ def render_html(summary: EvalSummary, manifest: RunManifest, records: list[Sampl
     verdict = "PASS" if summary.gate_passed else "FAIL"
     parts = [f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Council eval "
              f"{escape(summary.run_id)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>{escape(_heading(summary, manifest))}</h1>",
-             f"<h2>Gate: <span class=\"{verdict.lower()}\">{verdict}</span></h2>", _html_table(gate_table(summary))]
+             f"<h1>{escape(_heading(summary, manifest))}</h1>"]
+    budget = budget_line(summary)
+    if budget:
+        stopped = summary.budget is not None and summary.budget.stopped
+        opening = '<p class="warn">' if stopped else "<p>"
+        parts.append(f"{opening}{escape(budget)}</p>")
+    parts += [f"<h2>Gate: <span class=\"{verdict.lower()}\">{verdict}</span></h2>", _html_table(gate_table(summary))]
     parts += [f"<p>{escape(failures_line(s))}</p>" for s in summary.subjects.values() if s.failed_because]
     parts += [f"<p class=\"warn\">warning: {escape(w)}</p>" for w in summary.warnings]
     parts += ["<h2>Metrics</h2>", _html_table(metric_table(summary)),
               f"<p>Evaluator tokens, not counted above: {summary.evaluator_tokens_total:,}</p>"]
+    parts += [f"<p>{escape(line)}</p>" for line in cost_lines(summary, manifest)]
     if summary.leaderboard is not None:
         parts += [f"<h2>{escape(_board_caption(summary, manifest))}</h2>", _html_table(leaderboard_table(summary))]
     parts.append("<h2>Charts</h2>")
@@ -238,12 +313,14 @@ def render_markdown(summary: EvalSummary, manifest: RunManifest, records: list[S
                     image_stem: str) -> tuple[str, dict[str, str]]:
     """The Markdown report and its images: ``{file name: svg}``, linked as ``IMAGE_STEM-NAME.svg``."""
     images = {f"{image_stem}-{name}.svg": svg for name, svg in _charts(summary, manifest, records).items()}
-    parts = [f"# {_heading(summary, manifest)}", "",
+    budget = budget_line(summary)
+    parts = [f"# {_heading(summary, manifest)}", "", *([f"**{budget}**", ""] if budget else []),
              f"## Gate: {'PASS' if summary.gate_passed else 'FAIL'}", "", _md_table(gate_table(summary)), ""]
     parts += [failures_line(s) + "\n" for s in summary.subjects.values() if s.failed_because]
     parts += [f"> warning: {w}" for w in summary.warnings]
     parts += ["", "## Metrics", "", _md_table(metric_table(summary)), "",
               f"Evaluator tokens, not counted above: {summary.evaluator_tokens_total:,}", ""]
+    parts += [line + "\n" for line in cost_lines(summary, manifest)]
     if summary.leaderboard is not None:
         parts += [f"## {_board_caption(summary, manifest)}", "", _md_table(leaderboard_table(summary)), ""]
     parts += ["## Charts", ""] + [f"![{name}]({name})" for name in images] + [""]

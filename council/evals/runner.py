@@ -35,17 +35,37 @@ nothing for accuracy and faithfulness.
 With ``repeat`` N every sample runs N times. Metrics are computed per
 repeat (for the mean and standard deviation across repeats) and over all
 repeats pooled (for the gate).
+
+**Cost.** Each sample records what its answer cost in US dollars
+(``metrics.cost_usd``): in council mode the council run's total
+(``CouncilResult.cost``), in judge mode the member's one call priced with
+the member's ``price`` (or the upstream's reported cost). The evaluator's
+calls are priced with its own price and kept apart
+(``evaluation.cost_usd``), as its tokens are. A cost that is not known (no
+price, no reported cost, or a council run abandoned at its timeout) is None,
+never 0, and totals over it say they are partial.
+
+**Budget.** With ``max_usd`` the runner keeps a running total of what the
+samples it runs cost (answer and evaluation; an unknown cost counts 0, which
+is why the CLI refuses a budget when a member the run calls has no price).
+Before a sample starts, the total is checked: once it reaches ``max_usd`` no
+new sample starts, the samples in flight finish and are stored, and the run
+is marked ``stopped`` with the reason in ``summary.budget``. The total
+counts only this runner's samples, so a resumed run gets a fresh budget.
+The calls of AgentV rubric verdicts are not priced.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import uuid
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from council.config import Price
 from council.errors import ProviderError
 from council.evals.dataset import Dataset, Sample
 from council.evals.evaluator import Evaluation, evaluate_sample
@@ -55,22 +75,27 @@ from council.evals.metrics import (
     SampleMetrics,
     aggregate_metrics,
     check_gate,
+    cost_total,
     failed_conditions,
     repeat_stats,
     sample_score,
+    usd,
 )
 from council.evals.records import (
     COUNCIL_SUBJECT,
+    BudgetStatus,
+    CostSummary,
     EvalStore,
     EvalSummary,
     RunManifest,
     SampleRecord,
     SubjectSummary,
 )
+from council.pipeline.cost import call_cost
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
-from council.types import Completion
+from council.types import Completion, Usage
 
 RecordSink = Callable[[SampleRecord], None]
 Unit = tuple[int, Sample, str]
@@ -84,16 +109,48 @@ def _model_critical_path_ms(result: CouncilResult) -> float | None:
     return total if total > 0 else None
 
 
+def budget_spend(record: SampleRecord) -> float:
+    """What a sample counts against a budget: its answer and its evaluation, an unknown cost as 0."""
+    return (record.metrics.cost_usd or 0.0) + (record.evaluation.cost_usd or 0.0)
+
+
+def budget_members(council: Council, manifest: RunManifest, rubrics: bool) -> list[str]:
+    """Every member a run may call, in config order: the members, the chairman, the evaluator, the safety
+    member, and (when the dataset has rubrics, which the whole council judges) every member."""
+    config = council.config
+    wanted = {*manifest.members, manifest.evaluator.member}
+    if manifest.mode == "council":
+        wanted |= {name for name in (config.chairman, config.safety.llm_member) if name}
+    if rubrics:
+        wanted |= {m.name for m in config.members}
+    return [m.name for m in config.members if m.name in wanted]
+
+
+def unpriced_members(council: Council, manifest: RunManifest, rubrics: bool) -> list[str]:
+    """The members a run may call that have no price, so a budget could not count their calls."""
+    return [name for name in budget_members(council, manifest, rubrics) if council.config.member(name).price is None]
+
+
 class EvalRunner:
-    """Runs the samples of one manifest that are not stored yet, then summarizes the whole run."""
+    """Runs the samples of one manifest that are not stored yet, then summarizes the whole run.
+
+    With ``max_usd``, no sample starts once what this runner's samples cost
+    reaches it (module docstring); the run is then ``stopped``.
+    """
 
     def __init__(self, council: Council, store: EvalStore, dataset: Dataset, manifest: RunManifest,
-                 on_record: RecordSink | None = None) -> None:
+                 on_record: RecordSink | None = None, max_usd: float | None = None) -> None:
         self.council = council
         self.store = store
         self.dataset = dataset
         self.manifest = manifest
         self.on_record = on_record or (lambda record: None)
+        self.max_usd = max_usd
+        self.spent_usd = 0.0
+        self.stopped = False
+
+    def _over_budget(self) -> bool:
+        return self.max_usd is not None and self.spent_usd >= self.max_usd
 
     @property
     def subjects(self) -> list[str]:
@@ -116,9 +173,11 @@ class EvalRunner:
         queue = deque(self.pending())
 
         async def worker() -> None:
-            while queue:
+            # The budget is checked before each sample starts; samples already in flight finish and are stored.
+            while queue and not self._over_budget():
                 record = await self._run_unit(*queue.popleft())
                 await self.store.call(self.store.save_sample, record)
+                self.spent_usd += budget_spend(record)
                 self.on_record(record)
 
         try:
@@ -134,8 +193,10 @@ class EvalRunner:
         except BaseException:
             self.store.update_run(self.manifest.run_id, status="interrupted")
             raise
+        self.stopped = bool(queue)
         summary = self.summarize()
-        self.store.update_run(self.manifest.run_id, status="complete", manifest=self.manifest, summary=summary)
+        self.store.update_run(self.manifest.run_id, status="stopped" if self.stopped else "complete",
+                              manifest=self.manifest, summary=summary)
         return summary
 
     async def _run_unit(self, repeat: int, sample: Sample, subject: str) -> SampleRecord:
@@ -166,14 +227,17 @@ class EvalRunner:
             else:
                 answer, by = final.content, final.by
         usage = result.usage if result is not None else None
+        # A run abandoned at the sample timeout has no cost record: its cost is unknown, not 0.
+        cost = result.cost if result is not None else None
         metrics = SampleMetrics(
             answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
             latency_model_ms=_model_critical_path_ms(result) if result is not None else None,
             input_tokens=usage.prompt_tokens if usage else 0, output_tokens=usage.completion_tokens if usage else 0,
+            cost_usd=cost.total_usd if cost else None, cost_partial=cost.partial if cost else False,
         )
         versions = {a.member: a.model_version for a in result.answers if a.model_version} if result else {}
         return await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
-                                  metrics)
+                                  metrics, list(cost.unpriced) if cost else [])
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)
@@ -192,18 +256,25 @@ class EvalRunner:
         answer = completion.content if completion is not None and completion.content.strip() else None
         if completion is not None and answer is None:
             status, error = "failed", f"empty answer (finish_reason {completion.finish_reason})"
+        # A call that failed with no usage reported cost nothing known: $0 for a priced member, else unknown.
+        cost = call_cost("answers", member, completion.usage if completion else Usage(), self._price(member))
         metrics = SampleMetrics(
             answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
             latency_model_ms=completion.latency_ms if completion is not None else None,
             input_tokens=completion.usage.prompt_tokens if completion else 0,
             output_tokens=completion.usage.completion_tokens if completion else 0,
+            cost_usd=cost.usd,
         )
         versions = {member: completion.model_version} if completion and completion.model_version else {}
-        return await self._finish(repeat, sample, member, status, error, answer, member, None, versions, metrics)
+        return await self._finish(repeat, sample, member, status, error, answer, member, None, versions, metrics,
+                                  [member] if cost.usd is None else [])
+
+    def _price(self, member: str) -> Price | None:
+        return self.council.config.member(member).price
 
     async def _finish(self, repeat: int, sample: Sample, subject: str, status: str, error: str | None,
                       answer: str | None, by: str | None, council_run_id: str | None, versions: dict[str, str],
-                      metrics: SampleMetrics) -> SampleRecord:
+                      metrics: SampleMetrics, unpriced: list[str]) -> SampleRecord:
         evaluator = self.manifest.evaluator.member
         if answer is None:
             evaluation = Evaluation(evaluator_error="no_answer")
@@ -212,6 +283,7 @@ class EvalRunner:
                                                self.manifest.generation_params)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
+        evaluation.cost_usd = call_cost("answers", evaluator, evaluation.usage, self._price(evaluator)).usd
         reasons = failed_conditions(metrics, self.manifest.thresholds)
         verdicts = []
         for rubric in self.dataset.rubrics.get(sample.id, []):
@@ -228,7 +300,7 @@ class EvalRunner:
             question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,
             council_run_id=council_run_id, model_versions=versions, evaluator=evaluator, metrics=metrics,
             evaluation=evaluation, passed=not reasons, failed_conditions=reasons, sample_score=sample_score(metrics),
-            created_at=datetime.now(UTC), rubric_verdicts=verdicts,
+            created_at=datetime.now(UTC), rubric_verdicts=verdicts, unpriced=unpriced,
         )
 
     def _complete_manifest(self, records: list[SampleRecord]) -> None:
@@ -280,5 +352,29 @@ class EvalRunner:
             gate_passed=bool(subjects) and all(s.gate.passed for s in subjects.values()),
             subjects=subjects, leaderboard=leaderboard,
             evaluator_tokens_total=sum(r.evaluation.usage.total_tokens for r in records),
+            cost=cost_summary(records), budget=self._budget_status(len(records)),
             warnings=self.manifest.warnings,
         )
+
+    def _budget_status(self, done: int) -> BudgetStatus | None:
+        if self.max_usd is None:
+            return None
+        total = self.manifest.repeat * len(self.dataset.samples) * len(self.subjects)
+        reason = (f"budget ${self.max_usd:g} reached after {done} of {total} samples "
+                  f"({usd(self.spent_usd)} spent)") if self.stopped else None
+        return BudgetStatus(max_usd=self.max_usd, spent_usd=self.spent_usd, stopped=self.stopped, done=done,
+                            total=total, reason=reason)
+
+
+def cost_summary(records: list[SampleRecord]) -> CostSummary:
+    """What every answer of a run cost, and apart from it its evaluator; unknown costs are None, never 0."""
+    metrics = [r.metrics for r in records]
+    total = cost_total(metrics)
+    unpriced = list(dict.fromkeys(name for r in records for name in r.unpriced))
+    evaluator = [r.evaluation.cost_usd for r in records]
+    known = [usd for usd in evaluator if usd is not None]
+    return CostSummary(
+        total_usd=total, per_sample_usd=total / len(records) if total is not None and records else None,
+        partial=any(m.cost_usd is None or m.cost_partial for m in metrics), unpriced=unpriced,
+        evaluator_usd=math.fsum(known) if known else None, evaluator_partial=len(known) < len(evaluator),
+    )

@@ -55,6 +55,10 @@ def test_the_sample_dataset_runs_end_to_end_on_the_simulated_council(capsys, env
     assert next(e["member"] for e in summary["leaderboard"]["entries"]) == "atlas"
     assert summary["leaderboard"]["calibration"]["passes"] == 2
     assert data["report"] == [str(report)] and "<svg" in report.read_text(encoding="utf-8")
+    # The simulated council has no prices: its cost is unknown (null), never 0.
+    assert (metrics["cost_usd_total"], metrics["cost_per_sample_usd"], metrics["cost_partial"]) == (None, None, True)
+    assert summary["cost"]["total_usd"] is None and summary["cost"]["evaluator_usd"] is None
+    assert summary["cost"]["unpriced"] == ["atlas", "boreal", "cirrus", "delta"] and summary["budget"] is None
 
 
 def test_gate_exit_codes(capsys, env, tmp_path):

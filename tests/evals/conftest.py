@@ -12,9 +12,10 @@ from council.evals.dataset import load_dataset
 from council.evals.manifest import build_manifest
 from council.evals.metrics import Thresholds
 from council.evals.records import RunManifest
+from council.review.evaluation import EvaluationTask
 from council.rubrics.load import load_rubric
 from council.testing.fake_llm import FakeLLMServer, RecordedRequest, Step
-from council.testing.scripted import council_member
+from council.testing.scripted import council_member, default_verdict, strict_verdict
 
 # Each question's reference answer; scripted members answer with it (or not), so verdicts are predictable.
 QUESTIONS = {
@@ -85,6 +86,48 @@ def fast_simulated_file(tmp_path: Path) -> Path:
     path = tmp_path / "fast.yaml"
     path.write_text(f"members:\n{members}chairman: sage\n", encoding="utf-8")
     return path
+
+
+# Priced members on the fake upstream's OpenAI API, every call reporting USAGE: each call's cost by hand is
+# alpha 1000*2 + 100*10 = 3000 -> $0.003, beta 1000*1 + 100*10 = 2000 -> $0.002, gamma 1000*0.5 + 100*5 -> $0.001.
+USAGE = {"prompt_tokens": 1000, "completion_tokens": 100}
+PRICES: dict[str, dict[str, float] | None] = {
+    "alpha": {"input_per_mtok": 2.0, "output_per_mtok": 10.0},
+    "beta": {"input_per_mtok": 1.0, "output_per_mtok": 10.0},
+    "gamma": {"input_per_mtok": 0.5, "output_per_mtok": 5.0},
+}
+
+
+def priced_council_file(tmp_path: Path, fake: FakeLLMServer, prices: dict[str, dict[str, float] | None],
+                        name: str = "priced.yaml") -> Path:
+    """alpha, beta and gamma on the fake upstream's OpenAI API (which reports the scripted usage), priced."""
+    members = "".join(
+        f"  - {{name: {member}, provider: openai, model: model-{member}, base_url: '{fake.base_url('openai')}'"
+        + (f", price: {json.dumps(price)}" if price else "") + "}\n"
+        for member, price in prices.items())
+    path = tmp_path / name
+    path.write_text(
+        f"members:\n{members}"
+        f"retry: {{max_attempts: 1, initial_backoff_s: 0.01, jitter_s: 0}}\n"
+        f"stages: {{member_timeout_s: 5, stage_deadline_s: 5, quorum: 1}}\n"
+        f"storage: {{path: '{tmp_path / 'council.db'}'}}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def partly_right(task: EvaluationTask, request: RecordedRequest) -> str:
+    """The evaluator's verdict: accuracy 1 on the '42' question, else the default (full marks when right)."""
+    if task.reference_answer == "42":
+        return strict_verdict(1, 2, "Partly right.")
+    return default_verdict(task, request)
+
+
+def script_priced(fake: FakeLLMServer, *, wrong: tuple[str, ...] = ()) -> None:
+    """Every member answers (right, unless in ``wrong``), reviews and evaluates, each call with USAGE."""
+    for member in PRICES:
+        fake.script(f"model-{member}", Step(reply=council_member(knows(member, member not in wrong),
+                                                                 evaluate=partly_right), usage=USAGE))
 
 
 def manifest_for(tmp_path: Path, run_id: str, thresholds: Thresholds | None = None) -> RunManifest:

@@ -175,9 +175,11 @@ class ReviewConfig(_Strict):
     """Stage 2: who reviews whom, and how scores are aggregated."""
 
     include_self: bool = Field(default=False, description="Let a reviewer see and score its own answer.")
+    tie_threshold: float = Field(default=0.6, ge=0.5, le=1.0, description="Below this confidence in its top "
+                                 "answer, the council calls it a tie with the answers that often beat it.")
     retry_on_parse_failure: bool = Field(default=True, description="Ask a reviewer once more after a bad ballot.")
     seed: int | None = Field(default=None, description="Shuffle seed; none draws one per run (always recorded).")
-    aggregation: Literal["calibrated", "raw_mean", "per_question_z", "borda"] = Field(
+    aggregation: Literal["calibrated", "raw_mean", "per_question_z", "borda", "bradley_terry"] = Field(
         default="calibrated", description="How scores become a ranking."
     )
     max_answer_chars: int | None = Field(

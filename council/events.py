@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 EventKind = Literal[
     "run_started",
@@ -108,6 +108,8 @@ class RankingData(TypedDict):
     ranking: list[RankingEntryData]
     agreement: dict[str, Any]
     bias_flags: list[dict[str, Any]]
+    ranking_confidence: NotRequired[float | None]
+    tied_for_first: NotRequired[list[str]]
 
 
 class FinalDeltaData(TypedDict):

@@ -99,6 +99,9 @@ class RankingEntry(_Record):
     n_reviews: int
     dimensions: dict[str, float] = Field(default_factory=dict)
     verdict: RubricVerdict | None = None
+    rank_probabilities: list[float] = Field(
+        default_factory=list, description="How often this answer took each rank (1st, 2nd, ...) when the reviews "
+                                          "were resampled; empty when nothing was compared.")
 
 
 class AgreementRecord(_Record):
@@ -236,6 +239,12 @@ class CouncilResult(_Record):
     bias_flags: list[BiasFlagRecord] = Field(default_factory=list)
     calibration: list[CalibrationRecord] = Field(
         default_factory=list, description="Each reviewer's history as read when the ranking started.")
+    ranking_confidence: float | None = Field(
+        default=None, description="How sure the council is that its top answer is the best (0-1): how often it "
+                                  "came first when the reviews were resampled. None: nothing was compared.")
+    tied_for_first: list[str] = Field(
+        default_factory=list, description="Answers the council cannot tell from its top one (confidence below "
+                                          "review.tie_threshold), besides the top one itself.")
     final_answer: FinalAnswer | None = None
     degraded: bool = False
     degraded_reasons: list[str] = Field(default_factory=list)

@@ -61,6 +61,17 @@ def members_table(result: CouncilResult) -> str:
     return text_table(MEMBER_HEADER, member_rows(result))
 
 
+def confidence_line(result: CouncilResult) -> str | None:
+    """How sure the council is of its top answer, in one line (None when nothing was compared)."""
+    if result.ranking_confidence is None or not result.ranking:
+        return None
+    top = result.ranking[0].member
+    if result.tied_for_first:
+        return (f"no clear winner: {', '.join([top, *result.tied_for_first])} are statistically tied "
+                f"({top} came first with {result.ranking_confidence:.2f} confidence)")
+    return f"{top} is best with {result.ranking_confidence:.2f} confidence"
+
+
 def agreement_line(result: CouncilResult) -> str:
     """How much the reviewers agreed, in one line."""
     agreement = result.agreement
@@ -88,7 +99,9 @@ def render_report(result: CouncilResult) -> str:
             parts.append(f"Chairman fallback: {final.fallback_reason}\n")
     if result.ranking:
         method = result.reproducibility.aggregation_method
-        parts.append(f"Ranking ({method}):\n{ranking_table(result)}\n{agreement_line(result)}\n")
+        sure = confidence_line(result)
+        parts.append(f"Ranking ({method}):\n{ranking_table(result)}\n{agreement_line(result)}\n"
+                     + (f"{sure}\n" if sure else ""))
     for flag in result.bias_flags:
         parts.append(f"bias flag: {flag.reviewer}: {flag.detail}")
     parts.append(f"Members:\n{members_table(result)}\n")

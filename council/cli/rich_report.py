@@ -15,7 +15,14 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from council.cli.render import MEMBER_HEADER, agreement_line, cost_line, member_rows, ranking_rows
+from council.cli.render import (
+    MEMBER_HEADER,
+    agreement_line,
+    confidence_line,
+    cost_line,
+    member_rows,
+    ranking_rows,
+)
 from council.result import CouncilResult
 
 # Model output is untrusted: raw escape sequences in it could move the cursor or retitle the terminal.
@@ -109,6 +116,8 @@ def render_rich_report(result: CouncilResult) -> RenderableType:
             parts.append(Text(f"Chairman fallback: {clean(final.fallback_reason)}", style="yellow"))
     if result.ranking:
         parts += [ranking_rich_table(result), Text(agreement_line(result), style="dim")]
+        if (sure := confidence_line(result)) is not None:
+            parts.append(Text(sure, style="yellow" if result.tied_for_first else "green"))
     parts += [Text(f"bias flag: {clean(f.reviewer)}: {clean(f.detail)}", style="yellow") for f in result.bias_flags]
     parts.append(members_rich_table(result))
     parts += _degraded(result)

@@ -108,7 +108,7 @@ def sheet_of(result: CouncilResult, rubric: Rubric) -> ScoreSheet | None:
 def recalibrate(sheets: Sequence[ScoreSheet], method: str) -> tuple[list[Aggregate], dict[str, ReviewerHistory]]:
     """Pass 1 then pass 2 (module docstring): each sheet's new aggregate, and the batch history."""
     total, residuals = batch_history(sheets)
-    return [aggregate(sheet, leave_one_out(total, sheet, part), method)
+    return [aggregate(sheet, leave_one_out(total, sheet, part), method, with_confidence=False)
             for sheet, part in zip(sheets, residuals, strict=True)], total
 
 
@@ -209,7 +209,8 @@ def council_leaderboard(results: Sequence[tuple[str, CouncilResult]], rubric: Ru
         "reviewers": {name: {"scores": h.count, "mean": round(h.mean, 3), "std": round(h.std, 3),
                              "reliability": round(h.reliability, 3)} for name, h in sorted(history.items())},
     }
-    label = {"calibrated": "calibrated z", "per_question_z": "z", "raw_mean": "raw mean", "borda": "Borda"}[method]
+    label = {"calibrated": "calibrated z", "per_question_z": "z", "raw_mean": "raw mean", "borda": "Borda",
+             "bradley_terry": "Bradley-Terry log-strength"}[method]
     return Leaderboard(kind="council_ranking", score_label=label, confidence=CONFIDENCE, n_resamples=N_RESAMPLES,
                        entries=entries, calibration=calibration)
 

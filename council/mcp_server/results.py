@@ -49,11 +49,14 @@ def ask_summary(result: CouncilResult) -> dict[str, Any]:
         "final_answer_by": final.by if final else None,
         "ranking": [
             {"member": entry.member, "rank": entry.rank, "score": entry.score, "raw_mean": entry.raw_mean,
+             "rank_probabilities": entry.rank_probabilities,
              "verdict": None if entry.verdict is None else
              {"passed": entry.verdict.passed, "score": entry.verdict.score}}
             for entry in result.ranking
         ],
         "agreement": result.agreement.model_dump(mode="json"),
+        "ranking_confidence": result.ranking_confidence,
+        "tied_for_first": list(result.tied_for_first),
         "degraded": result.degraded,
         "degraded_reasons": list(result.degraded_reasons),
         "simulated": result.simulated,

@@ -365,6 +365,7 @@ class Council:
             result.ranking = with_verdicts(ctx.rubric, ranked.ranking, result.reviews, fixed, evidence)
             result.agreement, result.bias_flags, result.calibration = (ranked.agreement, ranked.bias_flags,
                                                                        ranked.calibration)
+            result.ranking_confidence, result.tied_for_first = ranked.confidence, ranked.tied_for_first
             result.degrade(*ranked.problems)
         except Exception as error:
             _log.error("ranking_crashed", run_id=result.run_id, error=error, exc_info=True)
@@ -373,7 +374,8 @@ class Council:
             result.ranking = unranked(surviving)
         if result.ranking and ctx.listening:
             ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
-                     agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags])
+                     agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags],
+                     ranking_confidence=result.ranking_confidence, tied_for_first=result.tied_for_first)
 
     async def _finish_failed(self, ctx: RunContext, started: float, error: str) -> CouncilResult:
         ctx.result.status = "failed"

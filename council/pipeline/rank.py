@@ -85,6 +85,9 @@ class Ranked:
     calibration: list[CalibrationRecord] = field(default_factory=list)
     #: The run's history update, queued to the store: whoever finishes the run checks how it went.
     history_write: asyncio.Future[None] | None = None
+    #: How sure the ranking is of its top answer (None: nothing was compared), and who is tied with it.
+    confidence: float | None = None
+    tied_for_first: list[str] = field(default_factory=list)
 
 
 def survivor_problem(surviving: list[AnswerRecord]) -> str | None:
@@ -131,11 +134,13 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
             problems.append(f"reviewer calibration history could not be read ({storage_cause(error)})")
             stored = None  # and not updated either: this run's residuals would be measured against nothing
     history = {name: stored[key] for name, key in keys.items() if stored and key in stored}
-    outcome = aggregate(sheet, history, ctx.config.review.aggregation)
+    outcome = aggregate(sheet, history, ctx.config.review.aggregation, ctx.config.review.tie_threshold)
+    confidence = outcome.confidence
     ranking = [
         RankingEntry(member=c.member, rank=c.rank, score=round(c.score, 4),
                      raw_mean=None if np.isnan(c.raw_mean) else round(c.raw_mean, 4), n_reviews=c.n_reviews,
-                     dimensions={k: round(v, 3) for k, v in c.dimensions.items() if not np.isnan(v)})
+                     dimensions={k: round(v, 3) for k, v in c.dimensions.items() if not np.isnan(v)},
+                     rank_probabilities=confidence.rank_probabilities.get(c.member, []) if confidence else [])
         for c in outcome.ranking
     ]
     history_write = None
@@ -145,5 +150,8 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
             {keys[name]: increment for name, increment in increments.items() if name in keys})
     used = [CalibrationRecord(reviewer=name, count=h.count, mean=h.mean, m2=h.m2, resid_count=h.resid_count,
                               resid_m2=h.resid_m2, bias=list(h.bias)) for name, h in sorted(history.items())]
+    reviewed = any(r.status == "ok" for r in reviews)
     return Ranked(ranking, AgreementRecord(**vars(outcome.agreement)),
-                  [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used, history_write)
+                  [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used, history_write,
+                  confidence.top_confidence if confidence and reviewed else None,
+                  list(confidence.tied_with_top) if confidence and reviewed else [])

@@ -72,7 +72,8 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
     if not ranked:
         ranked = [(RankingEntry(member=best.member, rank=1, score=0.0, raw_mean=None, n_reviews=0), texts[best.member])]
     nonce = new_nonce([*texts.values(), *(m.content for m in ctx.question)])
-    messages = render_chairman_prompt(ctx.question, ranked, nonce)
+    messages = render_chairman_prompt(ctx.question, ranked, nonce, ctx.result.ranking_confidence,
+                                      ctx.result.tied_for_first)
     reason: str | None = None
     usage = Usage()
     try:

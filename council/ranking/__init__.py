@@ -1,5 +1,8 @@
 """From reviewers' scores to a ranking: calibrated z-scores, reliability weights, agreement and bias flags.
 
+Also Bradley-Terry over pairwise preferences (:mod:`council.ranking.bradley_terry`) and the
+self-preference correction (:mod:`council.ranking.self_preference`).
+
 Pure and synchronous: calibration history comes in as data and goes out as
 data; storing it is the caller's job. Knows nothing of providers, prompts or
 storage.

@@ -3,8 +3,9 @@
 Pure numpy: no I/O, nothing async, and no exception on any numeric input.
 Non-finite scores count as missing; candidates nobody scored come last, by name,
 with score 0.0, ``raw_mean`` NaN and ``n_reviews`` 0. Self-reviews, when the
-pipeline includes them, count like any other score: there is no self-bonus
-correction yet.
+pipeline includes them (``review.include_self``), are corrected for each
+reviewer's estimated self-bonus before any method ranks (see "Self-preference"
+below).
 
 Methods (``METHODS``); ties always go to the higher raw mean, then the name:
 
@@ -45,6 +46,23 @@ Methods (``METHODS``); ties always go to the higher raw mean, then the name:
 ``borda``
     A reviewer that scored k candidates gives each one (wins + ties / 2) / (k - 1)
     points (0.5 when k = 1). The score is the mean of those points.
+``bradley_terry``
+    Every reviewer's scores become pairwise preferences (the higher score wins,
+    a tie is half a win each), pooled over reviewers and fitted with a
+    Bradley-Terry model under a small ridge prior
+    (:mod:`council.ranking.bradley_terry`). The score is the centred
+    log-strength.
+
+Self-preference: a reviewer's self-difference in a run is its calibrated z for
+its own answer minus the mean z of the other reviewers of that answer. Its
+history keeps running sums of them (after the position and length sums in the
+bias tuple); with this run's difference added, the shrunk estimate
+``bonus_r = sum_d / (n + SELF_PRIOR)`` is subtracted from the reviewer's
+own-answer z (``calibrated``), or ``bonus_r * sigma_r`` from its raw
+own-answer score (every other method; sigma_r is its calibrated standard
+deviation). Consensus residuals are taken after the correction. Reviewers
+that never score their own answer are untouched. See
+:mod:`council.ranking.self_preference`.
 
 With fewer than 3 candidates no normalization is done: calibrated and
 per_question_z use the raw mean and report ``normalized=False``.
@@ -56,7 +74,10 @@ candidates is also reported, and is the headline number when W is missing.
 
 A bias flag names a reviewer whose overall scores follow the slot it saw the
 answers in, or their length: |Kendall tau-b| of at least ``BIAS_THRESHOLD``
-over at least ``BIAS_MIN_ITEMS`` scored answers.
+over at least ``BIAS_MIN_ITEMS`` scored answers; pooled across runs, see
+:mod:`council.ranking.agreement`. A ``self_preference`` flag names a reviewer
+whose estimated self-bonus is material (its ``correlation`` is the bonus in
+standard deviations).
 """
 
 from __future__ import annotations
@@ -72,6 +93,8 @@ from council.ranking.agreement import (  # noqa: F401 - the bias constants and k
     BIAS_MIN_ITEMS,
     BIAS_SUMS,
     BIAS_THRESHOLD,
+    PAIR_SUMS,
+    SELF_SUMS,
     Agreement,
     BiasFlag,
     agreement,
@@ -81,6 +104,9 @@ from council.ranking.agreement import (  # noqa: F401 - the bias constants and k
     kendall_tau,
     pooled_flags,
 )
+from council.ranking.bradley_terry import bradley_terry
+from council.ranking.confidence import DEFAULT_TIE_THRESHOLD, RankConfidence, noise_sd, rank_confidence
+from council.ranking.self_preference import SELF_PRIOR, run_sums, sane_sums, self_bonus, self_differences, self_flags
 from council.ranking.sheet import (  # noqa: F401 - the reliability constants are part of this module's API
     MIN_RELIABILITY,
     RELIABILITY_PRIOR,
@@ -92,7 +118,7 @@ from council.ranking.sheet import (  # noqa: F401 - the reliability constants ar
     reliability_weight,
 )
 
-METHODS = ("calibrated", "raw_mean", "per_question_z", "borda")
+METHODS = ("calibrated", "raw_mean", "per_question_z", "borda", "bradley_terry")
 
 PRIOR_SCORES = 4.0
 """kappa: pseudo-scores of the run's pooled statistics in each reviewer's mean and variance."""
@@ -134,6 +160,11 @@ def _merge(n_a: Any, mean_a: Any, m2_a: Any, n_b: Any, mean_b: Any, m2_b: Any) -
 
 
 def _calibrated_z(x: np.ndarray, hist: np.ndarray) -> np.ndarray:
+    return _calibration(x, hist)[0]
+
+
+def _calibration(x: np.ndarray, hist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The calibrated z-scores, which reviewers are flat (all their z are 0) and each reviewer's sigma."""
     ok, k, mean_q, ss_q = _row_stats(x)
     n, mean, m2 = _merge(hist[:, 0], hist[:, 1], hist[:, 2], k, mean_q, ss_q)
     m0 = float(np.mean(x[ok])) if ok.any() else 0.0
@@ -143,7 +174,36 @@ def _calibrated_z(x: np.ndarray, hist: np.ndarray) -> np.ndarray:
     sigma = np.sqrt((m2 + PRIOR_SCORES * v0) / (np.maximum(n - 1, 0.0) + PRIOR_SCORES))
     flat = (sigma <= _TINY) | ((n >= 2) & (m2 <= _TINY * n * (1.0 + mean**2)))
     z = (x - mu[:, None]) / np.where(flat, 1.0, sigma)[:, None]
-    return np.where(ok, np.where(flat[:, None], 0.0, z), np.nan)
+    return np.where(ok, np.where(flat[:, None], 0.0, z), np.nan), flat, sigma
+
+
+@dataclass(frozen=True)
+class _SelfCorrection:
+    """Calibrated z and raw scores with each reviewer's self-bonus taken off its own answer, and the sums behind it."""
+
+    z: np.ndarray
+    scores: np.ndarray
+    run: np.ndarray  # (R, SELF_SUMS): this run's self-difference sums
+    total: np.ndarray  # (R, SELF_SUMS): the history's plus this run's
+    bonus: np.ndarray  # (R,)
+
+
+def _self_correction(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None, x: np.ndarray,
+                     hist: np.ndarray, prior: float) -> _SelfCorrection:
+    z, flat, sigma = _calibration(x, hist)
+    own = sheet.own_columns
+    run = run_sums(self_differences(z, own, ~flat))
+    stored = [sane_sums(_stored_bias((history or {}).get(name))[PAIR_SUMS:]) for name in sheet.reviewers]
+    total = np.array(stored, dtype=float).reshape(-1, SELF_SUMS) + run
+    bonus = self_bonus(total, prior)
+    rows = np.flatnonzero((own >= 0) & ~flat)
+    cols = own[rows]
+    zc, xc = z.copy(), x.copy()
+    if rows.size:
+        raw_shift = bonus[rows] * sigma[rows]
+        zc[rows, cols] -= bonus[rows]
+        xc[rows, cols] -= np.where(np.isfinite(raw_shift), raw_shift, 0.0)
+    return _SelfCorrection(zc, xc, run, total, bonus)
 
 
 def _per_question_z(x: np.ndarray) -> np.ndarray:
@@ -204,12 +264,17 @@ def _finite(value: float | np.floating[Any] | np.ndarray) -> float:
 
 
 def aggregate(
-    sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None = None, method: str = "calibrated"
+    sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None = None, method: str = "calibrated",
+    tie_threshold: float = DEFAULT_TIE_THRESHOLD, *, self_prior: float = SELF_PRIOR, with_confidence: bool = True,
 ) -> Aggregate:
     """Rank the candidates of one run by ``method`` (see the module docstring).
 
     ``history`` holds each reviewer's statistics from earlier runs, excluding
-    this one; only ``calibrated`` reads it. An unknown method raises
+    this one; ``calibrated`` reads all of it, every method its self-preference
+    sums. ``self_prior`` is the self-bonus estimate's prior strength
+    (``math.inf`` turns the correction off). ``with_confidence=False`` skips
+    the resampling behind :attr:`Aggregate.confidence` (a benchmark ranking
+    thousands of sheets needs only the order). An unknown method raises
     ``ValueError``; numeric input never raises.
     """
     if method not in METHODS:
@@ -220,15 +285,18 @@ def aggregate(
         raw_mean, n_reviews = column_means(x)
         weights = np.ones(n_rev)
         normalized = method in ("calibrated", "per_question_z") and n_cand >= 3 and n_rev > 0
+        hist = _history_arrays(sheet, history)
+        corrected = _self_correction(sheet, history, x, hist, self_prior)
         if method == "borda":
-            score = column_means(_borda(x))[0]
+            score = column_means(_borda(corrected.scores))[0]
+        elif method == "bradley_terry":
+            score = bradley_terry(corrected.scores)
         elif not normalized:
-            score = raw_mean
+            score = column_means(corrected.scores)[0]
         elif method == "per_question_z":
-            score = column_means(_per_question_z(x))[0]
+            score = column_means(_per_question_z(corrected.scores))[0]
         else:
-            hist = _history_arrays(sheet, history)
-            z = _calibrated_z(x, hist)
+            z = corrected.z
             count, m2 = _residuals(z)
             weights = np.array(
                 [reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2, strict=True)]
@@ -238,7 +306,8 @@ def aggregate(
         flags = bias_flags(sheet.reviewers, sheet.position, sheet.answer_length, x)
         pooled = pooled_flags(sheet.reviewers, _pooled_sums(sheet, history, x))
         seen = {(f.reviewer, f.kind) for f in pooled}
-        flags = pooled + [f for f in flags if (f.reviewer, f.kind) not in seen]
+        flags = pooled + self_flags(sheet.reviewers, corrected.total, self_prior) + [
+            f for f in flags if (f.reviewer, f.kind) not in seen]
         dims = {name: column_means(np.where(np.isfinite(d), d, np.nan))[0] for name, d in sheet.dimensions.items()}
     # Scores equal up to float noise count as tied, so the raw mean decides as documented.
     order = sorted(
@@ -268,20 +337,52 @@ def aggregate(
         bias_flags=flags,
         reviewer_weights={name: float(w) for name, w in zip(sheet.reviewers, weights, strict=True)},
         normalized=bool(normalized),
+        confidence=_confidence(sheet, corrected.z, hist, order, tie_threshold) if with_confidence else None,
+        self_bonus={name: float(corrected.bonus[i]) for i, name in enumerate(sheet.reviewers)
+                    if corrected.total[i, 0] > 0},
     )
+
+
+def _confidence(sheet: ScoreSheet, z: np.ndarray, hist: np.ndarray, order: list[int],
+                tie_threshold: float) -> RankConfidence:
+    """Rank probabilities for the ranking ``order``, resampled on the calibrated z scale whatever the method.
+
+    The reviewers' uncertainty is the same whichever method ranks: each one's
+    calibrated scores (self-bonus corrected), reliability weight and history
+    noise (module :mod:`council.ranking.confidence`).
+    """
+    with np.errstate(all="ignore"):
+        count, m2 = _residuals(z)
+        weights = np.array(
+            [reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2, strict=True)]
+        )
+        noise = noise_sd(hist[:, 3] + count, hist[:, 4] + m2)
+    return rank_confidence([sheet.candidates[c] for c in order], z[:, order], weights, noise, tie_threshold)
 
 
 def _pooled_sums(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None, x: np.ndarray) -> list[np.ndarray]:
     """Each reviewer's bias sums: its history's plus this run's."""
     history = history or {}
     run = sheet.run_bias_pairs
-    return [np.asarray(_stored_bias(history.get(name)), dtype=float) + run[i] for i, name in enumerate(sheet.reviewers)]
+    return [np.asarray(_stored_bias(history.get(name))[:PAIR_SUMS], dtype=float) + run[i]
+            for i, name in enumerate(sheet.reviewers)]
+
+
+def _padded(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:
+    """``BIAS_SUMS`` floats: a shorter tuple (an older history's) padded with 0, a longer one cut."""
+    kept = tuple(float(v) for v in values[:BIAS_SUMS])
+    return kept + (0.0,) * (BIAS_SUMS - len(kept))
 
 
 def _stored_bias(stats: ReviewerHistory | None) -> tuple[float, ...]:
-    if stats is None or len(stats.bias) != BIAS_SUMS or not all(np.isfinite(stats.bias)):
+    """The stored bias sums, ``BIAS_SUMS`` long (missing sums read as 0); all 0 if any is not a finite number."""
+    try:
+        values = _padded(tuple(stats.bias)) if stats is not None else ()
+    except (TypeError, ValueError):
+        values = ()
+    if len(values) != BIAS_SUMS or not all(math.isfinite(v) for v in values):
         return (0.0,) * BIAS_SUMS
-    return stats.bias
+    return values
 
 
 @dataclass(frozen=True)
@@ -290,8 +391,10 @@ class HistoryIncrement:
 
     Scores fold in exactly whatever came before (Chan's merge of two
     groups); the residuals are those of the z-scores the run was ranked
-    with; bias sums add. So increments from runs on several replicas fold
-    in any order to the same statistics, and the store folds them in with
+    with (after the self-bonus correction); bias sums add, ``BIAS_SUMS``
+    of them: position and length pairs, then the self-differences (a
+    shorter tuple is padded with 0). So increments from runs on several
+    replicas fold in any order to the same statistics, and the store folds them in with
     plain arithmetic (:func:`fold_increment`) inside its transaction.
     """
 
@@ -303,15 +406,18 @@ class HistoryIncrement:
     bias: tuple[float, ...]
 
 
-def history_increments(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) -> dict[str, HistoryIncrement]:
-    """This run's increment for each reviewer of the sheet, given the ``history`` it was ranked with."""
+def history_increments(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet, *,
+                       self_prior: float = SELF_PRIOR) -> dict[str, HistoryIncrement]:
+    """This run's increment for each reviewer of the sheet, given the ``history`` (and ``self_prior``)
+    it was ranked with."""
     with np.errstate(all="ignore"):
         x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
         _, k, mean_q, ss_q = _row_stats(x)
-        count, sq = _residuals(_calibrated_z(x, _history_arrays(sheet, history)))
+        corrected = _self_correction(sheet, history, x, _history_arrays(sheet, history), self_prior)
+        count, sq = _residuals(corrected.z)
         run_bias = sheet.run_bias_pairs
     return {name: HistoryIncrement(float(k[i]), float(mean_q[i]), float(ss_q[i]), float(count[i]), float(sq[i]),
-                                   tuple(float(v) for v in run_bias[i]))
+                                   tuple(float(v) for v in (*run_bias[i], *corrected.run[i])))
             for i, name in enumerate(sheet.reviewers)}
 
 
@@ -326,7 +432,7 @@ def fold_increment(stored: ReviewerHistory | None, increment: HistoryIncrement) 
     scores_ok = math.isfinite(new_mean) and math.isfinite(new_m2)
     resid_ok = math.isfinite(increment.resid_m2)
     old_bias = _stored_bias(stored)
-    bias = tuple(float(a + b) for a, b in zip(old_bias, increment.bias, strict=True))
+    bias = tuple(float(a + b) for a, b in zip(old_bias, _padded(increment.bias), strict=True))
     return ReviewerHistory(
         count=int(n if scores_ok else count),
         mean=float(new_mean if scores_ok else mean),
@@ -350,14 +456,15 @@ def _sane_history(stats: ReviewerHistory | None) -> tuple[float, float, float, f
     return (*scores, *resid)
 
 
-def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet) -> dict[str, ReviewerHistory]:
-    """Fold this run's overall scores and consensus residuals into each reviewer's statistics.
+def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet, *,
+                   self_prior: float = SELF_PRIOR) -> dict[str, ReviewerHistory]:
+    """Fold this run's overall scores, consensus residuals and bias sums into each reviewer's statistics.
 
-    Call it after :func:`aggregate` with the same ``history``: the residuals
-    use the z-scores that history gave. Returns a new mapping with a new
+    Call it after :func:`aggregate` with the same ``history`` and ``self_prior``:
+    the residuals use the z-scores that history gave. Returns a new mapping with a new
     object for every reviewer of the sheet; other reviewers are kept as they are.
     """
     updated = dict(history)
-    for name, increment in history_increments(history, sheet).items():
+    for name, increment in history_increments(history, sheet, self_prior=self_prior).items():
         updated[name] = fold_increment(history.get(name), increment)
     return updated

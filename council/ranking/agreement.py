@@ -142,12 +142,16 @@ POOLED_MIN_PAIRS = 20
 """A pooled flag needs at least this many (covariate, residual) pairs."""
 POOLED_MIN_T = 3.0
 """... and a correlation whose t statistic r·sqrt(n-2)/sqrt(1-r²) is at least this."""
-BIAS_SUMS = 12
+PAIR_SUMS = 12
 """Running sums per reviewer: (n, Σx, Σy, Σx², Σy², Σxy) for position, then for length."""
+SELF_SUMS = 3
+"""Then (n, Σd, Σd²) of the reviewer's self-differences (:mod:`council.ranking.self_preference`)."""
+BIAS_SUMS = PAIR_SUMS + SELF_SUMS
+"""Length of a reviewer's stored bias tuple. Older histories hold shorter tuples: missing sums read as 0."""
 
 
 def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> list[np.ndarray]:
-    """Per reviewer row, this run's 12 sums of (slot, residual) and (log length, residual) pairs."""
+    """Per reviewer row, this run's ``PAIR_SUMS`` (12) sums of (slot, residual) and (log length, residual) pairs."""
     ok = np.isfinite(x)
     with np.errstate(all="ignore"):
         values = np.where(ok, x, 0.0)
@@ -164,7 +168,7 @@ def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> list
             cx, cy = np.where(use, covariate, 0.0), np.where(use, residual, 0.0)
             sums += [use.sum(axis=1), cx.sum(axis=1), cy.sum(axis=1), (cx * cx).sum(axis=1), (cy * cy).sum(axis=1),
                      (cx * cy).sum(axis=1)]
-        table = np.nan_to_num(np.stack(sums, axis=1).astype(float)) if x.shape[0] else np.zeros((0, BIAS_SUMS))
+        table = np.nan_to_num(np.stack(sums, axis=1).astype(float)) if x.shape[0] else np.zeros((0, PAIR_SUMS))
     return list(table)
 
 

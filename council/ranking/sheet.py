@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from council.ranking.agreement import BIAS_SUMS, Agreement, BiasFlag, bias_pairs
+from council.ranking.confidence import RankConfidence
 
 RHO2_REF = 0.3
 """Squared z residual against the consensus of a reviewer that gets full weight."""
@@ -74,6 +75,16 @@ class ScoreSheet:
         finite = np.where(np.isfinite(self.overall), self.overall, np.nan)
         return bias_pairs(self.position, self.answer_length, finite)
 
+    @functools.cached_property
+    def own_columns(self) -> np.ndarray:
+        """For each reviewer, the column of the answer it wrote, or -1.
+
+        A member reviews under its own name, so its answer is the candidate of
+        the same name; with ``review.include_self`` off that cell stays NaN.
+        """
+        column = {name: index for index, name in enumerate(self.candidates)}
+        return np.array([column.get(name, -1) for name in self.reviewers], dtype=int)
+
 
 def _coerce(value: object, shape: tuple[int, ...], dtype: type, what: str) -> np.ndarray:
     # An exact shape check: a transposed (candidates x reviewers) array must not slip through a reshape.
@@ -91,7 +102,9 @@ class ReviewerHistory:
     the scores; ``resid_count`` and ``resid_m2`` count and sum the squared
     residuals of the reviewer's z-scores against the leave-one-out consensus;
     ``bias`` holds the running sums behind pooled bias flags (see
-    :mod:`council.ranking.agreement`).
+    :mod:`council.ranking.agreement`) and, after them, the self-preference
+    sums (:mod:`council.ranking.self_preference`); a shorter stored tuple
+    reads its missing sums as 0.
     """
 
     count: int = 0
@@ -140,3 +153,7 @@ class Aggregate:
     bias_flags: list[BiasFlag]
     reviewer_weights: dict[str, float]
     normalized: bool
+    confidence: RankConfidence | None = None
+    #: Each reviewer's estimated self-bonus (z units, subtracted from its own answer's score), for
+    #: the reviewers of the sheet that have scored their own answer in this run or before.
+    self_bonus: dict[str, float] = field(default_factory=dict)

@@ -30,15 +30,34 @@ class ChairmanTask:
     answers: list[str]
 
 
+def standing_note(ranked: list[tuple[RankingEntry, str]], confidence: float | None, tied: list[str]) -> str:
+    """One line on how sure the ranking is, by rank (the chairman never sees who wrote what)."""
+    if confidence is None:
+        return "The reviewers' scores did not allow a ranking with a measured confidence."
+    ranks = [entry.rank for entry, _text in ranked if entry.member in tied]
+    if not ranks:
+        return f"The reviewers agree on the answer ranked 1 (it came first in {confidence:.0%} of resamples)."
+    together = ", ".join(str(rank) for rank in [1, *ranks])
+    return (f"The answers ranked {together} are statistically tied: the reviewers cannot tell them apart (the "
+            f"answer ranked 1 came first in only {confidence:.0%} of resamples). Weigh them as equals.")
+
+
 def render_chairman_prompt(
-    question: list[ChatMessage], ranked: list[tuple[RankingEntry, str]], nonce: str
+    question: list[ChatMessage], ranked: list[tuple[RankingEntry, str]], nonce: str,
+    confidence: float | None = None, tied: list[str] | None = None,
 ) -> list[ChatMessage]:
-    """The chairman's messages: the conversation and the ranked answers, each fenced with the nonce."""
+    """The chairman's messages: the conversation and the ranked answers, each fenced with the nonce.
+
+    ``confidence`` and ``tied`` (the result's ``ranking_confidence`` and
+    ``tied_for_first``) become one line telling the chairman how sure the
+    ranking is, so a statistical tie is not read as a clear order.
+    """
     conversation = "\n".join(fence("turn", f'role="{m.role}"', m.content, nonce) for m in question)
     answers = "\n".join(
         fence("answer", f'rank="{entry.rank}" score="{entry.score:.2f}"', text, nonce) for entry, text in ranked
     )
-    user = render_prompt(CHAIRMAN_USER, {"conversation": conversation, "answers": answers})
+    user = render_prompt(CHAIRMAN_USER, {"conversation": conversation, "answers": answers,
+                                         "standing": standing_note(ranked, confidence, tied or [])})
     return [
         ChatMessage(role="system", content=render_prompt(CHAIRMAN_SYSTEM, {"nonce": nonce})),
         ChatMessage(role="user", content=user),

@@ -51,7 +51,10 @@ def council_summary(result: CouncilResult) -> dict[str, Any]:
     return {
         "run_id": result.run_id,
         "status": result.status,
-        "ranking": [{"member": e.member, "rank": e.rank, "score": e.score} for e in result.ranking],
+        "ranking": [{"member": e.member, "rank": e.rank, "score": e.score,
+                     "rank_probabilities": e.rank_probabilities} for e in result.ranking],
+        "ranking_confidence": result.ranking_confidence,
+        "tied_for_first": result.tied_for_first,
         "final_by": final.by if final else None,
         "fallback": final.fallback if final else None,
         "degraded": result.degraded,

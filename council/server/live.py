@@ -80,7 +80,9 @@ def replay_events(result: CouncilResult, chairman: str | None = None) -> list[Ev
     if result.ranking:
         kinds.append(("ranking", {"ranking": [e.model_dump(mode="json") for e in result.ranking],
                                   "agreement": result.agreement.model_dump(mode="json"),
-                                  "bias_flags": [b.model_dump(mode="json") for b in result.bias_flags]}))
+                                  "bias_flags": [b.model_dump(mode="json") for b in result.bias_flags],
+                                  "ranking_confidence": result.ranking_confidence,
+                                  "tied_for_first": list(result.tied_for_first)}))
     if result.final_answer is not None:
         kinds.append(("stage_started", {"stage": "final"}))
         kinds.append(("final", result.final_answer.model_dump(mode="json")))

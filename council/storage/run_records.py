@@ -32,7 +32,8 @@ _PROGRESS = frozenset({"status", "error", "degraded", "degraded_reasons", "store
 STAGE_FIELDS: dict[Stage, frozenset[str] | None] = {
     "started": None,
     "answers": _PROGRESS | {"answers"},
-    "ranking": _PROGRESS | {"reviews", "ranking", "agreement", "bias_flags", "calibration"},
+    "ranking": _PROGRESS | {"reviews", "ranking", "agreement", "bias_flags", "calibration", "ranking_confidence",
+                            "tied_for_first"},
     "finished": _PROGRESS | {"final_answer", "usage", "cost"},
 }
 # Level 1 with the dictionary is both faster and smaller than level 6 without it.

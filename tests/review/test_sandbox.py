@@ -80,4 +80,5 @@ def test_fill_template_is_one_pass_and_names_missing_values():
     assert fill_template("{a} and {b}", {"a": "{b}", "b": "B"}) == "{b} and B"
     with pytest.raises(KeyError, match="answers"):
         fill_template("{conversation} {answers}", {"conversation": "x"})
-    assert render_prompt("chairman_user.md", {"conversation": "{answers}", "answers": "A"}).count("{answers}") == 1
+    filled = render_prompt("chairman_user.md", {"conversation": "{answers}", "answers": "A", "standing": "{answers}"})
+    assert filled.count("{answers}") == 2

@@ -47,10 +47,16 @@ async def test_final_answer_leads_and_the_stages_fold(web_server, browser):
     await expect(summary.locator("li .score")).to_have_text(full)
     # Three members each scoring the other two share no common set: the summary says so, as the full ranking does.
     await expect(summary.locator("[data-testid=summary-agreement]")).to_have_text("Agreement: not measured")
+    # How sure the council is of its top answer: the stored run's figure, as the CLI says it.
+    stored = web_server.store.get(await turn.get_attribute("data-run-id"))
+    assert stored is not None and stored.ranking_confidence is not None and not stored.tied_for_first
+    sure = f"alpha is best with {stored.ranking_confidence:.2f} confidence."
+    await expect(summary.locator("[data-testid=summary-confidence]")).to_have_text(sure)
+    await expect(turn.locator("[data-testid=confidence]")).to_have_text(sure)
     await expect(summary).to_have_text(
         "RankingCouncil score, calibrated across reviewers" + "".join(
             f"#{rank}{name}{score}" for rank, (name, score) in enumerate(zip(MEMBERS, full, strict=True), 1))
-        + "Agreement: not measured")
+        + sure + "Agreement: not measured")
     await expect(turn.locator("[data-testid=agreement]")).to_contain_text("Agreement: not measured")
     final_box, summary_box = await final.bounding_box(), await summary.bounding_box()
     assert final_box and summary_box

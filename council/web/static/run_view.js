@@ -85,6 +85,16 @@ function section(name, title, open, ...content) {
   return details;
 }
 
+/** How sure the council is of its top answer (null when the run compared nothing). */
+function confidenceText(ranking, confidence, tied) {
+  if (confidence == null || !ranking.length) return null;
+  const top = ranking[0].member;
+  if (tied && tied.length) {
+    return `No clear winner: ${[top, ...tied].join(", ")} are statistically tied (${top} first in ${Math.round(confidence * 100)}% of resamples).`;
+  }
+  return `${top} is best with ${confidence.toFixed(2)} confidence.`;
+}
+
 /** The agreement sentence; `short` for the summary beside the final answer. */
 function agreementText(agreement, short) {
   if (agreement.kendall_w != null) {
@@ -340,9 +350,14 @@ export class RunView {
     this.rankingSection.count.textContent = ` · ${plural(ranking.length, "member")}`;
     const parts = [rankingChart(ranking, this.dimensionNames(), this.rubric.scale || [1, 10])];
     parts.push(h("p", { class: "agreement", "data-testid": "agreement", text: agreementText(agreement, false) }));
+    const sure = confidenceText(ranking, this.ranking.ranking_confidence, this.ranking.tied_for_first);
+    if (sure) parts.push(h("p", { class: "confidence", "data-testid": "confidence", text: sure }));
     const list = h("ul", { class: "bias-flags", "data-testid": "bias-flags" });
     for (const flag of flags) {
-      list.append(h("li", { text: `${flag.reviewer}: scores follow ${flag.kind} (tau ${flag.correlation.toFixed(2)}) — ${flag.detail}` }));
+      // A self-preference flag carries a bonus in standard deviations, not a correlation.
+      const figure = flag.kind === "self_preference" ? `${flag.correlation >= 0 ? "+" : ""}${flag.correlation.toFixed(2)} SD` : `tau ${flag.correlation.toFixed(2)}`;
+      const what = flag.kind === "self_preference" ? "favour its own answer" : `follow ${flag.kind}`;
+      list.append(h("li", { text: `${flag.reviewer}: scores ${what} (${figure}) — ${flag.detail}` }));
     }
     parts.push(flags.length ? h("div", {}, h("p", { class: "warning", text: "Bias flags:" }), list)
       : h("p", { class: "muted small", "data-testid": "bias-flags", text: "No bias flags." }));
@@ -354,6 +369,7 @@ export class RunView {
   drawSummary() {
     const { ranking = [], agreement = {}, bias_flags: flags = [] } = this.ranking;
     if (!ranking.length) return;
+    const sure = confidenceText(ranking, this.ranking.ranking_confidence, this.ranking.tied_for_first);
     this.summaryBox.hidden = false;
     this.lead.hidden = false;
     const top = h("ol", { class: "summary-top" }, ...ranking.slice(0, SUMMARY_TOP).map((entry) =>
@@ -368,6 +384,8 @@ export class RunView {
     // replaceChildren would write a missing part as the text "null": leave those out.
     this.summaryBox.replaceChildren(...[h("h4", { text: "Ranking" }),
       h("p", { class: "muted small", text: "Council score, calibrated across reviewers" }), top, more,
+      sure ? h("p", { class: this.ranking.tied_for_first?.length ? "warning small" : "small",
+        "data-testid": "summary-confidence", text: sure }) : null,
       h("p", { class: "summary-agreement small", "data-testid": "summary-agreement", text: agreementText(agreement, true) }),
       flagged].filter(Boolean));
   }

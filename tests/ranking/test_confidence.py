@@ -1,0 +1,81 @@
+"""How sure a ranking is: rank probabilities from resampling reviewers, on hand-made score sheets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from council.ranking.aggregation import aggregate
+from council.ranking.confidence import rank_confidence
+from council.ranking.sheet import ReviewerHistory, ScoreSheet
+
+NAMES = ("a", "b", "c", "d")
+
+
+def sheet(rows: list[list[float]], candidates: tuple[str, ...] = NAMES) -> ScoreSheet:
+    return ScoreSheet(candidates=candidates, reviewers=tuple(f"r{i}" for i in range(len(rows))),
+                      overall=np.array(rows, dtype=float))
+
+
+def test_unanimous_reviewers_make_the_top_answer_near_certain():
+    rows = [[0.95, 0.6, 0.4, 0.2], [0.9, 0.55, 0.35, 0.15], [0.92, 0.62, 0.38, 0.1], [0.97, 0.58, 0.42, 0.2]]
+    confidence = aggregate(sheet(rows)).confidence
+    assert confidence is not None
+    assert confidence.top_confidence >= 0.97
+    assert confidence.tied_with_top == []
+    assert confidence.rank_probabilities["a"][0] == confidence.top_confidence
+    assert confidence.rank_probabilities["d"][3] >= 0.9
+
+
+def test_two_indistinguishable_answers_are_about_even_and_tied():
+    # a and b trade places between reviewers, symmetrically; c is clearly last.
+    rows = [[0.8, 0.7, 0.2], [0.7, 0.8, 0.25], [0.8, 0.7, 0.3], [0.7, 0.8, 0.2]]
+    outcome = aggregate(sheet(rows, ("a", "b", "c")))
+    confidence = outcome.confidence
+    assert confidence is not None
+    top = outcome.ranking[0].member
+    other = "b" if top == "a" else "a"
+    assert 0.4 <= confidence.top_confidence <= 0.6
+    assert confidence.tied_with_top == [other]
+    assert 0.4 <= confidence.rank_probabilities[other][0] <= 0.6
+    assert confidence.rank_probabilities["c"][2] >= 0.95
+
+
+def test_each_answer_takes_each_rank_with_probabilities_that_add_up():
+    rng = np.random.default_rng(3)
+    confidence = aggregate(sheet(rng.random((5, 4)).tolist())).confidence
+    assert confidence is not None
+    table = np.array([confidence.rank_probabilities[name] for name in NAMES])
+    assert np.allclose(table.sum(axis=0), 1.0, atol=1e-3) and np.allclose(table.sum(axis=1), 1.0, atol=1e-3)
+
+
+def test_the_same_sheet_gives_the_same_figures():
+    rows = [[0.6, 0.5, 0.55, 0.4], [0.5, 0.6, 0.45, 0.5], [0.55, 0.52, 0.6, 0.3]]
+    assert aggregate(sheet(rows)).confidence == aggregate(sheet(rows)).confidence
+
+
+def test_a_noisy_reviewer_history_lowers_the_confidence():
+    rows = [[0.8, 0.6, 0.4, 0.2], [0.75, 0.65, 0.4, 0.25], [0.7, 0.6, 0.5, 0.2]]
+    steady = {f"r{i}": ReviewerHistory(50, 0.5, 2.0, 50, 2.0) for i in range(3)}
+    noisy = {f"r{i}": ReviewerHistory(50, 0.5, 2.0, 50, 200.0) for i in range(3)}
+    sure = aggregate(sheet(rows), steady).confidence
+    unsure = aggregate(sheet(rows), noisy).confidence
+    assert sure is not None and unsure is not None
+    assert sure.top_confidence > unsure.top_confidence + 0.1
+
+
+def test_nothing_to_resample():
+    single = rank_confidence(["a"], np.array([[0.5]]), np.ones(1), np.ones(1))
+    assert single.top_confidence == 1.0 and single.rank_probabilities == {"a": [1.0]}
+    unreviewed = rank_confidence(["a", "b"], np.empty((0, 2)), np.ones(0), np.ones(0))
+    assert unreviewed.top_confidence == 0.0 and unreviewed.tied_with_top == []
+
+
+@pytest.mark.parametrize(("threshold", "tied"), [(0.6, []), (0.9, ["b"])])
+def test_the_tie_threshold_decides_what_counts_as_a_tie(threshold, tied):
+    # a leads b in three reviews of four: first in about three resamples of four.
+    rows = [[0.8, 0.7, 0.2], [0.75, 0.72, 0.3], [0.8, 0.74, 0.25], [0.7, 0.71, 0.2]]
+    confidence = aggregate(sheet(rows, ("a", "b", "c")), tie_threshold=threshold).confidence
+    assert confidence is not None
+    assert 0.65 <= confidence.top_confidence <= 0.85
+    assert confidence.tied_with_top == tied

@@ -40,7 +40,7 @@ STAGE_FIELDS: dict[Stage, frozenset[str] | None] = {
 COMPRESSION_LEVEL = 1
 DICTIONARY_FOLDER = Path(__file__).parent / "dictionaries"
 #: The dictionary new rows are written with.
-CURRENT_DICTIONARY = "runs-1.zdict"
+CURRENT_DICTIONARY = "runs-2.zdict"
 MAX_DICTIONARY_BYTES = 32 * 1024  # zlib's window: it never looks further back
 _FDICT = 0x20  # the header flag saying a preset dictionary was used
 

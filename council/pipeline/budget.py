@@ -32,12 +32,16 @@ from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 BYTES_PER_TOKEN = 3
 MESSAGE_OVERHEAD_TOKENS = 8  # the role and framing each message costs on every wire format
+IMAGE_TOKENS = 2000
+"""An image's prompt tokens, bounded: above what OpenAI (about 1,100 at high detail), Anthropic (about 1,600
+for the largest image it takes without resizing) and Gemini (258 a tile) count for one image."""
 
 
 def prompt_tokens_bound(messages: list[ChatMessage]) -> int:
-    """An upper estimate of a prompt's tokens (images left out: they are priced by the upstream's own rules)."""
+    """An upper estimate of a prompt's tokens: its text's UTF-8 bytes over 3, framing, and each image's bound."""
     size = sum(len(message.content.encode()) for message in messages)
-    return -(-size // BYTES_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS * len(messages)
+    images = sum(len(message.images) for message in messages)
+    return -(-size // BYTES_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS * len(messages) + IMAGE_TOKENS * images
 
 
 @dataclass

@@ -8,8 +8,10 @@ import yaml
 from council import Council
 from council.config import CouncilConfig, load_config
 from council.errors import ConfigError, InvalidRequest
+from council.pipeline.budget import IMAGE_TOKENS, prompt_tokens_bound
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
+from council.types import ChatMessage, ImageRef
 from tests.server.conftest import quality_judge
 
 PRICE = {"input_per_mtok": 100.0, "output_per_mtok": 300.0}
@@ -99,3 +101,12 @@ def test_a_budget_without_prices_stops_the_config(fake_llm, tmp_path):
     path.write_text(yaml.safe_dump(raw))
     with pytest.raises(ConfigError, match="a budget needs a price on every member; no price: beta"):
         load_config(path, environ={})
+
+
+def test_an_attached_image_counts_toward_a_calls_bound():
+    text = ChatMessage(role="user", content="x" * 30)
+    pixel = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6"
+             "kgAAAABJRU5ErkJggg==")
+    with_image = text.model_copy(update={"images": (ImageRef(url=pixel),)})
+    assert prompt_tokens_bound([text]) == 10 + 8
+    assert prompt_tokens_bound([with_image]) == 10 + 8 + IMAGE_TOKENS

@@ -105,8 +105,20 @@ from council.ranking.agreement import (  # noqa: F401 - the bias constants and k
     pooled_flags,
 )
 from council.ranking.bradley_terry import bradley_terry
+from council.ranking.calibration import (  # noqa: F401 - PRIOR_SCORES and z_scores are part of this module's API
+    PRIOR_SCORES,
+    history_arrays,
+    padded_bias,
+    per_question_z,
+    residuals,
+    row_stats,
+    self_correction,
+    stored_bias,
+    weighted_mean,
+    z_scores,
+)
 from council.ranking.confidence import DEFAULT_TIE_THRESHOLD, RankConfidence, noise_sd, rank_confidence
-from council.ranking.self_preference import SELF_PRIOR, run_sums, sane_sums, self_bonus, self_differences, self_flags
+from council.ranking.self_preference import SELF_PRIOR, self_flags
 from council.ranking.sheet import (  # noqa: F401 - the reliability constants are part of this module's API
     MIN_RELIABILITY,
     RELIABILITY_PRIOR,
@@ -119,134 +131,6 @@ from council.ranking.sheet import (  # noqa: F401 - the reliability constants ar
 )
 
 METHODS = ("calibrated", "raw_mean", "per_question_z", "borda", "bradley_terry")
-
-PRIOR_SCORES = 4.0
-"""kappa: pseudo-scores of the run's pooled statistics in each reviewer's mean and variance."""
-_TINY = 1e-12
-
-
-def _history_arrays(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> np.ndarray:
-    """(R, 5) float rows of count, mean, m2, resid_count, resid_m2; nonsense values read as empty."""
-    out = np.zeros((len(sheet.reviewers), 5))
-    for i, name in enumerate(sheet.reviewers):
-        h = (history or {}).get(name)
-        if h is None:
-            continue
-        row = np.array([h.count, h.mean, h.m2, h.resid_count, h.resid_m2], dtype=float)
-        if np.isfinite(row[:3]).all() and row[0] >= 1 and row[2] >= 0:
-            out[i, :3] = row[:3]
-        if np.isfinite(row[3:]).all() and row[3] >= 1 and row[4] >= 0:
-            out[i, 3:] = row[3:]
-    return out
-
-
-def _row_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: finite mask, count, mean (0 if empty) and sum of squared deviations."""
-    ok = np.isfinite(x)
-    k = ok.sum(axis=1).astype(float)
-    vals = np.where(ok, x, 0.0)
-    mean = vals.sum(axis=1) / np.maximum(k, 1.0)
-    ss = np.sum(np.where(ok, (vals - mean[:, None]) ** 2, 0.0), axis=1)
-    return ok, k, mean, ss
-
-
-def _merge(n_a: Any, mean_a: Any, m2_a: Any, n_b: Any, mean_b: Any, m2_b: Any) -> tuple[Any, Any, Any]:
-    """Chan's parallel form of Welford: statistics of two groups concatenated."""
-    n = n_a + n_b
-    delta = mean_b - mean_a
-    mean = mean_a + delta * np.divide(n_b, n, out=np.zeros_like(n), where=n > 0)
-    m2 = m2_a + m2_b + delta**2 * np.divide(n_a * n_b, n, out=np.zeros_like(n), where=n > 0)
-    return n, mean, m2
-
-
-def _calibrated_z(x: np.ndarray, hist: np.ndarray) -> np.ndarray:
-    return _calibration(x, hist)[0]
-
-
-def _calibration(x: np.ndarray, hist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The calibrated z-scores, which reviewers are flat (all their z are 0) and each reviewer's sigma."""
-    ok, k, mean_q, ss_q = _row_stats(x)
-    n, mean, m2 = _merge(hist[:, 0], hist[:, 1], hist[:, 2], k, mean_q, ss_q)
-    m0 = float(np.mean(x[ok])) if ok.any() else 0.0
-    dof = np.sum(np.maximum(k - 1, 0.0))
-    v0 = float(np.sum(ss_q) / dof) if dof > 0 else 0.0
-    mu = (n * mean + PRIOR_SCORES * m0) / (n + PRIOR_SCORES)
-    sigma = np.sqrt((m2 + PRIOR_SCORES * v0) / (np.maximum(n - 1, 0.0) + PRIOR_SCORES))
-    flat = (sigma <= _TINY) | ((n >= 2) & (m2 <= _TINY * n * (1.0 + mean**2)))
-    z = (x - mu[:, None]) / np.where(flat, 1.0, sigma)[:, None]
-    return np.where(ok, np.where(flat[:, None], 0.0, z), np.nan), flat, sigma
-
-
-@dataclass(frozen=True)
-class _SelfCorrection:
-    """Calibrated z and raw scores with each reviewer's self-bonus taken off its own answer, and the sums behind it."""
-
-    z: np.ndarray
-    scores: np.ndarray
-    run: np.ndarray  # (R, SELF_SUMS): this run's self-difference sums
-    total: np.ndarray  # (R, SELF_SUMS): the history's plus this run's
-    bonus: np.ndarray  # (R,)
-
-
-def _self_correction(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None, x: np.ndarray,
-                     hist: np.ndarray, prior: float) -> _SelfCorrection:
-    z, flat, sigma = _calibration(x, hist)
-    own = sheet.own_columns
-    run = run_sums(self_differences(z, own, ~flat))
-    stored = [sane_sums(_stored_bias((history or {}).get(name))[PAIR_SUMS:]) for name in sheet.reviewers]
-    total = np.array(stored, dtype=float).reshape(-1, SELF_SUMS) + run
-    bonus = self_bonus(total, prior)
-    rows = np.flatnonzero((own >= 0) & ~flat)
-    cols = own[rows]
-    zc, xc = z.copy(), x.copy()
-    if rows.size:
-        raw_shift = bonus[rows] * sigma[rows]
-        zc[rows, cols] -= bonus[rows]
-        xc[rows, cols] -= np.where(np.isfinite(raw_shift), raw_shift, 0.0)
-    return _SelfCorrection(zc, xc, run, total, bonus)
-
-
-def _per_question_z(x: np.ndarray) -> np.ndarray:
-    ok, k, mean_q, ss_q = _row_stats(x)
-    sd = np.sqrt(ss_q / np.maximum(k, 1.0))
-    flat = sd <= _TINY * (1.0 + np.abs(mean_q))
-    z = (x - mean_q[:, None]) / np.where(flat, 1.0, sd)[:, None]
-    return np.where(ok, np.where(flat[:, None], 0.0, z), np.nan)
-
-
-def z_scores(
-    sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None = None, method: str = "calibrated"
-) -> np.ndarray:
-    """The (R, C) z-scores of ``calibrated`` or ``per_question_z`` (module docstring), NaN where no score.
-
-    Computed whatever the number of candidates; :func:`aggregate` uses them from 3 candidates on.
-    """
-    if method not in ("calibrated", "per_question_z"):
-        raise ValueError(f"z_scores supports calibrated and per_question_z, not {method!r}")
-    with np.errstate(all="ignore"):
-        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
-        if method == "per_question_z":
-            return _per_question_z(x)
-        return _calibrated_z(x, _history_arrays(sheet, history))
-
-
-def _residuals(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per reviewer: count and sum of squared (z - mean z of the candidate's other reviewers)."""
-    ok = np.isfinite(z)
-    vals = np.where(ok, z, 0.0)
-    col_n, col_sum = ok.sum(axis=0), vals.sum(axis=0)
-    usable = ok & (col_n >= 2)[None, :]
-    loo = (col_sum[None, :] - vals) / np.maximum(col_n[None, :] - 1, 1)
-    sq = np.where(usable, (vals - loo) ** 2, 0.0)
-    return usable.sum(axis=1).astype(float), sq.sum(axis=1)
-
-
-def _weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    ok = np.isfinite(values)
-    w = np.where(ok, weights[:, None], 0.0)
-    total = w.sum(axis=0)
-    return np.where(total > 0, np.sum(w * np.where(ok, values, 0.0), axis=0) / np.maximum(total, _TINY), 0.0)
-
 
 def _borda(x: np.ndarray) -> np.ndarray:
     ok = np.isfinite(x)
@@ -285,8 +169,8 @@ def aggregate(
         raw_mean, n_reviews = column_means(x)
         weights = np.ones(n_rev)
         normalized = method in ("calibrated", "per_question_z") and n_cand >= 3 and n_rev > 0
-        hist = _history_arrays(sheet, history)
-        corrected = _self_correction(sheet, history, x, hist, self_prior)
+        hist = history_arrays(sheet, history)
+        corrected = self_correction(sheet, history, x, hist, self_prior)
         if method == "borda":
             score = column_means(_borda(corrected.scores))[0]
         elif method == "bradley_terry":
@@ -294,14 +178,14 @@ def aggregate(
         elif not normalized:
             score = column_means(corrected.scores)[0]
         elif method == "per_question_z":
-            score = column_means(_per_question_z(corrected.scores))[0]
+            score = column_means(per_question_z(corrected.scores))[0]
         else:
             z = corrected.z
-            count, m2 = _residuals(z)
+            count, m2 = residuals(z)
             weights = np.array(
                 [reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2, strict=True)]
             )
-            score = _weighted_mean(z, weights)
+            score = weighted_mean(z, weights)
         run_agreement = agreement(x)
         flags = bias_flags(sheet.reviewers, sheet.position, sheet.answer_length, x)
         pooled = pooled_flags(sheet.reviewers, _pooled_sums(sheet, history, x))
@@ -352,7 +236,7 @@ def _confidence(sheet: ScoreSheet, z: np.ndarray, hist: np.ndarray, order: list[
     noise (module :mod:`council.ranking.confidence`).
     """
     with np.errstate(all="ignore"):
-        count, m2 = _residuals(z)
+        count, m2 = residuals(z)
         weights = np.array(
             [reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2, strict=True)]
         )
@@ -364,25 +248,8 @@ def _pooled_sums(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | Non
     """Each reviewer's bias sums: its history's plus this run's."""
     history = history or {}
     run = sheet.run_bias_pairs
-    return [np.asarray(_stored_bias(history.get(name))[:PAIR_SUMS], dtype=float) + run[i]
+    return [np.asarray(stored_bias(history.get(name))[:PAIR_SUMS], dtype=float) + run[i]
             for i, name in enumerate(sheet.reviewers)]
-
-
-def _padded(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:
-    """``BIAS_SUMS`` floats: a shorter tuple (an older history's) padded with 0, a longer one cut."""
-    kept = tuple(float(v) for v in values[:BIAS_SUMS])
-    return kept + (0.0,) * (BIAS_SUMS - len(kept))
-
-
-def _stored_bias(stats: ReviewerHistory | None) -> tuple[float, ...]:
-    """The stored bias sums, ``BIAS_SUMS`` long (missing sums read as 0); all 0 if any is not a finite number."""
-    try:
-        values = _padded(tuple(stats.bias)) if stats is not None else ()
-    except (TypeError, ValueError):
-        values = ()
-    if len(values) != BIAS_SUMS or not all(math.isfinite(v) for v in values):
-        return (0.0,) * BIAS_SUMS
-    return values
 
 
 @dataclass(frozen=True)
@@ -412,9 +279,9 @@ def history_increments(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet
     it was ranked with."""
     with np.errstate(all="ignore"):
         x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
-        _, k, mean_q, ss_q = _row_stats(x)
-        corrected = _self_correction(sheet, history, x, _history_arrays(sheet, history), self_prior)
-        count, sq = _residuals(corrected.z)
+        _, k, mean_q, ss_q = row_stats(x)
+        corrected = self_correction(sheet, history, x, history_arrays(sheet, history), self_prior)
+        count, sq = residuals(corrected.z)
         run_bias = sheet.run_bias_pairs
     return {name: HistoryIncrement(float(k[i]), float(mean_q[i]), float(ss_q[i]), float(count[i]), float(sq[i]),
                                    tuple(float(v) for v in (*run_bias[i], *corrected.run[i])))
@@ -431,8 +298,8 @@ def fold_increment(stored: ReviewerHistory | None, increment: HistoryIncrement) 
     # Scores so large that their squares overflow teach nothing: keep the old (sanitized) part.
     scores_ok = math.isfinite(new_mean) and math.isfinite(new_m2)
     resid_ok = math.isfinite(increment.resid_m2)
-    old_bias = _stored_bias(stored)
-    bias = tuple(float(a + b) for a, b in zip(old_bias, _padded(increment.bias), strict=True))
+    old_bias = stored_bias(stored)
+    bias = tuple(float(a + b) for a, b in zip(old_bias, padded_bias(increment.bias), strict=True))
     return ReviewerHistory(
         count=int(n if scores_ok else count),
         mean=float(new_mean if scores_ok else mean),

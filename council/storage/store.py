@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,26 +28,19 @@ from council.result import CouncilResult
 from council.rubrics.model import Rubric
 from council.rubrics.target_evaluation import TargetEvaluation
 from council.storage.database import Row, Session
-from council.storage.run_records import Stage, merge_payloads, stage_payload
+from council.storage.run_records import Stage, merge_payloads
+from council.storage.run_writes import HOST, StageWrite, placeholders, prepare_stage
 from council.storage.schema import SCHEMA_VERSION, schema_version
 from council.storage.tables import Tables
 
 __all__ = ["SCHEMA_VERSION", "RunSummary", "StageWrite", "Store", "prepare_stage"]
 
-# Who is writing a run: this host and process, so a server starting up can tell runs of a dead process
-# from runs another live replica is still working on.
-def current_owner() -> str:
-    """``host:pid`` of this process (read each time: a forked worker is another owner)."""
-    return f"{_HOST}:{os.getpid()}"
-
-
-_HOST = socket.gethostname()
 STALE_RUN_AFTER = timedelta(hours=1)
 
 
 def _owner_is_gone(owner: str) -> bool:
     host, _, pid = owner.rpartition(":")
-    if host != _HOST or not pid.isdigit() or int(pid) == os.getpid():
+    if host != HOST or not pid.isdigit() or int(pid) == os.getpid():
         return False
     try:
         os.kill(int(pid), 0)
@@ -77,65 +69,6 @@ class RunSummary:
     simulated: bool
     cost_usd: float | None = None
     cost_partial: bool = False
-
-
-@dataclass(frozen=True)
-class StageWrite:
-    """One stage of a run, serialized and ready to write: a snapshot, whatever the run does next."""
-
-    run_id: str
-    stage: Stage
-    written_at: str
-    payload: bytes
-    #: The run's line in ``runs`` as it stands after this stage (every column, in table order).
-    summary: tuple[object, ...]
-
-    def apply(self, session: Session) -> None:
-        """Write this stage (in the caller's transaction)."""
-        StageWrite.apply_many(session, [self])
-
-    @staticmethod
-    def apply_many(session: Session, writes: list[StageWrite]) -> list[None]:
-        """Write many stages, of one run or many, in two statements (in the caller's transaction).
-
-        Each run's summary line takes its latest stage's figures; stage
-        rows are added in the order given, which is the order they read back.
-        """
-        for start in range(0, len(writes), _ROWS_PER_STATEMENT):
-            chunk = writes[start:start + _ROWS_PER_STATEMENT]
-            latest = {write.run_id: write.summary for write in chunk}
-            session.execute(
-                f"INSERT INTO runs ({_RUN_COLUMNS}) VALUES {_placeholders(len(latest), 11)} ON CONFLICT (run_id) DO "
-                "UPDATE SET updated_at = excluded.updated_at, status = excluded.status, top_member = "
-                "excluded.top_member, degraded = excluded.degraded, cost_usd = excluded.cost_usd, "
-                "cost_partial = excluded.cost_partial", [value for summary in latest.values() for value in summary])
-            session.execute(f"INSERT INTO run_stages (run_id, stage, written_at, payload) VALUES "
-                            f"{_placeholders(len(chunk), 4)}",
-                            [value for w in chunk for value in (w.run_id, w.stage, w.written_at, w.payload)])
-        return [None] * len(writes)
-
-
-_RUN_COLUMNS = ("run_id, created_at, updated_at, status, question, top_member, degraded, simulated, owner, cost_usd, "
-                "cost_partial")
-# Within SQLite's limit of 32766 parameters a statement (and far from PostgreSQL's 65535).
-_ROWS_PER_STATEMENT = 1000
-
-
-def _placeholders(rows: int, columns: int) -> str:
-    row = "(" + ", ".join("?" * columns) + ")"
-    return ", ".join([row] * rows)
-
-
-def prepare_stage(result: CouncilResult, stage: Stage) -> StageWrite:
-    """The row ``stage`` adds to the run, and the run's summary line as it now stands."""
-    now = datetime.now(UTC).isoformat()
-    top = result.final_answer.by if result.final_answer else (result.ranking[0].member if result.ranking else None)
-    first_user = next((m.content for m in reversed(result.question) if m.role == "user"), "")
-    cost = result.cost
-    summary = (result.run_id, result.created_at.isoformat(), now, result.status, first_user[:500], top,
-               int(result.degraded), int(result.simulated), current_owner(), cost.total_usd if cost else None,
-               int(cost is not None and (cost.partial or cost.total_usd is None)))
-    return StageWrite(result.run_id, stage, now, stage_payload(result, stage), summary)
 
 
 class Store(Tables):
@@ -430,7 +363,7 @@ def _fold_histories(session: Session, folds: list[_HistoryFold]) -> list[dict[st
         changed.update(updated)
     if changed:
         session.execute(
-            f"INSERT INTO reviewer_stats VALUES {_placeholders(len(changed), 8)} ON CONFLICT (reviewer_key) "
+            f"INSERT INTO reviewer_stats VALUES {placeholders(len(changed), 8)} ON CONFLICT (reviewer_key) "
             "DO UPDATE SET count = excluded.count, mean = excluded.mean, m2 = excluded.m2, "
             "resid_count = excluded.resid_count, resid_m2 = excluded.resid_m2, updated_at = excluded.updated_at, "
             "bias = excluded.bias",

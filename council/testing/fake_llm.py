@@ -117,6 +117,7 @@ class FakeLLMServer:
         self._fault_draw = random.Random()
         self.faults_served: dict[int, int] = {}
         self.images: dict[str, tuple[str, bytes]] = {}
+        self.images_served: list[str] = []  # names of the images fetched, in order
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *steps: Step) -> None:
@@ -144,6 +145,7 @@ class FakeLLMServer:
         if found is None:
             raise web.HTTPNotFound(text="no such image")
         content_type, body = found
+        self.images_served.append(request.match_info["name"])
         return web.Response(body=body, headers={"Content-Type": content_type})
 
     def serve_image(self, name: str, body: bytes, content_type: str = "image/png") -> str:

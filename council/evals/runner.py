@@ -91,7 +91,7 @@ from council.evals.records import (
     SampleRecord,
     SubjectSummary,
 )
-from council.pipeline.cost import call_cost
+from council.pipeline.cost import usd_of
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
@@ -257,17 +257,17 @@ class EvalRunner:
         if completion is not None and answer is None:
             status, error = "failed", f"empty answer (finish_reason {completion.finish_reason})"
         # A call that failed with no usage reported cost nothing known: $0 for a priced member, else unknown.
-        cost = call_cost("answers", member, completion.usage if completion else Usage(), self._price(member))
+        usd = usd_of(completion.usage if completion else Usage(), self._price(member))
         metrics = SampleMetrics(
             answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
             latency_model_ms=completion.latency_ms if completion is not None else None,
             input_tokens=completion.usage.prompt_tokens if completion else 0,
             output_tokens=completion.usage.completion_tokens if completion else 0,
-            cost_usd=cost.usd,
+            cost_usd=usd,
         )
         versions = {member: completion.model_version} if completion and completion.model_version else {}
         return await self._finish(repeat, sample, member, status, error, answer, member, None, versions, metrics,
-                                  [member] if cost.usd is None else [])
+                                  [member] if usd is None else [])
 
     def _price(self, member: str) -> Price | None:
         return self.council.config.member(member).price
@@ -283,7 +283,7 @@ class EvalRunner:
                                                self.manifest.generation_params)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
-        evaluation.cost_usd = call_cost("answers", evaluator, evaluation.usage, self._price(evaluator)).usd
+        evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))
         reasons = failed_conditions(metrics, self.manifest.thresholds)
         verdicts = []
         for rubric in self.dataset.rubrics.get(sample.id, []):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from council.config import CouncilConfig, MemberConfig, Price
 from council.errors import BudgetExhausted, InvalidRequest
-from council.pipeline.cost import call_cost
+from council.pipeline.cost import priced, usd_of
 from council.providers import Provider
 from council.providers.base import AnswerStream
 from council.types import ChatMessage, Completion, GenerationParams, Usage
@@ -73,7 +73,7 @@ class RunBudget:
         price = self.prices[member.name]
         bounded, output_tokens = self._bounded(member, params)
         usage = Usage(prompt_tokens=prompt_tokens_bound(messages), completion_tokens=output_tokens)
-        bound = call_cost("answers", member.name, usage, price).usd or 0.0
+        bound = priced(usage, price)
         if bound > self.left_usd:
             self.refused.append(what)
             raise BudgetExhausted(
@@ -86,7 +86,7 @@ class RunBudget:
         """Replace a call's reservation by what it cost (a failed call with no usage: nothing)."""
         self.reserved_usd -= bound
         if usage is not None:
-            self.spent_usd += call_cost("answers", member.name, usage, self.prices[member.name]).usd or 0.0
+            self.spent_usd += usd_of(usage, self.prices[member.name]) or 0.0
 
     async def complete(self, provider: Provider, messages: list[ChatMessage], params: GenerationParams | None,
                        what: str) -> Completion:

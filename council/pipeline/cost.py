@@ -20,14 +20,17 @@ from council.types import Usage
 PER_MILLION = 1_000_000
 
 
-def call_cost(stage: CostStage, member: str, usage: Usage, price: Price | None) -> CallCost:
-    """One call's cost: reported by the upstream, computed from ``price``, or unknown."""
-    usd: float | None = None
-    source = None
+def usd_of(usage: Usage, price: Price | None) -> float | None:
+    """What a call cost: the upstream's reported figure, else its tokens times ``price``, else unknown (None)."""
     if usage.cost_usd is not None:
-        usd, source = usage.cost_usd, "reported"
-    elif price is not None:
-        usd, source = priced(usage, price), "computed"
+        return usage.cost_usd
+    return priced(usage, price) if price is not None else None
+
+
+def call_cost(stage: CostStage, member: str, usage: Usage, price: Price | None) -> CallCost:
+    """One call's cost record: its figure (:func:`usd_of`) and where the figure came from."""
+    usd = usd_of(usage, price)
+    source = None if usd is None else "reported" if usage.cost_usd is not None else "computed"
     return CallCost(stage=stage, member=member, prompt_tokens=usage.prompt_tokens,
                     completion_tokens=usage.completion_tokens, usd=usd, source=source, estimated=usage.estimated)
 

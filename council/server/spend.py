@@ -17,7 +17,7 @@ from council.config import CouncilConfig
 from council.errors import InvalidRequest
 from council.logs import get_logger
 from council.pipeline.budget import run_budget
-from council.pipeline.cost import call_cost
+from council.pipeline.cost import usd_of
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.server.schema import ApiError
@@ -87,7 +87,7 @@ class DailySpend:
 
     async def add_call(self, member: str, usage: Usage) -> None:
         """Count a pass-through call's cost."""
-        await self.add(call_cost("answers", member, usage, self.prices.get(member)).usd)
+        await self.add(usd_of(usage, self.prices.get(member)))
 
     def add_soon(self, result: CouncilResult) -> None:
         """Count a run from a done-callback (where nothing can be awaited)."""

@@ -187,7 +187,10 @@ def _run_cost(run: RunSummary) -> str:
 
 def render_cost_since(since: datetime, usd: float, runs: int, uncertain: int) -> str:
     """``council runs --since``: what the runs of the period cost, and how many of them are not fully priced."""
-    line = f"cost since {since:%Y-%m-%d %H:%M} UTC: {_usd(usd)} over {runs} run{'s' if runs != 1 else ''}"
+    period = f"cost since {since:%Y-%m-%d %H:%M} UTC"
+    if runs and uncertain == runs and not usd:
+        return f"{period}: unknown for all {runs} run{'s' if runs != 1 else ''} (members without a price)"
+    line = f"{period}: {_usd(usd)} over {runs} run{'s' if runs != 1 else ''}"
     if uncertain:
         line += f" ({uncertain} with a partial or unknown cost: members without a price)"
     return line

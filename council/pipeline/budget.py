@@ -149,7 +149,7 @@ def run_budget(config: CouncilConfig, max_usd: float | None, callers: list[str])
     if limit is None:
         return None
     prices = {m.name: m.price for m in config.members if m.name in callers and m.price is not None}
-    unpriced = [name for name in callers if name not in prices]
+    unpriced = [name for name in dict.fromkeys(callers) if name not in prices]  # a chairman is a member too
     if unpriced:
         raise InvalidRequest(f"a budget needs a price on every member it may call; no price: {', '.join(unpriced)} "
                              "(add members[].price)")

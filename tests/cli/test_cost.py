@@ -92,3 +92,14 @@ def test_ask_with_max_usd_needs_prices_and_stays_within_it(capsys, tmp_path):
     result = json.loads(out)
     assert result["cost"]["budget_usd"] == 0.15 and result["cost"]["total_usd"] <= 0.15
     assert any(reason.startswith("budget $0.15 reached: not called:") for reason in result["degraded_reasons"])
+
+
+def test_an_unpriced_period_is_unknown_and_a_budget_names_each_unpriced_member_once(capsys, tmp_path):
+    code, _out = ask(capsys, tmp_path, simulated_config_path())
+    assert code == EXIT_OK
+    environ = {"PATH": os.environ.get("PATH", ""), "COUNCIL_DB_PATH": str(tmp_path / "runs.db")}
+    assert main(["runs", "--since", "1d"], environ) == EXIT_OK
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.endswith("UTC: unknown for all 1 run (members without a price)"), last
+    assert main(["ask", "Why?", "--max-usd", "0.01"], environ) == 2
+    assert "no price: atlas, boreal, cirrus, delta (add" in capsys.readouterr().err

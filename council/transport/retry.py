@@ -39,23 +39,22 @@ class _RetryPlan:
     """Decides whether a failed attempt is retried, and how long to wait first.
 
     Tenacity asks ``should_retry`` before ``wait``, so the delay chosen here
-    (jitter included) is the one actually slept.
+    (jitter included) is the one actually slept. ``attempts_before`` counts
+    the attempts made before tenacity took over (see :func:`call_with_retry`).
     """
 
-    def __init__(self, policy: RetryPolicy, deadline: float, endpoint: Endpoint) -> None:
+    def __init__(self, policy: RetryPolicy, deadline: float, endpoint: Endpoint, attempts_before: int) -> None:
         self.policy = policy
         self.deadline = deadline
         self.endpoint = endpoint
+        self.attempts_before = attempts_before
         self.delay = 0.0
 
-    def should_retry(self, state: RetryCallState) -> bool:
-        outcome = state.outcome
-        if outcome is None or not outcome.failed:
-            return False
-        exc = outcome.exception()
+    def retries(self, exc: BaseException, attempt: int) -> bool:
+        """Whether to try again after ``exc`` ended attempt number ``attempt``; sets :attr:`delay`."""
         if not isinstance(exc, ProviderError) or not exc.retryable:
             return False
-        if state.attempt_number >= self.policy.max_attempts:
+        if attempt >= self.policy.max_attempts:
             return False
         if exc.retry_after_s is not None:
             if exc.retry_after_s > self.policy.max_retry_after_s:
@@ -69,26 +68,37 @@ class _RetryPlan:
                 return False
             delay = exc.retry_after_s
         else:
-            delay = backoff_delay(self.policy, state.attempt_number)
+            delay = backoff_delay(self.policy, attempt)
         if delay >= self.deadline - asyncio.get_running_loop().time():
             return False
         self.delay = delay
         return True
 
+    def should_retry(self, state: RetryCallState) -> bool:
+        outcome = state.outcome
+        if outcome is None or not outcome.failed:
+            return False
+        exc = outcome.exception()
+        return exc is not None and self.retries(exc, self.attempts_before + state.attempt_number)
+
     def wait(self, _state: RetryCallState) -> float:
         return self.delay
 
-    def log_retry(self, state: RetryCallState) -> None:
-        exc = state.outcome.exception() if state.outcome else None
+    def log_retry(self, exc: BaseException | None, attempt: int) -> None:
+        """Log the retry about to wait :attr:`delay` after attempt number ``attempt`` failed."""
         _log.warning(
             "retrying",
             provider=self.endpoint.provider,
             member=self.endpoint.member,
             model=self.endpoint.model,
-            attempt=state.attempt_number,
+            attempt=attempt,
             wait_s=round(self.delay, 3),
             error=exc,
         )
+
+    def before_sleep(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        self.log_retry(exc, self.attempts_before + state.attempt_number)
 
 
 async def call_with_retry(
@@ -103,21 +113,32 @@ async def call_with_retry(
     Raises the last :class:`ProviderError` (with ``attempts`` set) when every
     attempt failed, the error is not retryable, or the deadline is reached.
     """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + deadline_s
-    plan = _RetryPlan(policy, deadline, endpoint)
+    deadline = asyncio.get_running_loop().time() + deadline_s
+    # Most calls succeed at once, and setting up tenacity costs more CPU than
+    # the rest of the call's bookkeeping: the first attempt runs bare, and
+    # tenacity takes over only once a retry is due.
+    try:
+        return await _one_attempt(operation, policy, deadline, deadline_s, endpoint), 1
+    except ProviderError as exc:
+        first_failure = exc
+    plan = _RetryPlan(policy, deadline, endpoint, attempts_before=1)
+    if not plan.retries(first_failure, 1):
+        first_failure.attempts = 1
+        raise first_failure
+    plan.log_retry(first_failure, 1)
+    await asyncio.sleep(plan.delay)
     retrying = AsyncRetrying(
         retry=plan.should_retry,
         wait=plan.wait,
-        stop=stop_after_attempt(policy.max_attempts),
-        before_sleep=plan.log_retry,
+        stop=stop_after_attempt(policy.max_attempts - 1),
+        before_sleep=plan.before_sleep,
         reraise=True,
     )
-    attempts = 0
+    attempts = 1
     try:
         async for attempt in retrying:
             with attempt:
-                attempts = attempt.retry_state.attempt_number
+                attempts = 1 + attempt.retry_state.attempt_number
                 result = await _one_attempt(operation, policy, deadline, deadline_s, endpoint)
     except ProviderError as exc:
         exc.attempts = attempts

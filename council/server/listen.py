@@ -23,6 +23,7 @@ It knows sockets and aiohttp's runner; nothing of councils.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import signal
 from collections.abc import Callable
@@ -116,10 +117,28 @@ async def start_site(
     return runner, site
 
 
+#: Container allocations (net of frees) between two collections of the youngest generation; Python's default is 700.
+GC_YOUNG_THRESHOLD = 10_000
+
+
+def tune_garbage_collector() -> None:
+    """Collect cycles less often and never re-scan what start-up built.
+
+    A council run allocates a few thousand short-lived objects, few of them in
+    cycles; with the default thresholds the collector ran about once a run and
+    its full passes walked every module, schema and config object loaded at
+    start-up, about 8% of a run's CPU. Frozen objects are still freed by
+    reference counting if dropped; they are only skipped by the cycle collector.
+    """
+    gc.freeze()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+
+
 async def serve(app: web.Application, config: ServerConfig, host: str, port: int,
                 announce: Callable[[CappedSite], None] | None = None) -> None:
     """Serve ``app`` until SIGTERM or SIGINT, then shut down once, within the grace period."""
     runner, site = await start_site(app, config, host, port)
+    tune_garbage_collector()
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

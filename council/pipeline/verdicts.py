@@ -48,28 +48,35 @@ def automatic_review(
                         ranking=sorted(members, key=lambda m: -scores[m].overall))
 
 
+def _judge_record(review: ReviewRecord) -> JudgeRecord | None:
+    if review.reviewer == AUTOMATIC_REVIEWER:
+        return None  # code scored it: no model judged
+    return JudgeRecord(model=review.model, prompt_hash=review.prompt_hash, response_hash=review.response_hash,
+                       usage=review.usage)
+
+
 def with_verdicts(
     rubric: Rubric, ranking: list[RankingEntry], reviews: list[ReviewRecord],
     fixed: dict[str, dict[str, CriterionValue]], evidence: dict[str, dict[str, str]],
 ) -> list[RankingEntry]:
     """Every ranking entry with its verdict against the rubric, from the reviewers' consensus."""
-    ok_reviews = [r for r in reviews if r.status == "ok"]
+    # A reviewer's record is the same in every verdict it took part in: made once per review, not per answer.
+    ok_reviews = [(review, _judge_record(review)) for review in reviews if review.status == "ok"]
     llm_ids = set(rubric.dimension_ids())
     entries = []
     for entry in ranking:
         sums: dict[str, list[float]] = {}
         judges: list[JudgeRecord] = []
         judged_by: dict[str, list[int]] = {}
-        for review in ok_reviews:
+        for review, judge in ok_reviews:
             scored = review.scores.get(entry.member)
             if scored is None:
                 continue
-            if review.reviewer != AUTOMATIC_REVIEWER:
-                judges.append(JudgeRecord(model=review.model, prompt_hash=review.prompt_hash,
-                                          response_hash=review.response_hash, usage=review.usage))
+            if judge is not None:
+                judges.append(judge)
             for cid, value in scored.normalized.items():
                 sums.setdefault(cid, []).append(value)
-                if cid in llm_ids and review.reviewer != AUTOMATIC_REVIEWER:
+                if judge is not None and cid in llm_ids:
                     judged_by.setdefault(cid, []).append(len(judges) - 1)
         consensus = {cid: sum(v) / len(v) for cid, v in sums.items() if v}
         for cid, fixed_value in fixed.get(entry.member, {}).items():

@@ -32,9 +32,9 @@ import math
 import re
 import weakref
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 T = TypeVar("T")
 
@@ -51,6 +51,16 @@ _RANGE_KEY = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy, as pydantic makes it; with ``update``, without the facts cached from the original's fields."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            # functools.cached_property keeps its values in the instance __dict__, which pydantic copies with the
+            # fields: facts derived from the old fields would outlive them.
+            for name in copied.__dict__.keys() - type(self).model_fields.keys():
+                del copied.__dict__[name]
+        return copied
 
 
 def slug(text: str) -> str:
@@ -71,9 +81,11 @@ class Level(_Strict):
 
 
 class Criterion(_Strict):
-    """One thing a rubric checks."""
+    """One thing a rubric checks.
 
-    _level_scores: dict[str, float] = PrivateAttr(default_factory=dict)
+    What it derives from its fields (kind, levels by score, bands) is cached on
+    first use: verdicts and ballots ask for it for every score of every answer.
+    """
 
     id: str = Field(pattern=CRITERION_ID, description="Stable id, used as the ballot key.")
     name: str | None = Field(default=None, max_length=120, description="Human name; the id if unset.")
@@ -98,7 +110,7 @@ class Criterion(_Strict):
         # YAML gives 0: ... as an int key; bands are read as text so "3-4" and 3 mix.
         return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
 
-    @property
+    @functools.cached_property
     def kind(self) -> Literal["levels", "scored", "checklist"]:
         """How the criterion is scored: by level, on the scale, or satisfied or not."""
         if self.levels:
@@ -107,11 +119,22 @@ class Criterion(_Strict):
             return "scored"
         return "checklist"
 
-    def model_post_init(self, _context: Any) -> None:
-        # Looked up for every score of every ballot; computed once.
-        self._level_scores = {level.id: level.score for level in self.levels or []}
+    @functools.cached_property
+    def levels_by_score(self) -> tuple[Level, ...]:
+        """The levels from the lowest score to the highest (equal scores in rubric order); empty if none."""
+        return tuple(sorted(self.levels or [], key=lambda level: level.score))
 
-    @property
+    @functools.cached_property
+    def _level_scores(self) -> dict[str, float]:
+        # A cached_property, not a pydantic private attribute: those are read through __getattr__, ~20x slower.
+        return {level.id: level.score for level in self.levels or []}
+
+    @functools.cached_property
+    def _bands_by_scale(self) -> dict[tuple[int, int], tuple[tuple[int, int, str], ...]]:
+        # Filled by bands(); a criterion is read on its one rubric's scale, so this holds one entry.
+        return {}
+
+    @functools.cached_property
     def title(self) -> str:
         """The name shown to people."""
         return self.name or self.id.replace("_", " ").capitalize()
@@ -133,13 +156,17 @@ def parse_band(key: str) -> tuple[int, int | None] | None:
 
 def bands(criterion: Criterion, low: int, high: int) -> list[tuple[int, int, str]]:
     """The criterion's bands as (first, last, description), in order, over the scale ``low``..``high``."""
-    return list(_bands(tuple((criterion.score_ranges or {}).items()), low, high))
+    # Parsed once per criterion and scale: verdicts, feedback and prompts ask for the same bands many times per run.
+    known = criterion._bands_by_scale
+    found = known.get((low, high))
+    if found is None:
+        found = known[low, high] = _parse_bands(criterion.score_ranges or {}, low, high)
+    return list(found)
 
 
-@functools.lru_cache(maxsize=1024)
-def _bands(ranges: tuple[tuple[str, str], ...], low: int, high: int) -> tuple[tuple[int, int, str], ...]:
-    # Cached: verdicts, feedback and prompts ask for the same bands many times per run.
-    parsed = sorted(((parse_band(k), text) for k, text in ranges), key=lambda item: item[0][0] if item[0] else 0)
+def _parse_bands(ranges: Mapping[str, str], low: int, high: int) -> tuple[tuple[int, int, str], ...]:
+    parsed = sorted(((parse_band(k), text) for k, text in ranges.items()),
+                    key=lambda item: item[0][0] if item[0] else 0)
     result: list[tuple[int, int, str]] = []
     for index, (band, text) in enumerate(parsed):
         if band is None:
@@ -177,8 +204,11 @@ class Scale(_Strict):
 
 
 class Rubric(_Strict):
-    """A complete rubric. Validate with :func:`council.rubrics.load.check_rubric` (the loader does)."""
+    """A complete rubric. Validate with :func:`council.rubrics.load.check_rubric` (the loader does).
 
+    Lookups it derives from its criteria and gates are cached on first use,
+    like its criteria's: every ballot and verdict asks for them.
+    """
 
     id: str = Field(pattern=RUBRIC_ID, description="Stable identifier, recorded with every run.")
     name: str = Field(min_length=1, max_length=120, description="Human name.")
@@ -199,21 +229,40 @@ class Rubric(_Strict):
             return [{"id": slug(item), "expected_outcome": item} if isinstance(item, str) else item for item in value]
         return value
 
+    # -- cached facts ------------------------------------------------------
+    @functools.cached_property
+    def _by_id(self) -> dict[str, Criterion]:
+        by_id: dict[str, Criterion] = {}
+        for criterion in self.criteria:
+            by_id.setdefault(criterion.id, criterion)  # the first of a repeated id, as a search in order finds
+        return by_id
+
+    @functools.cached_property
+    def _llm_criteria(self) -> tuple[Criterion, ...]:
+        return tuple(c for c in self.criteria if c.scoring in LLM_SCORED)
+
+    @functools.cached_property
+    def _total_weight(self) -> float:
+        return sum(c.weight for c in self.criteria)
+
+    @functools.cached_property
+    def _ceilings(self) -> tuple[tuple[str, float, float], ...]:
+        # (criterion id, bound in 0–1, cap in 0–1); a gate naming an unknown criterion raises KeyError, uncached.
+        return tuple((ceiling.criterion, self.own_terms_to_unit(self.criterion(ceiling.criterion), ceiling.below),
+                      self.to_unit(ceiling.cap)) for ceiling in self.gates.ceilings)
+
     # -- lookups -----------------------------------------------------------
     def criterion(self, criterion_id: str) -> Criterion:
         """The criterion with this id (``KeyError`` if none)."""
-        for criterion in self.criteria:
-            if criterion.id == criterion_id:
-                return criterion
-        raise KeyError(criterion_id)
+        return self._by_id[criterion_id]
 
     def llm_criteria(self) -> list[Criterion]:
         """The criteria the council's reviewers score."""
-        return [c for c in self.criteria if c.scoring in LLM_SCORED]
+        return list(self._llm_criteria)
 
     def dimension_ids(self) -> list[str]:
         """Ids of the criteria reviewers score, in rubric order (the ballot keys)."""
-        return [c.id for c in self.llm_criteria()]
+        return [c.id for c in self._llm_criteria]
 
     def criterion_ids(self) -> list[str]:
         """Every criterion id, in rubric order."""
@@ -254,15 +303,14 @@ class Rubric(_Strict):
 
     def weighted(self, normalized: Mapping[str, float]) -> float:
         """Σ(score × weight) / Σ(weight) over every criterion; a missing score counts as 0."""
-        total = sum(c.weight for c in self.criteria)
+        total = self._total_weight
         return sum(c.weight * normalized.get(c.id, 0.0) for c in self.criteria) / total if total > 0 else 0.0
 
     def gated(self, score: float, normalized: Mapping[str, float], safety_failed: bool = False) -> float:
         """``score`` after every ceiling and the safety cap."""
-        for ceiling in self.gates.ceilings:
-            criterion = self.criterion(ceiling.criterion)
-            if normalized.get(criterion.id, 0.0) < self.own_terms_to_unit(criterion, ceiling.below) - 1e-9:
-                score = min(score, self.to_unit(ceiling.cap))
+        for criterion_id, bound, cap in self._ceilings:
+            if normalized.get(criterion_id, 0.0) < bound - 1e-9:
+                score = min(score, cap)
         if safety_failed:
             score = min(score, self.gates.safety_cap)
         return score

@@ -80,7 +80,7 @@ def _coerce(criterion: Criterion, rubric: Rubric, value: Any) -> CriterionValue:
 def _extremes(criterion: Criterion, rubric: Rubric) -> tuple[CriterionValue, CriterionValue]:
     """(bottom, top) values of a criterion."""
     if criterion.kind == "levels":
-        levels = sorted(criterion.levels or [], key=lambda level: level.score)
+        levels = criterion.levels_by_score
         return levels[0].id, levels[-1].id
     if criterion.kind == "checklist":
         return False, True
@@ -137,20 +137,20 @@ def score_fixed(rubric: Rubric, answer: str, question: str) -> dict[str, tuple[C
 def level_of(criterion: Criterion, rubric: Rubric, score: float) -> tuple[str, int]:
     """A readable level for a normalized score, and its index among the criterion's steps."""
     if criterion.kind == "levels":
-        levels = sorted(criterion.levels or [], key=lambda level: level.score)
+        levels = criterion.levels_by_score
         index = max((i for i, level in enumerate(levels) if level.score <= score + 1e-9), default=0)
         return levels[index].label, index
     if criterion.kind == "checklist":
         return ("satisfied", 1) if score >= 0.5 else ("not satisfied", 0)
-    value = rubric.scale.min + score * (rubric.scale.max - rubric.scale.min)
-    spans = bands(criterion, rubric.scale.min, rubric.scale.max)
-    index = max((i for i, (first, _, _) in enumerate(spans) if first <= round(value) ), default=0)
-    return f"{value:.1f}/{rubric.scale.max}", index
+    low, high = rubric.scale.min, rubric.scale.max
+    value = low + score * (high - low)
+    index = max((i for i, (first, _, _) in enumerate(bands(criterion, low, high)) if first <= round(value)), default=0)
+    return f"{value:.1f}/{high}", index
 
 
 def _suggestion(criterion: Criterion, rubric: Rubric, index: int) -> str | None:
     if criterion.kind == "levels":
-        levels = sorted(criterion.levels or [], key=lambda level: level.score)
+        levels = criterion.levels_by_score
         if index + 1 < len(levels):
             nxt = levels[index + 1]
             return f"{criterion.title}: aim for {nxt.label}: {nxt.description or nxt.label}"
@@ -179,7 +179,7 @@ def build_verdict(
     """The verdict for one answer from its normalized criterion scores (missing ones count as failed)."""
     values, evidence, notes, judged_by = values or {}, evidence or {}, notes or {}, judged_by or {}
     raw = rubric.weighted(normalized)
-    score = rubric.unit_score(normalized, safety_failed)
+    score = rubric.gated(raw, normalized, safety_failed)  # rubric.unit_score, without weighting twice
     gates = []
     if score < raw - 1e-9:
         gates.append("safety cap" if safety_failed and score <= rubric.gates.safety_cap else "ceiling")
@@ -222,12 +222,13 @@ def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[st
         head += f" (capped by {', '.join(verdict.gates_applied)})"
     lines = [head]
     suggestions = []
+    steps = steps or {}
     for criterion, result in zip(rubric.criteria, verdict.criteria, strict=True):
         if result.score is None:
             lines.append(f"- {criterion.title}: not scored (counts as failed)")
             suggestions.append(f"{criterion.title}: make sure it can be assessed")
             continue
-        label, index = (steps or {}).get(criterion.id) or level_of(criterion, rubric, normalized[criterion.id])
+        label, index = steps.get(criterion.id) or level_of(criterion, rubric, normalized[criterion.id])
         mark = "pass" if result.passed else "FAIL"
         lines.append(f"- {criterion.title}: {label} ({result.score * 100:.0f}%, {mark})")
         suggestion = _suggestion(criterion, rubric, index)

@@ -10,8 +10,8 @@ import yaml
 from council.errors import ConfigError
 from council.rubrics.functions import register_check
 from council.rubrics.load import check_rubric, load_rubric
-from council.rubrics.model import Rubric, slug
-from council.rubrics.score import build_verdict, score_deterministic, score_fixed, score_schema
+from council.rubrics.model import Gates, Level, Rubric, Scale, bands, slug
+from council.rubrics.score import build_verdict, level_of, score_deterministic, score_fixed, score_schema
 
 SHIPPED = ["default", "accuracy_faithfulness", "code_review", "document_quality", "safety"]
 
@@ -248,3 +248,26 @@ def test_a_copy_never_keeps_derived_values_of_the_original():
     changed = original.model_copy(update={"pass_threshold": 0.9})
     assert changed.content_hash() != digest
     assert original.content_hash() == digest
+
+
+def test_a_copy_with_changed_fields_derives_its_own_cached_facts():
+    r = rubric(scale={"min": 0, "max": 10}, gates={"ceilings": [{"criterion": "acc", "below": 5, "cap": 3}]},
+               criteria=[{"id": "acc", "score_ranges": {"0-4": "wrong", "5-10": "right"}}, "Cites a source"])
+    acc = r.criteria[0]
+    # Warm every cache first: kind, title, bands, the lookups and the gate bounds.
+    assert (acc.kind, acc.title, bands(acc, 0, 10)[0]) == ("scored", "Acc", (0, 4, "wrong"))
+    assert r.dimension_ids() == ["acc", "cites_a_source"] and r.criterion("acc") is acc
+    assert r.overall({"acc": 4, "cites_a_source": True}) == 0.3
+
+    rescaled = r.model_copy(update={"scale": Scale(min=0, max=20)})
+    assert rescaled.overall({"acc": 4, "cites_a_source": True}) == 0.15, "bound 5/20 and cap 3/20, not /10"
+    assert level_of(acc, rescaled, 0.5) == ("10.0/20", 1)
+    fewer = r.model_copy(update={"criteria": [r.criteria[1]], "gates": Gates()})
+    assert fewer.dimension_ids() == ["cites_a_source"] and fewer.llm_criteria() == [r.criteria[1]]
+    with pytest.raises(KeyError):
+        fewer.criterion("acc")
+    levelled = acc.model_copy(update={"name": "Accuracy", "score_ranges": None, "levels": [
+        Level(id="right", label="Right", score=1), Level(id="wrong", label="Wrong", score=0)]})
+    assert (levelled.kind, levelled.title) == ("levels", "Accuracy")
+    assert r.normalize(levelled, "right") == 1.0 and levelled.levels_by_score[0].id == "wrong"
+    assert (acc.kind, acc.title, r.criterion("acc") is acc) == ("scored", "Acc", True), "the original is unchanged"

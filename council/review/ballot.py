@@ -109,6 +109,50 @@ def _normalize(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def _key(name: str, spelled: dict[str, str]) -> str:
+    """``_normalize(name)``, looked up first in ``spelled``: ballots mostly spell names exactly as the prompt did."""
+    normalized = spelled.get(name)
+    return _normalize(name) if normalized is None else normalized
+
+
+@dataclass(frozen=True)
+class _Form:
+    """What a ballot gives each answer under one rubric.
+
+    Worked out once per rubric (:meth:`Rubric.memo`), not for every key of
+    every entry of every ballot, which made reading a ballot slow.
+    """
+
+    criteria: tuple[Criterion, ...]  # the criteria reviewers score, in rubric order
+    # Each criterion's valid values with their score, as Rubric.normalize gives it. A criterion takes one kind of
+    # value (bool, int or level id), so True and 1 never share a table.
+    worth: dict[str, dict[CriterionValue, float]]
+    spelled: dict[str, str]  # each key of an entry as the prompt spells it, and its normalized form
+
+
+def _form(rubric: Rubric) -> _Form:
+    """The form of ``rubric``'s ballots, made on first use."""
+
+    def make() -> _Form:
+        criteria = tuple(rubric.llm_criteria())
+        by_id = {c.id: c for c in rubric.criteria}
+        worth = {c.id: {value: rubric.normalize(by_id[c.id], value) for value in _valid_values(c, rubric)}
+                 for c in criteria}
+        spelled = {key: _normalize(key) for key in [*(c.id for c in criteria), "overall", "notes"]}
+        return _Form(criteria, worth, spelled)
+
+    return rubric.memo("ballot.form", make)
+
+
+def _valid_values(criterion: Criterion, rubric: Rubric) -> list[CriterionValue]:
+    """Every value :func:`_criterion_value` may return for ``criterion``: a few, as the scale is whole numbers."""
+    if criterion.kind == "checklist":
+        return [False, True]
+    if criterion.kind == "levels":
+        return [level.id for level in criterion.levels or []]
+    return list(range(rubric.scale.min, rubric.scale.max + 1))
+
+
 def _squash(text: str) -> str:
     return "".join(neutralize(text).split())
 
@@ -127,13 +171,13 @@ def _score(value: Any, low: int, high: int) -> int | None:
     return None
 
 
-def _criterion_value(criterion: Criterion, value: Any, rubric: Rubric) -> CriterionValue | None:
+def _criterion_value(criterion: Criterion, value: Any, rubric: Rubric, form: _Form) -> CriterionValue | None:
     """The ballot's value for one criterion, or None when it is not the kind the criterion takes."""
     if criterion.kind == "checklist":
         return value if isinstance(value, bool) else None
     if criterion.kind == "levels":
-        ids = {level.id for level in criterion.levels or []}
-        return _normalize(value) if isinstance(value, str) and _normalize(value) in ids else None
+        level = _normalize(value) if isinstance(value, str) else None
+        return level if level in form.worth[criterion.id] else None
     return _score(value, rubric.scale.min, rubric.scale.max)
 
 
@@ -146,7 +190,7 @@ def _expected(criterion: Criterion, rubric: Rubric) -> str:
 
 
 def _read_ranking(
-    value: dict[str, Any], canonical: dict[str, str], labels: list[str], problems: list[str]
+    value: dict[str, Any], canonical: dict[str, str], spelled: dict[str, str], labels: list[str], problems: list[str]
 ) -> list[str]:
     if "ranking" not in value:
         problems.append("ranking is missing")
@@ -159,7 +203,7 @@ def _read_ranking(
         problems.append(f"ranking has {len(raw)} entries for {len(labels)} answers")
     ranking: list[str] = []
     for index, item in enumerate(raw[: len(labels) + _MAX_PROBLEMS]):
-        label = canonical.get(_normalize(item)) if isinstance(item, str) else None
+        label = canonical.get(_key(item, spelled)) if isinstance(item, str) else None
         if not isinstance(item, str):
             problems.append(f"ranking[{index}] must be a label, got {_show(item)}")
         elif label is None:
@@ -173,7 +217,8 @@ def _read_ranking(
 
 
 def _read_evaluations(
-    value: dict[str, Any], canonical: dict[str, str], labels: list[str], rubric: Rubric, problems: list[str]
+    value: dict[str, Any], canonical: dict[str, str], spelled: dict[str, str], labels: list[str], rubric: Rubric,
+    problems: list[str],
 ) -> tuple[dict[str, DimensionScores], dict[str, float]]:
     if "evaluations" not in value:
         problems.append("evaluations is missing")
@@ -186,7 +231,7 @@ def _read_evaluations(
         problems.append(f"evaluations has {len(raw)} entries for {len(labels)} answers")
     entries: dict[str, Any] = {}
     for key in list(raw)[: len(labels) + _MAX_PROBLEMS]:
-        label = canonical.get(_normalize(key))
+        label = canonical.get(_key(key, spelled))
         if label is None:
             problems.append(f"evaluations has an unknown label {_show(key)}")
         elif label in entries:
@@ -196,7 +241,7 @@ def _read_evaluations(
     problems.extend(f"evaluations is missing {label}" for label in labels if label not in entries)
     evaluations: dict[str, DimensionScores] = {}
     reported: dict[str, float] = {}
-    by_id = {c.id: c for c in rubric.criteria}
+    form = _form(rubric)
     for label in labels:
         if label not in entries:
             continue
@@ -206,15 +251,16 @@ def _read_evaluations(
             continue
         fields: dict[str, Any] = {}
         for key, item in entry.items():
-            if _normalize(key) in fields:
+            name = _key(key, form.spelled)
+            if name in fields:
                 problems.append(f"evaluations.{label} has {_show(key)} twice")
-            fields[_normalize(key)] = item
+            fields[name] = item
         scores: dict[str, CriterionValue] = {}
-        for criterion in rubric.llm_criteria():
+        for criterion in form.criteria:
             if criterion.id not in fields:
                 problems.append(f"evaluations.{label}.{criterion.id} is missing")
                 continue
-            criterion_value = _criterion_value(criterion, fields[criterion.id], rubric)
+            criterion_value = _criterion_value(criterion, fields[criterion.id], rubric, form)
             if criterion_value is None:
                 problems.append(
                     f"evaluations.{label}.{criterion.id} must be {_expected(criterion, rubric)}, "
@@ -230,8 +276,8 @@ def _read_evaluations(
         claimed = fields.get("overall")
         if isinstance(claimed, (int, float)) and not isinstance(claimed, bool):
             reported[label] = float(claimed)
-        if len(scores) == len(rubric.llm_criteria()):
-            normalized = {cid: rubric.normalize(by_id[cid], value) for cid, value in scores.items()}
+        if len(scores) == len(form.criteria):
+            normalized = {cid: form.worth[cid][value] for cid, value in scores.items()}
             overall = round(rubric.unit_score(normalized), 4)
             evaluations[label] = DimensionScores(scores, overall, notes[:MAX_NOTES_CHARS], normalized)
     return evaluations, reported
@@ -239,9 +285,10 @@ def _read_evaluations(
 
 def _read_ballot(value: dict[str, Any], labels: list[str], rubric: Rubric) -> BallotParse:
     canonical = {_normalize(label): label for label in labels}
+    spelled = {label: _normalize(label) for label in labels}
     problems: list[str] = []
-    ranking = _read_ranking(value, canonical, labels, problems)
-    evaluations, reported = _read_evaluations(value, canonical, labels, rubric, problems)
+    ranking = _read_ranking(value, canonical, spelled, labels, problems)
+    evaluations, reported = _read_evaluations(value, canonical, spelled, labels, rubric, problems)
     if problems:
         more = len(problems) - _MAX_PROBLEMS
         return _failed("; ".join(problems[:_MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else ""))

@@ -24,6 +24,7 @@ written inside an answer stays literal text.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from council.review.sandbox import (  # noqa: F401 - fill_template, neutralize and new_nonce are re-exported
@@ -139,11 +140,23 @@ def _render_rubric(rubric: Rubric) -> str:
 
 def render_verdict_schema(labels: list[str], rubric: Rubric) -> str:
     """The shape of the verdict JSON, with one entry per label, for the prompt."""
-    scores = ", ".join(f'"{c.id}": <{key_hint(c, rubric)}>' for c in rubric.llm_criteria())
+    scores = rubric.memo("review_prompt.schema_scores", lambda: ", ".join(
+        f'"{c.id}": <{key_hint(c, rubric)}>' for c in rubric.llm_criteria()))
     entries = ",\n".join(
         f'    "{label}": {{{scores}, "overall": <number>, "notes": "<text>"}}' for label in labels
     )
     return '{\n  "ranking": [<every label, best first>],\n  "evaluations": {\n' + entries + "\n  }\n}"
+
+
+def _rubric_values(rubric: Rubric) -> Mapping[str, str]:
+    """The system prompt's values that depend on the rubric alone, rendered once per rubric."""
+    return rubric.memo("review_prompt.rubric_values", lambda: {
+        "protocol": PROTOCOL,
+        "rubric_name": rubric.name,
+        "rubric_version": rubric.version,
+        "rubric": render_rubric(rubric),
+        "dimension_keys": ", ".join(f"{c.id} ({key_hint(c, rubric)})" for c in rubric.llm_criteria()),
+    })
 
 
 def render_review_prompt(
@@ -165,15 +178,7 @@ def render_review_prompt(
         raise ValueError(f"candidate labels must be unique, got {labels}")
     system = render_prompt(
         SYSTEM_TEMPLATE,
-        {
-            "protocol": PROTOCOL,
-            "nonce": nonce,
-            "rubric_name": rubric.name,
-            "rubric_version": rubric.version,
-            "rubric": render_rubric(rubric),
-            "verdict_schema": render_verdict_schema(labels, rubric),
-            "dimension_keys": ", ".join(f"{c.id} ({key_hint(c, rubric)})" for c in rubric.llm_criteria()),
-        },
+        {**_rubric_values(rubric), "nonce": nonce, "verdict_schema": render_verdict_schema(labels, rubric)},
     )
     user = render_prompt(
         USER_TEMPLATE,

@@ -12,6 +12,7 @@ build a prompt from a template: :func:`render_prompt` is the one way.
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 from collections.abc import Iterable, Mapping
@@ -21,8 +22,10 @@ from council.assets import load_prompt
 _LOOKALIKE = str.maketrans({"<": "\u2039", ">": "\u203a"})  # ‹ and ›
 # Runs of two or more angle brackets (our markers), chat-format role tokens
 # like <|im_start|>, and verdict tags. Only angle brackets are rewritten, one
-# character for one, so adjacency is unchanged: no "<<" can survive.
-_MARKER_LIKE = re.compile(r"[<>]{2,}|<(?=\|)|(?<=\|)>|<(?=/?verdict)", re.IGNORECASE)
+# character for one, so adjacency is unchanged: no "<<" can survive. Every
+# branch starts at an angle bracket; the leading lookahead says so, which lets
+# the engine pass over other characters quickly (about twice as fast).
+_MARKER_LIKE = re.compile(r"(?=[<>])(?:[<>]{2,}|<(?=\|)|(?<=\|)>|<(?=/?verdict))", re.IGNORECASE)
 # Unicode "tag" characters are invisible yet read by models, a known way to
 # hide instructions; they have no place in an answer under review.
 _TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]")
@@ -40,8 +43,18 @@ def neutralize(text: str) -> str:
     else, single ``<`` and ``>`` included, is left as written so code and
     maths in answers stay readable.
     """
-    text = _TAG_CHARACTERS.sub("", text)
-    return _MARKER_LIKE.sub(lambda match: match.group().translate(_LOOKALIKE), text)
+    # The same answers are neutralized for every reviewer's prompt and ballot check, and most need
+    # nothing: tag characters are never ASCII, and nothing is marker-like without an angle bracket.
+    # (str.isascii, not text.isascii, so that anything but text is still a TypeError, as from re.)
+    if not str.isascii(text):
+        text = _TAG_CHARACTERS.sub("", text)
+    if "<" not in text and ">" not in text:
+        return text
+    return _MARKER_LIKE.sub(_look_alike, text)
+
+
+def _look_alike(match: re.Match[str]) -> str:
+    return match.group().translate(_LOOKALIKE)
 
 
 def _contains_nonce(text: str, nonce: str) -> bool:
@@ -89,10 +102,20 @@ def fill_template(template: str, values: Mapping[str, str]) -> str:
     untrusted text stay literal. ``KeyError`` names any placeholder without a
     value.
     """
-    missing = sorted(set(_PLACEHOLDER.findall(template)) - set(values))
+    parts, names = _parsed(template)
+    missing = sorted(names - set(values))
     if missing:
         raise KeyError(f"no value for template placeholders: {', '.join(missing)}")
-    return _PLACEHOLDER.sub(lambda match: values[match.group(1)], template)
+    filled = list(parts)
+    filled[1::2] = [values[name] for name in parts[1::2]]
+    return "".join(filled)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(template: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The template cut at its placeholders (text, name, text, ..., text), and their names; scanned once."""
+    parts = tuple(_PLACEHOLDER.split(template))
+    return parts, frozenset(parts[1::2])
 
 
 def render_prompt(name: str, values: Mapping[str, str]) -> str:

@@ -12,6 +12,10 @@ council, a bare aiohttp client makes the same 9 upstream calls per question
 its CPU per question is the floor any orchestrator pays for the HTTP alone,
 and the ratio to it holds still while the machine's speed drifts.
 
+The process collects garbage as ``council serve`` does (start-up objects
+frozen, young collections every 10,000 allocations); ``--default-gc`` keeps
+Python's defaults, as an application embedding Council without tuning has.
+
     .venv/bin/python scripts/bench_pipeline.py [--questions 500] [--concurrency 50] [--repeats 3]
 """
 
@@ -33,6 +37,7 @@ import aiohttp
 
 from council.config import CouncilConfig
 from council.pipeline.orchestrator import Council
+from council.server.listen import tune_garbage_collector
 from council.storage.store import Store
 
 MEMBERS = ("alpha", "beta", "gamma", "delta")
@@ -166,7 +171,10 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=500)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--default-gc", action="store_true", help="keep Python's garbage-collector defaults")
     args = parser.parse_args()
+    if not args.default_gc:
+        tune_garbage_collector()
     folder = Path(tempfile.mkdtemp(prefix="council-bench-"))
     median = statistics.median
 
@@ -193,7 +201,7 @@ def main() -> None:
     with fake_upstream("--latency", "0", "--slow", "model-delta=5") as upstream:
         stage1_s, delta_status = asyncio.run(measure_straggler(upstream.url, folder / "straggler.db"))
 
-    runs = f"median of {args.repeats} runs"
+    runs = f"median of {args.repeats} runs" + (", Python's default GC" if args.default_gc else "")
     print("| Measurement | Result |")
     print("|---|---|")
     print(f"| Latency, 4 members + chairman, 200 ms per upstream call (floor 0.60 s) | "

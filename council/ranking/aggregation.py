@@ -85,7 +85,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -107,17 +106,19 @@ from council.ranking.agreement import (  # noqa: F401 - the bias constants and k
 from council.ranking.bradley_terry import bradley_terry
 from council.ranking.calibration import (  # noqa: F401 - PRIOR_SCORES and z_scores are part of this module's API
     PRIOR_SCORES,
+    bias_arrays,
     history_arrays,
     padded_bias,
     per_question_z,
     residuals,
     row_stats,
+    sane_history,
     self_correction,
     stored_bias,
     weighted_mean,
     z_scores,
 )
-from council.ranking.confidence import DEFAULT_TIE_THRESHOLD, RankConfidence, noise_sd, rank_confidence
+from council.ranking.confidence import DEFAULT_TIE_THRESHOLD, noise_sd, rank_confidence
 from council.ranking.self_preference import SELF_PRIOR, self_flags
 from council.ranking.sheet import (  # noqa: F401 - the reliability constants are part of this module's API
     MIN_RELIABILITY,
@@ -143,8 +144,8 @@ def _borda(x: np.ndarray) -> np.ndarray:
     return np.where(ok, points, np.nan)
 
 
-def _finite(value: float | np.floating[Any] | np.ndarray) -> float:
-    return float(value) if np.isfinite(value) else 0.0
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else 0.0
 
 
 def aggregate(
@@ -167,10 +168,16 @@ def aggregate(
         x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
         n_rev, n_cand = x.shape
         raw_mean, n_reviews = column_means(x)
-        weights = np.ones(n_rev)
         normalized = method in ("calibrated", "per_question_z") and n_cand >= 3 and n_rev > 0
-        hist = history_arrays(sheet, history)
-        corrected = self_correction(sheet, history, x, hist, self_prior)
+        hist, bias = history_arrays(sheet, history), bias_arrays(sheet, history)
+        corrected = self_correction(sheet, x, hist, bias, self_prior)
+        # Each reviewer's weight and noise, from its residuals over the history and this run: calibrated
+        # ranks with the weights, and every method's confidence resamples with both.
+        count, m2 = residuals(corrected.z)
+        resid_count, resid_m2 = hist[:, 3] + count, hist[:, 4] + m2
+        reliability = np.array([reliability_weight(c, m) for c, m in zip(resid_count, resid_m2, strict=True)])
+        noise = noise_sd(resid_count, resid_m2)
+        weights = np.ones(n_rev)
         if method == "borda":
             score = column_means(_borda(corrected.scores))[0]
         elif method == "bradley_terry":
@@ -180,26 +187,28 @@ def aggregate(
         elif method == "per_question_z":
             score = column_means(per_question_z(corrected.scores))[0]
         else:
-            z = corrected.z
-            count, m2 = residuals(z)
-            weights = np.array(
-                [reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2, strict=True)]
-            )
-            score = weighted_mean(z, weights)
+            weights = reliability
+            score = weighted_mean(corrected.z, weights)
         run_agreement = agreement(x)
         flags = bias_flags(sheet.reviewers, sheet.position, sheet.answer_length, x)
-        pooled = pooled_flags(sheet.reviewers, _pooled_sums(sheet, history, x))
+        # Each reviewer's bias sums: its history's plus this run's.
+        pooled = pooled_flags(sheet.reviewers, bias[:, :PAIR_SUMS] + sheet.run_bias_pairs)
         seen = {(f.reviewer, f.kind) for f in pooled}
         flags = pooled + self_flags(sheet.reviewers, corrected.total, self_prior) + [
             f for f in flags if (f.reviewer, f.kind) not in seen]
-        dims = {name: column_means(np.where(np.isfinite(d), d, np.nan))[0] for name, d in sheet.dimensions.items()}
+        # Every dimension's means in one call, (dimensions, candidates).
+        dim_names = list(sheet.dimensions)
+        dim_means = (column_means(np.stack([sheet.dimensions[name] for name in dim_names]))[0] if dim_names
+                     else np.empty((0, n_cand)))
+    # Plain Python numbers from here: a handful of them, each read on its own, which numpy does slowly.
+    scores, means, counts, dims = score.tolist(), raw_mean.tolist(), n_reviews.tolist(), dim_means.T.tolist()
     # Scores equal up to float noise count as tied, so the raw mean decides as documented.
     order = sorted(
         range(n_cand),
         key=lambda c: (
-            n_reviews[c] == 0,
-            -round(_finite(score[c]), 9),
-            -raw_mean[c] if np.isfinite(raw_mean[c]) else np.inf,
+            counts[c] == 0,
+            -round(_finite(scores[c]), 9),
+            -means[c] if math.isfinite(means[c]) else math.inf,
             sheet.candidates[c],
         ),
     )
@@ -207,49 +216,31 @@ def aggregate(
         CandidateScore(
             member=sheet.candidates[c],
             rank=rank,
-            score=_finite(score[c]) if n_reviews[c] else 0.0,
-            raw_mean=float(raw_mean[c]),
-            n_reviews=int(n_reviews[c]),
-            dimensions={name: float(v[c]) for name, v in dims.items() if np.isfinite(v[c])},
+            score=_finite(scores[c]) if counts[c] else 0.0,
+            raw_mean=means[c],
+            n_reviews=counts[c],
+            dimensions={name: v for name, v in zip(dim_names, dims[c], strict=True) if math.isfinite(v)},
         )
         for rank, c in enumerate(order, start=1)
     ]
+    # Resampled on the calibrated z scale whatever the method: the reviewers' uncertainty (their
+    # self-bonus corrected z, reliability weights and noise) does not depend on how they are ranked.
+    confidence = None
+    if with_confidence:
+        with np.errstate(all="ignore"):  # extreme or missing scores are the draws' to carry, not warnings
+            confidence = rank_confidence([sheet.candidates[c] for c in order], corrected.z[:, order], reliability,
+                                         noise, tie_threshold)
+    bonus, self_runs = corrected.bonus.tolist(), corrected.total[:, 0].tolist()
     return Aggregate(
         method=method,
         ranking=ranking,
         agreement=run_agreement,
         bias_flags=flags,
-        reviewer_weights={name: float(w) for name, w in zip(sheet.reviewers, weights, strict=True)},
+        reviewer_weights=dict(zip(sheet.reviewers, weights.tolist(), strict=True)),
         normalized=bool(normalized),
-        confidence=_confidence(sheet, corrected.z, hist, order, tie_threshold) if with_confidence else None,
-        self_bonus={name: float(corrected.bonus[i]) for i, name in enumerate(sheet.reviewers)
-                    if corrected.total[i, 0] > 0},
+        confidence=confidence,
+        self_bonus={name: bonus[i] for i, name in enumerate(sheet.reviewers) if self_runs[i] > 0},
     )
-
-
-def _confidence(sheet: ScoreSheet, z: np.ndarray, hist: np.ndarray, order: list[int],
-                tie_threshold: float) -> RankConfidence:
-    """Rank probabilities for the ranking ``order``, resampled on the calibrated z scale whatever the method.
-
-    The reviewers' uncertainty is the same whichever method ranks: each one's
-    calibrated scores (self-bonus corrected), reliability weight and history
-    noise (module :mod:`council.ranking.confidence`).
-    """
-    with np.errstate(all="ignore"):
-        count, m2 = residuals(z)
-        weights = np.array(
-            [reliability_weight(c, m) for c, m in zip(hist[:, 3] + count, hist[:, 4] + m2, strict=True)]
-        )
-        noise = noise_sd(hist[:, 3] + count, hist[:, 4] + m2)
-    return rank_confidence([sheet.candidates[c] for c in order], z[:, order], weights, noise, tie_threshold)
-
-
-def _pooled_sums(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None, x: np.ndarray) -> list[np.ndarray]:
-    """Each reviewer's bias sums: its history's plus this run's."""
-    history = history or {}
-    run = sheet.run_bias_pairs
-    return [np.asarray(stored_bias(history.get(name))[:PAIR_SUMS], dtype=float) + run[i]
-            for i, name in enumerate(sheet.reviewers)]
 
 
 @dataclass(frozen=True)
@@ -280,17 +271,17 @@ def history_increments(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet
     with np.errstate(all="ignore"):
         x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
         _, k, mean_q, ss_q = row_stats(x)
-        corrected = self_correction(sheet, history, x, history_arrays(sheet, history), self_prior)
+        corrected = self_correction(sheet, x, history_arrays(sheet, history), bias_arrays(sheet, history), self_prior)
         count, sq = residuals(corrected.z)
-        run_bias = sheet.run_bias_pairs
-    return {name: HistoryIncrement(float(k[i]), float(mean_q[i]), float(ss_q[i]), float(count[i]), float(sq[i]),
-                                   tuple(float(v) for v in (*run_bias[i], *corrected.run[i])))
-            for i, name in enumerate(sheet.reviewers)}
+    # One row of plain floats per reviewer: count, mean, m2, resid_count, resid_m2, then the bias sums.
+    rows = np.column_stack([k, mean_q, ss_q, count, sq, sheet.run_bias_pairs, corrected.run]).tolist()
+    return {name: HistoryIncrement(n, mean, m2, resid_n, resid_m2, tuple(bias))
+            for name, (n, mean, m2, resid_n, resid_m2, *bias) in zip(sheet.reviewers, rows, strict=True)}
 
 
 def fold_increment(stored: ReviewerHistory | None, increment: HistoryIncrement) -> ReviewerHistory:
     """``stored`` with one run's increment folded in (plain floats: no array work inside a transaction)."""
-    count, mean, m2, resid_count, resid_m2 = _sane_history(stored)
+    count, mean, m2, resid_count, resid_m2 = sane_history(stored)
     n = count + increment.count
     delta = increment.mean - mean
     new_mean = mean + delta * increment.count / n if n > 0 else mean
@@ -308,19 +299,6 @@ def fold_increment(stored: ReviewerHistory | None, increment: HistoryIncrement) 
         resid_m2=float(resid_m2 + increment.resid_m2 if resid_ok else resid_m2),
         bias=bias if all(math.isfinite(b) for b in bias) else old_bias,
     )
-
-
-def _sane_history(stats: ReviewerHistory | None) -> tuple[float, float, float, float, float]:
-    """count, mean, m2, resid_count, resid_m2 of stored statistics; nonsense parts read as empty."""
-    if stats is None:
-        return 0.0, 0.0, 0.0, 0.0, 0.0
-    scores = (float(stats.count), float(stats.mean), float(stats.m2))
-    resid = (float(stats.resid_count), float(stats.resid_m2))
-    if not (all(math.isfinite(v) for v in scores) and scores[0] >= 1 and scores[2] >= 0):
-        scores = (0.0, 0.0, 0.0)
-    if not (all(math.isfinite(v) for v in resid) and resid[0] >= 1 and resid[1] >= 0):
-        resid = (0.0, 0.0)
-    return (*scores, *resid)
 
 
 def update_history(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet, *,

@@ -9,6 +9,7 @@ answer in (or the answer's length), over at least ``BIAS_MIN_ITEMS`` answers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -53,17 +54,22 @@ def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def column_means(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-column mean of the finite entries (NaN where none) and their count."""
+    """Per-column mean of the finite entries (NaN where none) and their count.
+
+    The mean runs over the second-to-last axis (the reviewers), so a stack of
+    (reviewers, candidates) sheets, such as the rubric's dimensions, takes one call.
+    """
     ok = np.isfinite(values)
-    n = ok.sum(axis=0)
-    total = np.where(ok, values, 0.0).sum(axis=0)
+    n = ok.sum(axis=-2)
+    total = np.where(ok, values, 0.0).sum(axis=-2)
     return np.where(n > 0, total / np.maximum(n, 1), np.nan), n
 
 
 def _pairwise_taus(x: np.ndarray) -> np.ndarray:
     """(R, R) Kendall tau-b between reviewers over the candidates both scored; NaN where undefined."""
     ok = np.isfinite(x)
-    s = np.nan_to_num(np.sign(x[:, :, None] - x[:, None, :]), nan=0.0)
+    s = np.sign(x[:, :, None] - x[:, None, :])
+    s = np.where(np.isnan(s), 0.0, s)
     both = (ok[:, :, None] & ok[:, None, :]).astype(float)
     num = np.einsum("rij,sij->rs", s, s)
     den_r = np.einsum("rij,sij->rs", s * s, both)
@@ -88,12 +94,14 @@ def agreement(x: np.ndarray) -> Agreement:
     """Agreement among the reviewer rows of ``x`` (NaN = not scored)."""
     ok = np.isfinite(x)
     active = ok.any(axis=1)
-    rows = x[active]
-    n_rev = int(active.sum())
+    rows, scored = x[active], ok[active]
+    n_rev = len(rows)
     w = None
-    if n_rev >= 2 and (ok[active] == ok[active][0]).all() and ok[active][0].sum() >= 2:
-        w = _kendall_w(rows[:, ok[active][0]])
-    taus = _pairwise_taus(rows)[np.triu_indices(n_rev, k=1)]
+    if n_rev >= 2 and (scored == scored[0]).all() and scored[0].sum() >= 2:
+        w = _kendall_w(rows[:, scored[0]])
+    # Each pair of reviewers once, in the order of np.triu_indices (which costs seven times this mask).
+    pairs = np.arange(n_rev)[:, None] < np.arange(n_rev)[None, :]
+    taus = _pairwise_taus(rows)[pairs]
     taus = taus[np.isfinite(taus)]
     tau = float(np.mean(taus)) if taus.size else None
     statistic = "kendall_w" if w is not None else "mean_pairwise_tau" if tau is not None else "none"
@@ -104,12 +112,18 @@ def bias_flags(
     reviewers: Sequence[str], position: np.ndarray, lengths: np.ndarray, x: np.ndarray
 ) -> list[BiasFlag]:
     """Reviewers whose scores follow presentation slot or answer length."""
+    ok = np.isfinite(x)
+    # The answers each flag would be computed over, for all reviewers at once: in a usual run no
+    # reviewer has scored enough of them, which the loop below then learns without array work.
+    usable = {"position": ok & (position >= 0), "length": ok & np.isfinite(lengths)[None, :]}
+    enough = {kind: use.sum(axis=1) >= BIAS_MIN_ITEMS for kind, use in usable.items()}
     flags = []
     for i, name in enumerate(reviewers):
-        for kind, covariate in (("position", position[i].astype(float)), ("length", lengths)):
-            use = np.isfinite(x[i]) & np.isfinite(covariate) & ((covariate >= 0) if kind == "position" else True)
-            if use.sum() < BIAS_MIN_ITEMS:
+        for kind in ("position", "length"):
+            if not enough[kind][i]:
                 continue
+            use = usable[kind][i]
+            covariate = position[i].astype(float) if kind == "position" else lengths
             tau = kendall_tau(covariate[use], x[i][use])
             if not np.isfinite(tau) or abs(tau) < BIAS_THRESHOLD:
                 continue
@@ -150,8 +164,9 @@ BIAS_SUMS = PAIR_SUMS + SELF_SUMS
 """Length of a reviewer's stored bias tuple. Older histories hold shorter tuples: missing sums read as 0."""
 
 
-def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> list[np.ndarray]:
-    """Per reviewer row, this run's ``PAIR_SUMS`` (12) sums of (slot, residual) and (log length, residual) pairs."""
+def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """(R, ``PAIR_SUMS``) table: per reviewer row, this run's sums of (slot, residual) pairs, then of
+    (log length, residual) pairs."""
     ok = np.isfinite(x)
     with np.errstate(all="ignore"):
         values = np.where(ok, x, 0.0)
@@ -160,16 +175,17 @@ def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> list
         n_col = ok.sum(axis=0)
         others = (centred.sum(axis=0)[None, :] - centred) / np.maximum(n_col[None, :] - 1, 1)
         residual = centred - others
-        loglen = np.log(np.maximum(np.nan_to_num(lengths, nan=1.0), 1.0))
+        measured = np.isfinite(lengths)
+        loglen = np.log(np.maximum(np.where(measured, lengths, 1.0), 1.0))
         usable = ok & (n_col >= 2)[None, :]
-        sums = []
-        for covariate, use in ((position.astype(float), usable & (position >= 0)),
-                               (np.broadcast_to(loglen, x.shape), usable & np.isfinite(lengths)[None, :])):
-            cx, cy = np.where(use, covariate, 0.0), np.where(use, residual, 0.0)
-            sums += [use.sum(axis=1), cx.sum(axis=1), cy.sum(axis=1), (cx * cx).sum(axis=1), (cy * cy).sum(axis=1),
-                     (cx * cy).sum(axis=1)]
-        table = np.nan_to_num(np.stack(sums, axis=1).astype(float)) if x.shape[0] else np.zeros((0, PAIR_SUMS))
-    return list(table)
+        # Both covariates in one (2, R, C) array, so that each sum below is one array operation, not two.
+        covariate, use = np.empty((2, *x.shape)), np.empty((2, *x.shape), dtype=bool)
+        covariate[0], use[0] = position, usable & (position >= 0)
+        covariate[1], use[1] = loglen, usable & measured  # one length per column, whoever reviewed it
+        cx, cy = np.where(use, covariate, 0.0), np.where(use, residual, 0.0)
+        sums = np.array([use, cx, cy, cx * cx, cy * cy, cx * cy]).sum(axis=-1)  # (6, 2, R)
+        table: np.ndarray = np.nan_to_num(sums.transpose(2, 1, 0).reshape(-1, PAIR_SUMS))
+    return table
 
 
 def pooled_flags(reviewers: Sequence[str], sums: Sequence[Sequence[float] | np.ndarray]) -> list[BiasFlag]:
@@ -177,17 +193,19 @@ def pooled_flags(reviewers: Sequence[str], sums: Sequence[Sequence[float] | np.n
     flags = []
     for name, row in zip(reviewers, sums, strict=True):
         for offset, kind in ((0, "position"), (6, "length")):
-            n, sx, sy, sxx, syy, sxy = row[offset:offset + 6]
+            # Plain floats: six numbers, on which numpy's scalar functions are many times slower. Overflow
+            # gives inf or NaN as in numpy, and no division below can be by zero.
+            n, sx, sy, sxx, syy, sxy = map(float, row[offset:offset + 6])
             if n < POOLED_MIN_PAIRS:
                 continue
-            with np.errstate(all="ignore"):
-                vx, vy = sxx - sx * sx / n, syy - sy * sy / n
-                if not (np.isfinite(vx) and np.isfinite(vy)) or vx <= 1e-12 or vy <= 1e-12:
-                    continue
-                r = float(np.clip((sxy - sx * sy / n) / np.sqrt(vx * vy), -1.0, 1.0))
-            if not np.isfinite(r):
+            vx, vy = sxx - sx * sx / n, syy - sy * sy / n
+            if not (math.isfinite(vx) and math.isfinite(vy)) or vx <= 1e-12 or vy <= 1e-12:
                 continue
-            t = r * np.sqrt(max(n - 2, 1) / max(1 - r * r, 1e-12))
+            r = (sxy - sx * sy / n) / math.sqrt(vx * vy)
+            if math.isnan(r):
+                continue
+            r = min(max(r, -1.0), 1.0)  # rounding can take r just past ±1, and an overflowed sum to ±inf
+            t = r * math.sqrt(max(n - 2, 1) / max(1 - r * r, 1e-12))
             if abs(t) < POOLED_MIN_T:
                 continue
             if kind == "position":

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from council.ranking.agreement import BIAS_SUMS, PAIR_SUMS, SELF_SUMS
+from council.ranking.agreement import BIAS_SUMS, PAIR_SUMS
 from council.ranking.self_preference import run_sums, sane_sums, self_bonus, self_differences
 from council.ranking.sheet import ReviewerHistory, ScoreSheet
 
@@ -26,19 +26,29 @@ PRIOR_SCORES = 4.0
 _TINY = 1e-12
 
 
+def sane_history(stats: ReviewerHistory | None) -> tuple[float, float, float, float, float]:
+    """count, mean, m2, resid_count, resid_m2 of stored statistics; nonsense parts read as empty."""
+    if stats is None:
+        return 0.0, 0.0, 0.0, 0.0, 0.0
+    scores = (float(stats.count), float(stats.mean), float(stats.m2))
+    resid = (float(stats.resid_count), float(stats.resid_m2))
+    if not (all(map(math.isfinite, scores)) and scores[0] >= 1 and scores[2] >= 0):
+        scores = (0.0, 0.0, 0.0)
+    if not (all(map(math.isfinite, resid)) and resid[0] >= 1 and resid[1] >= 0):
+        resid = (0.0, 0.0)
+    return (*scores, *resid)
+
+
 def history_arrays(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> np.ndarray:
     """(R, 5) float rows of count, mean, m2, resid_count, resid_m2; nonsense values read as empty."""
-    out = np.zeros((len(sheet.reviewers), 5))
-    for i, name in enumerate(sheet.reviewers):
-        h = (history or {}).get(name)
-        if h is None:
-            continue
-        row = np.array([h.count, h.mean, h.m2, h.resid_count, h.resid_m2], dtype=float)
-        if np.isfinite(row[:3]).all() and row[0] >= 1 and row[2] >= 0:
-            out[i, :3] = row[:3]
-        if np.isfinite(row[3:]).all() and row[3] >= 1 and row[4] >= 0:
-            out[i, 3:] = row[3:]
-    return out
+    rows = [sane_history((history or {}).get(name)) for name in sheet.reviewers]
+    return np.array(rows, dtype=float).reshape(-1, 5)
+
+
+def bias_arrays(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> np.ndarray:
+    """(R, BIAS_SUMS) rows of each reviewer's stored bias sums (see :func:`stored_bias`)."""
+    rows = [stored_bias((history or {}).get(name)) for name in sheet.reviewers]
+    return np.array(rows, dtype=float).reshape(-1, BIAS_SUMS)
 
 
 def row_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -61,6 +71,7 @@ def merge_stats(n_a: Any, mean_a: Any, m2_a: Any, n_b: Any, mean_b: Any, m2_b: A
 
 
 def calibrated_z(x: np.ndarray, hist: np.ndarray) -> np.ndarray:
+    """The calibrated z-scores of ``x`` given each reviewer's :func:`history_arrays` row."""
     return calibration(x, hist)[0]
 
 
@@ -89,13 +100,14 @@ class SelfCorrection:
     bonus: np.ndarray  # (R,)
 
 
-def self_correction(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None, x: np.ndarray,
-                     hist: np.ndarray, prior: float) -> SelfCorrection:
+def self_correction(sheet: ScoreSheet, x: np.ndarray, hist: np.ndarray, bias: np.ndarray,
+                    prior: float) -> SelfCorrection:
+    """The calibrated z (``hist``: :func:`history_arrays`) and raw scores ``x`` with each reviewer's
+    self-bonus, estimated from its stored sums (``bias``: :func:`bias_arrays`) and this run's, taken off."""
     z, flat, sigma = calibration(x, hist)
     own = sheet.own_columns
     run = run_sums(self_differences(z, own, ~flat))
-    stored = [sane_sums(stored_bias((history or {}).get(name))[PAIR_SUMS:]) for name in sheet.reviewers]
-    total = np.array(stored, dtype=float).reshape(-1, SELF_SUMS) + run
+    total = sane_sums(bias[:, PAIR_SUMS:]) + run
     bonus = self_bonus(total, prior)
     rows = np.flatnonzero((own >= 0) & ~flat)
     cols = own[rows]
@@ -108,6 +120,7 @@ def self_correction(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | 
 
 
 def per_question_z(x: np.ndarray) -> np.ndarray:
+    """Each reviewer's z from its own scores in ``x`` alone (population std; 0 if they are all equal)."""
     ok, k, mean_q, ss_q = row_stats(x)
     sd = np.sqrt(ss_q / np.maximum(k, 1.0))
     flat = sd <= _TINY * (1.0 + np.abs(mean_q))
@@ -143,6 +156,7 @@ def residuals(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per column, the mean of the finite ``values`` weighted by their row's weight; 0 where no weight."""
     ok = np.isfinite(values)
     w = np.where(ok, weights[:, None], 0.0)
     total = w.sum(axis=0)
@@ -151,7 +165,7 @@ def weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def padded_bias(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:
     """``BIAS_SUMS`` floats: a shorter tuple (an older history's) padded with 0, a longer one cut."""
-    kept = tuple(float(v) for v in values[:BIAS_SUMS])
+    kept = tuple(map(float, values[:BIAS_SUMS]))
     return kept + (0.0,) * (BIAS_SUMS - len(kept))
 
 
@@ -161,6 +175,6 @@ def stored_bias(stats: ReviewerHistory | None) -> tuple[float, ...]:
         values = padded_bias(tuple(stats.bias)) if stats is not None else ()
     except (TypeError, ValueError):
         values = ()
-    if len(values) != BIAS_SUMS or not all(math.isfinite(v) for v in values):
+    if len(values) != BIAS_SUMS or not all(map(math.isfinite, values)):
         return (0.0,) * BIAS_SUMS
     return values

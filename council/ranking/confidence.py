@@ -57,10 +57,14 @@ def noise_sd(resid_count: np.ndarray, resid_m2: np.ndarray) -> np.ndarray:
 
 @functools.cache
 def _draw_table(n_rev: int, n_cand: int, draws: int) -> tuple[np.ndarray, np.ndarray]:
-    """(draws, n_rev) reviewer picks and (draws, n_rev, n_cand) unit noise, the same for every run of this shape."""
+    """(n_rev, draws) reviewer picks and (n_rev, draws, n_cand) unit noise, the same for every run of this shape.
+
+    Drawn as (draws, n_rev, ...) and stored pick-major: the weighted mean then sums
+    over the first axis, which numpy does about twenty times faster than over the middle one.
+    """
     rng = np.random.default_rng(SEED)
-    picked = rng.integers(0, n_rev, size=(draws, n_rev))
-    unit = rng.standard_normal((draws, n_rev, n_cand))
+    picked = np.ascontiguousarray(rng.integers(0, n_rev, size=(draws, n_rev)).T)
+    unit = np.ascontiguousarray(rng.standard_normal((draws, n_rev, n_cand)).transpose(1, 0, 2))
     picked.setflags(write=False)
     unit.setflags(write=False)
     return picked, unit
@@ -83,20 +87,21 @@ def rank_confidence(candidates: list[str], scores: np.ndarray, weights: np.ndarr
                               {name: [1.0 if rank == i else 0.0 for rank in range(n_cand)]
                                for i, name in enumerate(candidates)}, [])
     picked, unit = _draw_table(n_rev, n_cand, draws)
-    drawn = scores[picked] + unit * noise[picked][:, :, None]
-    drawn_weights = weights[picked]
+    # np.take is the gather scores[picked], about ten times faster on these small arrays.
+    drawn = np.take(scores, picked, axis=0) + unit * np.take(noise, picked)[:, :, None]  # (picks, draws, cands)
+    drawn_weights = np.take(weights, picked)
     if np.isfinite(scores).all():  # the usual sheet: every reviewer scored every answer
-        mean = (drawn * drawn_weights[:, :, None]).sum(axis=1) / np.maximum(drawn_weights.sum(axis=1), 1e-12)[:, None]
+        mean = (drawn * drawn_weights[:, :, None]).sum(axis=0) / np.maximum(drawn_weights.sum(axis=0), 1e-12)[:, None]
     else:
         ok = np.isfinite(drawn)
         w = np.where(ok, drawn_weights[:, :, None], 0.0)
-        total = w.sum(axis=1)
-        mean = np.where(total > 0, (w * np.where(ok, drawn, 0.0)).sum(axis=1) / np.maximum(total, 1e-12), -np.inf)
+        total = w.sum(axis=0)
+        mean = np.where(total > 0, (w * np.where(ok, drawn, 0.0)).sum(axis=0) / np.maximum(total, 1e-12), -np.inf)
     # Rank by score; a tie in a draw goes to the candidate ranked higher officially (index order).
-    order = np.argsort(-mean, axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    ranks[np.arange(draws)[:, None], order] = np.arange(n_cand)[None, :]
-    counts = np.stack([np.bincount(ranks[:, c], minlength=n_cand) for c in range(n_cand)]) / draws
+    order = np.argsort(-mean, axis=1, kind="stable")  # (draws, ranks): the candidate at each rank
+    # counts[c, r]: the share of draws that put candidate c at rank r, one bincount over (c, r) pairs.
+    pairs = order * n_cand + np.arange(n_cand)[None, :]
+    counts = np.bincount(pairs.ravel(), minlength=n_cand * n_cand).reshape(n_cand, n_cand) / draws
     top = float(counts[0, 0])
     tied: list[str] = []
     if top < tie_threshold:

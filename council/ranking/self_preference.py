@@ -76,14 +76,12 @@ def run_sums(differences: np.ndarray) -> np.ndarray:
     return np.stack([ok.astype(float), v, v * v], axis=1) if d.size else np.zeros((0, SELF_SUMS))
 
 
-def sane_sums(values: Sequence[float] | np.ndarray) -> np.ndarray:
-    """Stored (n, Σd, Σd²); anything non-finite, a negative count or sum of squares reads as no data."""
-    row = np.zeros(SELF_SUMS)
-    given = np.asarray(values, dtype=float).ravel()[:SELF_SUMS]
-    row[: given.size] = given
-    if not np.isfinite(row).all() or row[0] < 1 or row[2] < 0:
-        return np.zeros(SELF_SUMS)
-    return row
+def sane_sums(rows: np.ndarray) -> np.ndarray:
+    """Stored (n, Σd, Σd²) rows, (R, SELF_SUMS); a row with anything non-finite, a count below 1
+    or a negative sum of squares reads as no data (zeros)."""
+    rows = np.asarray(rows, dtype=float).reshape(-1, SELF_SUMS)
+    sane = np.isfinite(rows).all(axis=1) & (rows[:, 0] >= 1) & (rows[:, 2] >= 0)
+    return np.where(sane[:, None], rows, 0.0)
 
 
 def self_bonus(sums: np.ndarray, prior: float = SELF_PRIOR) -> np.ndarray:
@@ -104,12 +102,13 @@ def self_flags(reviewers: Sequence[str], sums: np.ndarray, prior: float = SELF_P
     sums = np.asarray(sums, dtype=float).reshape(-1, SELF_SUMS)
     bonus = self_bonus(sums, prior)
     flags = []
-    for name, (n, total, squares), b in zip(reviewers, sums, bonus, strict=True):
+    # Plain floats: a handful of numbers per reviewer, for which numpy scalars are slow.
+    for name, (n, total, squares), b in zip(reviewers, sums.tolist(), bonus.tolist(), strict=True):
         if n < SELF_FLAG_MIN_RUNS or abs(b) < SELF_FLAG_MIN_BONUS:
             continue
         mean = total / n
-        variance = max(squares - n * mean * mean, 0.0) / (n - 1)
-        t = mean / math.sqrt(variance / n) if variance > 0 else math.copysign(math.inf, mean)
+        standard_error = math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1) / n)
+        t = mean / standard_error if standard_error > 0 else math.copysign(math.inf, mean)
         if abs(t) < POOLED_MIN_T:
             continue
         way = "above" if b > 0 else "below"

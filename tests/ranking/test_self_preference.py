@@ -63,6 +63,11 @@ def test_differences_by_hand():
     assert sp.self_bonus(np.array([[4, 2.0, 1.5]]), prior=math.inf)[0] == 0.0
 
 
+def test_stored_sums_that_make_no_sense_read_as_no_data():
+    stored = np.array([[4, 1.2, 0.9], [0, 0.5, 0.3], [3, np.inf, 1.0], [2, 0.4, -0.1], [np.nan, 0, 0]])
+    np.testing.assert_array_equal(sp.sane_sums(stored), [[4, 1.2, 0.9], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]])
+
+
 def test_a_reviewer_adding_two_points_to_its_own_answer_gets_a_positive_bonus_and_a_flag():
     history = history_after(12)
     result = aggregate(run_sheet(np.random.default_rng(99)), history)

@@ -18,8 +18,8 @@ from council.errors import StorageError, storage_cause
 from council.logs import get_logger
 from council.pipeline.context import RunContext
 from council.providers import Provider
-from council.ranking.aggregation import HistoryIncrement, aggregate, history_increments
-from council.ranking.sheet import ReviewerHistory, ScoreSheet
+from council.ranking.aggregation import aggregate
+from council.ranking.sheet import HistoryIncrement, ReviewerHistory, ScoreSheet
 from council.result import (
     AgreementRecord,
     AnswerRecord,
@@ -145,9 +145,8 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
     ]
     history_write = None
     if calibration is not None and keys and stored is not None:
-        increments = history_increments(history, sheet)
         history_write = calibration.add_to_reviewer_history(
-            {keys[name]: increment for name, increment in increments.items() if name in keys})
+            {keys[name]: increment for name, increment in outcome.increments.items() if name in keys})
     used = [CalibrationRecord(reviewer=name, count=h.count, mean=h.mean, m2=h.m2, resid_count=h.resid_count,
                               resid_m2=h.resid_m2, bias=list(h.bias)) for name, h in sorted(history.items())]
     reviewed = any(r.status == "ok" for r in reviews)

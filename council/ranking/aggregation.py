@@ -84,7 +84,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -106,6 +105,7 @@ from council.ranking.agreement import (  # noqa: F401 - the bias constants and k
 from council.ranking.bradley_terry import bradley_terry
 from council.ranking.calibration import (  # noqa: F401 - PRIOR_SCORES and z_scores are part of this module's API
     PRIOR_SCORES,
+    SelfCorrection,
     bias_arrays,
     history_arrays,
     padded_bias,
@@ -126,6 +126,7 @@ from council.ranking.sheet import (  # noqa: F401 - the reliability constants ar
     RHO2_REF,
     Aggregate,
     CandidateScore,
+    HistoryIncrement,
     ReviewerHistory,
     ScoreSheet,
     reliability_weight,
@@ -174,6 +175,7 @@ def aggregate(
         # Each reviewer's weight and noise, from its residuals over the history and this run: calibrated
         # ranks with the weights, and every method's confidence resamples with both.
         count, m2 = residuals(corrected.z)
+        increments = _increments(sheet, x, corrected, count, m2)
         resid_count, resid_m2 = hist[:, 3] + count, hist[:, 4] + m2
         reliability = np.array([reliability_weight(c, m) for c, m in zip(resid_count, resid_m2, strict=True)])
         noise = noise_sd(resid_count, resid_m2)
@@ -240,43 +242,28 @@ def aggregate(
         normalized=bool(normalized),
         confidence=confidence,
         self_bonus={name: bonus[i] for i, name in enumerate(sheet.reviewers) if self_runs[i] > 0},
+        increments=increments,
     )
-
-
-@dataclass(frozen=True)
-class HistoryIncrement:
-    """What one run adds to one reviewer's statistics, folded into whatever is stored when it is written.
-
-    Scores fold in exactly whatever came before (Chan's merge of two
-    groups); the residuals are those of the z-scores the run was ranked
-    with (after the self-bonus correction); bias sums add, ``BIAS_SUMS``
-    of them: position and length pairs, then the self-differences (a
-    shorter tuple is padded with 0). So increments from runs on several
-    replicas fold in any order to the same statistics, and the store folds them in with
-    plain arithmetic (:func:`fold_increment`) inside its transaction.
-    """
-
-    count: float
-    mean: float
-    m2: float
-    resid_count: float
-    resid_m2: float
-    bias: tuple[float, ...]
 
 
 def history_increments(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet, *,
                        self_prior: float = SELF_PRIOR) -> dict[str, HistoryIncrement]:
     """This run's increment for each reviewer of the sheet, given the ``history`` (and ``self_prior``)
-    it was ranked with."""
+    it was ranked with; :attr:`Aggregate.increments` without the ranking."""
     with np.errstate(all="ignore"):
         x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
-        _, k, mean_q, ss_q = row_stats(x)
         corrected = self_correction(sheet, x, history_arrays(sheet, history), bias_arrays(sheet, history), self_prior)
         count, sq = residuals(corrected.z)
+        return _increments(sheet, x, corrected, count, sq)
+
+
+def _increments(sheet: ScoreSheet, x: np.ndarray, corrected: SelfCorrection, resid_count: np.ndarray,
+                resid_m2: np.ndarray) -> dict[str, HistoryIncrement]:
+    _, k, mean_q, ss_q = row_stats(x)
     # One row of plain floats per reviewer: count, mean, m2, resid_count, resid_m2, then the bias sums.
-    rows = np.column_stack([k, mean_q, ss_q, count, sq, sheet.run_bias_pairs, corrected.run]).tolist()
-    return {name: HistoryIncrement(n, mean, m2, resid_n, resid_m2, tuple(bias))
-            for name, (n, mean, m2, resid_n, resid_m2, *bias) in zip(sheet.reviewers, rows, strict=True)}
+    rows = np.column_stack([k, mean_q, ss_q, resid_count, resid_m2, sheet.run_bias_pairs, corrected.run]).tolist()
+    return {name: HistoryIncrement(n, mean, m2, resid_n, resid_sq, tuple(bias))
+            for name, (n, mean, m2, resid_n, resid_sq, *bias) in zip(sheet.reviewers, rows, strict=True)}
 
 
 def fold_increment(stored: ReviewerHistory | None, increment: HistoryIncrement) -> ReviewerHistory:

@@ -146,6 +146,27 @@ class CandidateScore:
 
 
 @dataclass(frozen=True)
+class HistoryIncrement:
+    """What one run adds to one reviewer's statistics, folded into whatever is stored when it is written.
+
+    Scores fold in exactly whatever came before (Chan's merge of two
+    groups); the residuals are those of the z-scores the run was ranked
+    with (after the self-bonus correction); bias sums add, ``BIAS_SUMS``
+    of them: position and length pairs, then the self-differences (a
+    shorter tuple is padded with 0). So increments from runs on several
+    replicas fold in any order to the same statistics, and the store folds them in with
+    plain arithmetic (:func:`fold_increment`) inside its transaction.
+    """
+
+    count: float
+    mean: float
+    m2: float
+    resid_count: float
+    resid_m2: float
+    bias: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class Aggregate:
     """The outcome of :func:`aggregate`; ``ranking`` is best first."""
 
@@ -159,3 +180,5 @@ class Aggregate:
     #: Each reviewer's estimated self-bonus (z units, subtracted from its own answer's score), for
     #: the reviewers of the sheet that have scored their own answer in this run or before.
     self_bonus: dict[str, float] = field(default_factory=dict)
+    #: What this run adds to each reviewer's stored statistics (see :class:`HistoryIncrement`).
+    increments: dict[str, HistoryIncrement] = field(default_factory=dict)

@@ -22,8 +22,8 @@ from datetime import UTC, datetime, timedelta
 from pydantic import ValidationError
 
 from council.errors import StorageError
-from council.ranking.aggregation import HistoryIncrement, fold_increment
-from council.ranking.sheet import ReviewerHistory
+from council.ranking.aggregation import fold_increment
+from council.ranking.sheet import HistoryIncrement, ReviewerHistory
 from council.result import CouncilResult
 from council.rubrics.model import Rubric
 from council.rubrics.target_evaluation import TargetEvaluation

@@ -212,3 +212,12 @@ async def test_a_council_run_with_self_reviews_stores_the_self_sums():
         assert all(len(record.bias) == BIAS_SUMS for record in ranked.calibration)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("method", ["calibrated", "borda", "raw_mean"])
+def test_the_aggregate_carries_the_increments_the_run_adds_to_history(method):
+    history = history_after(8)
+    first = run_sheet(np.random.default_rng(5))
+    outcome = aggregate(first, history, method, self_prior=sp.SELF_PRIOR)
+    assert outcome.increments == history_increments(history, first)
+    assert set(outcome.increments) == set(NAMES) and outcome.increments["m0"].count == 4

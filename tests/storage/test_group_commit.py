@@ -8,7 +8,8 @@ import time
 import pytest
 
 from council.errors import StorageError
-from council.ranking.aggregation import BIAS_SUMS, HistoryIncrement, fold_increment
+from council.ranking.aggregation import BIAS_SUMS, fold_increment
+from council.ranking.sheet import HistoryIncrement
 from council.storage.connect import open_database
 from council.storage.group_commit import WRITE_BEHIND_S
 from council.storage.store import Store, prepare_stage

@@ -123,28 +123,36 @@ async def measure_throughput(base_url: str, db: str | Path, questions: int,
     return questions / wall, cpu / questions, failures
 
 
+async def bare_call(session: aiohttp.ClientSession, base_url: str, model: str, text: str,
+                    stream: bool = False) -> str:
+    """One chat completion as a bare client makes it: post, read, no retries, no records."""
+    body = {"model": model, "messages": [{"role": "user", "content": text}], "stream": stream}
+    async with session.post(f"{base_url}/chat/completions", json=body) as response:
+        response.raise_for_status()
+        if not stream:
+            return str((await response.json())["choices"][0]["message"]["content"])
+        parts = []
+        async for line in response.content:
+            if line.startswith(b"data: {"):
+                parts.append(json.loads(line[6:])["choices"][0]["delta"].get("content") or "")
+        return "".join(parts)
+
+
+async def bare_question(session: aiohttp.ClientSession, base_url: str, index: int) -> None:
+    """The council's 9 calls for one question: 4 answers, then 4 reviews, at once; then a streamed final answer."""
+    question = f"Throughput question {index}?"
+    answers = await asyncio.gather(*(bare_call(session, base_url, f"model-{m}", question) for m in MEMBERS))
+    await asyncio.gather(*(bare_call(session, base_url, f"model-{m}", "Review these: " + " | ".join(answers))
+                           for m in MEMBERS))
+    await bare_call(session, base_url, "model-alpha", "Write the final answer: " + answers[0], stream=True)
+
+
 async def measure_bare_client(base_url: str, questions: int, concurrency: int) -> tuple[float, float]:
     """Questions per second and CPU seconds per question of a bare aiohttp client making the council's 9 calls."""
 
-    async def call(session: aiohttp.ClientSession, model: str, text: str, stream: bool = False) -> str:
-        body = {"model": model, "messages": [{"role": "user", "content": text}], "stream": stream}
-        async with session.post(f"{base_url}/chat/completions", json=body) as response:
-            response.raise_for_status()
-            if not stream:
-                return str((await response.json())["choices"][0]["message"]["content"])
-            parts = []
-            async for line in response.content:
-                if line.startswith(b"data: {"):
-                    parts.append(json.loads(line[6:])["choices"][0]["delta"].get("content") or "")
-            return "".join(parts)
-
     async def one(session: aiohttp.ClientSession, index: int) -> None:
         async with semaphore:
-            question = f"Throughput question {index}?"
-            answers = await asyncio.gather(*(call(session, f"model-{m}", question) for m in MEMBERS))
-            await asyncio.gather(*(call(session, f"model-{m}", "Review these: " + " | ".join(answers))
-                                   for m in MEMBERS))
-            await call(session, "model-alpha", "Write the final answer: " + answers[0], stream=True)
+            await bare_question(session, base_url, index)
 
     semaphore = asyncio.Semaphore(concurrency)
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=100)) as session:
@@ -153,6 +161,18 @@ async def measure_bare_client(base_url: str, questions: int, concurrency: int) -
         await asyncio.gather(*(one(session, i) for i in range(questions)))
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return questions / wall, cpu / questions
+
+
+async def measure_bare_latency(base_url: str, questions: int) -> list[float]:
+    """Seconds per question of the bare client, one question at a time: the floor as this upstream serves it."""
+    async with aiohttp.ClientSession() as session:
+        await bare_question(session, base_url, -1)
+        times = []
+        for index in range(questions):
+            started = time.perf_counter()
+            await bare_question(session, base_url, index)
+            times.append(time.perf_counter() - started)
+    return times
 
 
 async def measure_straggler(base_url: str, db: Path) -> tuple[float, str]:
@@ -178,9 +198,10 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="council-bench-"))
     median = statistics.median
 
-    latency_medians, latency_p95s = [], []
+    latency_medians, latency_p95s, bare_latencies = [], [], []
     with fake_upstream("--latency", "0.2") as upstream:
         for repeat in range(args.repeats):
+            bare_latencies.append(median(asyncio.run(measure_bare_latency(upstream.url, args.latency_questions))))
             times = sorted(asyncio.run(measure_latency(upstream.url, folder / f"latency-{repeat}.db",
                                                        args.latency_questions)))
             latency_medians.append(median(times))
@@ -206,7 +227,9 @@ def main() -> None:
     print("|---|---|")
     print(f"| Latency, 4 members + chairman, 200 ms per upstream call (floor 0.60 s) | "
           f"median {median(latency_medians):.3f} s (overhead {(median(latency_medians) - 0.6) * 1000:.0f} ms), "
-          f"p95 {median(latency_p95s):.3f} s; {args.latency_questions} questions per run, {runs} |")
+          f"p95 {median(latency_p95s):.3f} s; the bare client's median {median(bare_latencies):.3f} s, so the "
+          f"council adds {(median(latency_medians) - median(bare_latencies)) * 1000:.0f} ms; "
+          f"{args.latency_questions} questions per run, {runs} |")
     print(f"| Throughput, {args.concurrency} concurrent, 0 ms upstream | {median(rates):.0f} questions/s, "
           f"{median(cpus) * 1000:.1f} ms CPU per question in the council process "
           f"({median(upstream_cpus) * 1000:.1f} ms in the fake upstream); {runs}, "

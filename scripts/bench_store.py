@@ -78,14 +78,24 @@ def legacy_writes(path: Path, runs: list[list[CouncilResult]]) -> tuple[float, f
     return cpu / len(runs), path.stat().st_size / len(runs)
 
 
-def stored_bytes(store: Store, count: int) -> float:
-    """Database bytes per run: the SQLite file after a checkpoint, or PostgreSQL's size of the run tables."""
+def stored_bytes(store: Store, count: int) -> tuple[float, float]:
+    """Database bytes per run, as written and once compacted: the SQLite file after a checkpoint and after
+    VACUUM, or PostgreSQL's size of the run tables and their indexes before and after VACUUM FULL.
+
+    Compacted is what a database holds in the long run: each stage rewrites its run's summary row, and the
+    old versions (PostgreSQL's dead tuples, SQLite's free pages) are space that later runs reuse.
+    """
     if store.backend == "sqlite":
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        written = Path(store.path).stat().st_size / count
         store.db.execute("VACUUM")
-        return Path(store.path).stat().st_size / count
-    row = store.db.fetchone("SELECT pg_total_relation_size('runs') + pg_total_relation_size('run_stages')")
-    return float(row[0] if row else 0) / count
+        return written, Path(store.path).stat().st_size / count
+    size = "SELECT pg_total_relation_size('runs') + pg_total_relation_size('run_stages')"
+    row = store.db.fetchone(size)
+    written = float(row[0] if row else 0) / count
+    store.db.execute("VACUUM FULL runs, run_stages")
+    row = store.db.fetchone(size)
+    return written, float(row[0] if row else 0) / count
 
 
 def sync_writes(store: Store, runs: list[list[CouncilResult]]) -> dict[str, float]:
@@ -183,13 +193,14 @@ def main() -> None:
             try:
                 figures = sync_writes(store, runs[: len(runs) // 2])
                 rate, cpu_ms = asyncio.run(concurrent_writes(store, runs[len(runs) // 2:], 50))
-                size = stored_bytes(store, len(runs))
+                written, compacted = stored_bytes(store, len(runs))
             finally:
                 store.close()
             stages = ", ".join(f"{figures[f'{s}_p50']:.2f}/{figures[f'{s}_p95']:.2f}" for s in STAGES)
             print(f"| {name} | {figures['runs_per_s']:.0f} | {rate:.0f} runs/s, {cpu_ms:.2f} ms CPU/run | "
                   f"{figures['cpu_ms']:.2f} ms | {stages} | "
-                  f"{figures['payload'] / 1024:.1f} KB; {size / 1024:.1f} KB |")
+                  f"{figures['payload'] / 1024:.1f} KB; {compacted / 1024:.1f} KB "
+                  f"({written / 1024:.1f} KB as written) |")
         print()
         fresh = {"no store": "none", "sqlite": str(folder / "pipeline.db")}
         if "postgresql" in locations:

@@ -138,6 +138,17 @@ def _v6(session: Session, backend: str) -> None:
                               "ALTER TABLE runs ADD COLUMN cost_partial INTEGER NOT NULL DEFAULT 0")
 
 
+def _v7(session: Session, backend: str) -> None:
+    if backend != "postgresql":
+        return  # SQLite keeps a row whole in its pages, however long
+    # A ranking row is about 2 KB of zlib output, right at PostgreSQL's default TOAST threshold: about
+    # half of them went to the TOAST table in chunks that fill its pages badly, and pglz tried in vain
+    # to compress them first. Rows up to 4 KB now stay in place; longer payloads go out of line as they
+    # are, uncompressed (they are zlib already).
+    session.execute("ALTER TABLE run_stages SET (toast_tuple_target = 4080)")
+    session.execute("ALTER TABLE run_stages ALTER COLUMN payload SET STORAGE EXTERNAL")
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -154,6 +165,7 @@ MIGRATIONS = (
     Migration(4, "a conversation may choose a council preset", _v4),
     Migration(5, "what the server spent each day (budget.max_usd_per_day), shared by replicas", _v5),
     Migration(6, "each run's cost on its summary line (council runs --since sums it)", _v6),
+    Migration(7, "PostgreSQL keeps stage rows up to 4 KB in place, and never recompresses a payload", _v7),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

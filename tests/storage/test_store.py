@@ -7,6 +7,8 @@ database of a real PostgreSQL server started for the test session.
 from __future__ import annotations
 
 import asyncio
+import base64
+import os
 import sqlite3
 import threading
 from datetime import UTC, datetime
@@ -155,6 +157,27 @@ def test_prune_deletes_the_stage_rows_and_keeps_calibration(store):
     assert store.get("old") is None and store.get("new") is not None
     assert store.db.fetchone("SELECT COUNT(*) FROM run_stages WHERE run_id = 'old'")[0] == 0
     assert store.reviewer_history(["r"])["r"].count == 2
+
+
+def test_stage_rows_of_a_few_kilobytes_stay_in_place_and_longer_ones_still_round_trip(store):
+    # Random text: zlib leaves it about as long, so each row's payload is as long as asked.
+    def noise(chars: int) -> str:
+        return base64.b64encode(os.urandom(chars)).decode()[:chars]
+
+    toast_size = "SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE relname = 'run_stages'"
+    mid, long = result("mid", question=noise(3500)), result("long", question=noise(12000))
+    store.save(mid)
+    if store.backend == "postgresql":
+        assert 2500 < max(len(row[0]) for row in store.db.fetchall("SELECT payload FROM run_stages")) < 4000
+        assert store.db.fetchone(toast_size)[0] == 0, "a 3 KB row stays in its table's pages"
+    store.save(long)
+    assert store.get("mid") == mid and store.get("long") == long
+    if store.backend == "postgresql":
+        assert store.db.fetchone(toast_size)[0] > 0, "a 9 KB row goes out of line"
+        # ... as it is: zlib output is not compressed a second time.
+        stored, length = store.db.fetchone("SELECT pg_column_size(payload), length(payload) FROM run_stages "
+                                           "ORDER BY length(payload) DESC LIMIT 1")
+        assert length > 8000 and stored >= length
 
 
 # -- schema versions and migrations ---------------------------------------------------------------------------

@@ -2,28 +2,22 @@
 
 from __future__ import annotations
 
-import threading
+import functools
 
 from council.storage.spend import add_spend, spent_on
 from council.storage.store import Store
+from tests.storage.threads import run_in_threads
 
 
 def test_concurrent_adds_lose_nothing(db_location):
     stores = [Store(db_location) for _ in range(3)]
-    errors: list[BaseException] = []
 
     def spend(store: Store) -> None:
-        try:
-            for _ in range(20):
-                add_spend(store, "2026-11-25", 0.25)  # exact in binary: the sum must be exact too
-        except BaseException as error:
-            errors.append(error)
+        for _ in range(20):
+            add_spend(store, "2026-11-25", 0.25)  # exact in binary: the sum must be exact too
 
-    workers = [threading.Thread(target=spend, args=(store,)) for store in stores for _ in range(3)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    workers = [functools.partial(spend, store) for store in stores for _ in range(3)]
+    errors = run_in_threads(workers)
     try:
         assert errors == []
         assert spent_on(stores[0], "2026-11-25") == 0.25 * 20 * len(workers) == 45.0

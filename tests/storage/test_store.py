@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import os
 import sqlite3
-import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -26,6 +26,7 @@ from council.storage.run_records import stage_payload
 from council.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from council.storage.store import Store
 from council.types import ChatMessage
+from tests.storage.threads import run_in_threads
 
 
 def result(run_id: str, question: str = "Why?", status: str = "complete") -> CouncilResult:
@@ -115,7 +116,6 @@ def test_reviewer_history_updates_atomically(store):
 def test_concurrent_writers_on_one_reviewer_lose_no_update(db_location):
     """Four stores (four replicas' connections) with four threads each fold 25 updates apiece into one reviewer."""
     stores, per_thread, threads_per_store = [Store(db_location, pool_size=4) for _ in range(4)], 25, 4
-    errors: list[BaseException] = []
 
     def hammer(store: Store, index: int) -> None:
         def fold(current: dict[str, ReviewerHistory]) -> dict[str, ReviewerHistory]:
@@ -124,18 +124,11 @@ def test_concurrent_writers_on_one_reviewer_lose_no_update(db_location):
             return {"hot": ReviewerHistory(seen.count + 1, seen.mean + index, seen.m2 + 1.0, seen.resid_count,
                                            seen.resid_m2, tuple(b + 1.0 for b in seen.bias))}
 
-        try:
-            for _ in range(per_thread):
-                store.update_reviewer_history(["hot", "cold"], fold)
-        except BaseException as error:
-            errors.append(error)
+        for _ in range(per_thread):
+            store.update_reviewer_history(["hot", "cold"], fold)
 
-    workers = [threading.Thread(target=hammer, args=(store, 1 + n % 5))
-               for store in stores for n in range(threads_per_store)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    workers = [functools.partial(hammer, store, 1 + n % 5) for store in stores for n in range(threads_per_store)]
+    errors = run_in_threads(workers)
     try:
         assert errors == []
         final = stores[0].reviewer_history(["hot"])["hot"]

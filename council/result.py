@@ -9,9 +9,9 @@ are kept in ``reviews[].labels`` for audit.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from council.errors import ProviderError
 from council.rubrics.score import RubricVerdict
@@ -167,17 +167,10 @@ class CallCost(_Record):
     completion_tokens: int
     usd: float | None = Field(description="None when the member has no price and the upstream reported none.")
     source: Literal["reported", "computed"] | None = Field(
-        default=None, description="reported: the upstream's figure; computed: tokens times the member's price.")
-    estimated: bool = Field(default=False, description="Token counts estimated from text length.")
-
-    @model_serializer(mode="wrap")
-    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if not data.get("estimated", True):
-            data.pop("estimated")
-        if data.get("source", "") is None:
-            data.pop("source")
-        return data
+        default=None, exclude_if=lambda source: source is None,
+        description="reported: the upstream's figure; computed: tokens times the member's price.")
+    estimated: bool = Field(default=False, exclude_if=lambda estimated: not estimated,
+                            description="Token counts estimated from text length.")
 
 
 class RunCost(_Record):

@@ -12,10 +12,8 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
     computed_field,
     field_validator,
-    model_serializer,
 )
 
 Role = Literal["system", "user", "assistant"]
@@ -26,6 +24,20 @@ ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _DATA_URL = re.compile(r"^data:(image/[a-z+.-]+);base64,([A-Za-z0-9+/]*={0,2})$")
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
+
+
+# Dumps leave out what a field holds by default where the field came later or is mostly unset (exclude_if
+# keeps that in pydantic's serializer, not in a Python wrapper called for every record).
+def _is_none(value: object) -> bool:
+    return value is None
+
+
+def _empty(value: object) -> bool:
+    return not value
+
+
+def _is_zero(value: object) -> bool:
+    return value == 0
 
 
 class ImageRef(BaseModel):
@@ -69,15 +81,8 @@ class ChatMessage(BaseModel):
 
     role: Role
     content: str
-    images: tuple[ImageRef, ...] = ()
-
-    @model_serializer(mode="wrap")
-    def _images_only_when_attached(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # A text turn serializes as it always has: role and content.
-        data: dict[str, Any] = handler(self)
-        if not self.images:
-            data.pop("images", None)
-        return data
+    # A text turn serializes as it always has: role and content.
+    images: tuple[ImageRef, ...] = Field(default=(), exclude_if=_empty)
 
     def text_only(self) -> ChatMessage:
         """This turn without its images."""
@@ -152,10 +157,6 @@ def check_response_format(value: Any) -> dict[str, Any]:
     return value
 
 
-# Fields added after the first release are left out of dumps while unset, so the config hash and the eval
-# manifests of existing setups stay what they were.
-_OMITTED_WHEN_UNSET = ("presence_penalty", "frequency_penalty", "user", "reasoning_effort", "response_format")
-
 
 class GenerationParams(BaseModel):
     """Sampling settings sent upstream. Unset fields are left out of requests.
@@ -173,13 +174,19 @@ class GenerationParams(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1, description="Cap on generated tokens.")
     seed: int | None = Field(default=None, description="Seed, where the provider supports one.")
     stop: tuple[str, ...] | None = Field(default=None, description="Stop sequences.")
-    presence_penalty: float | None = Field(default=None, ge=-2, le=2, description="Penalty on tokens already used.")
-    frequency_penalty: float | None = Field(default=None, ge=-2, le=2,
+    # Fields added after the first release are left out of dumps while unset, so the config hash and the eval
+    # manifests of existing setups stay what they were.
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2, exclude_if=_is_none,
+                                           description="Penalty on tokens already used.")
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2, exclude_if=_is_none,
                                             description="Penalty growing with a token's count so far.")
-    user: str | None = Field(default=None, max_length=256, description="Opaque id of the end user, for abuse tracking.")
-    reasoning_effort: ReasoningEffort | None = Field(default=None, description="How hard a reasoning model thinks.")
+    user: str | None = Field(default=None, max_length=256, exclude_if=_is_none,
+                              description="Opaque id of the end user, for abuse tracking.")
+    reasoning_effort: ReasoningEffort | None = Field(default=None, exclude_if=_is_none,
+                                                      description="How hard a reasoning model thinks.")
     response_format: dict[str, Any] | None = Field(
-        default=None, description="OpenAI's response_format: text, json_object, or json_schema with a schema.")
+        default=None, exclude_if=_is_none,
+        description="OpenAI's response_format: text, json_object, or json_schema with a schema.")
 
     @field_validator("stop")
     @classmethod
@@ -190,14 +197,6 @@ class GenerationParams(BaseModel):
     @classmethod
     def _response_format_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return None if value is None else check_response_format(value)
-
-    @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        for name in _OMITTED_WHEN_UNSET:
-            if name in data and data[name] is None:
-                del data[name]
-        return data
 
     def set_fields(self) -> list[str]:
         """The names of the fields that are set (not None), in declaration order."""
@@ -226,31 +225,26 @@ class GenerationParams(BaseModel):
 class Usage(BaseModel):
     """Token counts of one or more upstream calls, and their cost when the upstream reported it."""
 
-    # total_tokens is written out for readers; it is recomputed, so it is ignored on the way back in.
+    # total_tokens is written out for readers; it is recomputed, so it is ignored on the way back in. Every
+    # stored record carries a usage: the fields most calls leave at their default are left out.
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cached_prompt_tokens: int = Field(default=0, description="Of the prompt tokens, those read from a cache.")
-    cost_usd: float | None = Field(default=None, description="What the upstream said the call cost (OpenRouter's "
-                                                             "usage.cost); None when it did not say.")
-    estimated: bool = Field(default=False, description="True when the counts were estimated from text length "
-                                                       "(a stream that reported no usage).")
+    cached_prompt_tokens: int = Field(default=0, exclude_if=_is_zero,
+                                      description="Of the prompt tokens, those read from a cache.")
+    cost_usd: float | None = Field(default=None, exclude_if=_is_none,
+                                   description="What the upstream said the call cost (OpenRouter's usage.cost); "
+                                               "None when it did not say.")
+    estimated: bool = Field(default=False, exclude_if=_is_zero,
+                            description="True when the counts were estimated from text length "
+                                        "(a stream that reported no usage).")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def total_tokens(self) -> int:
         """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens
-
-    @model_serializer(mode="wrap")
-    def _rare_fields_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Every stored record carries a usage: the fields most calls leave at their default are left out.
-        data: dict[str, Any] = handler(self)
-        for name, default in _USAGE_DEFAULTS.items():
-            if data.get(name, default) == default:
-                data.pop(name, None)
-        return data
 
     def __add__(self, other: Usage) -> Usage:
         # A reported cost adds up where both sides have one; a side without calls (no tokens) adds nothing.
@@ -262,9 +256,6 @@ class Usage(BaseModel):
             cost_usd=sum(c for c in costs if c is not None) if costs and None not in costs else None,
             estimated=self.estimated or other.estimated,
         )
-
-
-_USAGE_DEFAULTS: dict[str, Any] = {"cached_prompt_tokens": 0, "cost_usd": None, "estimated": False}
 
 
 class Completion(BaseModel):

@@ -2,27 +2,37 @@
 
 A run is written four times as it goes (started, answers, ranking,
 finished); each write carries the result's fields that stage set, as
-compact JSON compressed with zlib, so a typical run takes a few KB instead
+compact JSON, compressed, so a typical run takes a few KB instead
 of its whole result four times over. Reading merges the stage rows in
 order (a later stage's field replaces an earlier one's) back into the same
 :class:`~council.result.CouncilResult`.
 
-Rows are compressed against a preset dictionary (``dictionaries/``) of the
-strings every run repeats: field names, the default rubric's criteria and
-feedback wording. zlib records the dictionary's Adler-32 checksum in each
-row's header, so a row names the dictionary it needs; rows written without
-one (before dictionaries) read as before. A released dictionary never
-changes: a better one is a new file, and readers keep every old one.
+Rows are compressed with zstd against a trained dictionary
+(``dictionaries/``) of what every run repeats: field names, the default
+rubric's criteria and feedback wording. Each row's zstd frame names its
+dictionary by id. Rows written by earlier releases are zlib, with or
+without a preset dictionary named by its Adler-32 checksum; they read as
+before. A released dictionary never changes: a better one is a new file,
+and readers keep every old one.
+
+zstd rather than zlib: a zlib compressor primed with a 32 KB dictionary
+has to be copied (about 256 KB of state) for every row, which cost more
+than serializing the run; a zstd compressor keeps its digested dictionary
+and is reused, so a run's four rows take about a fifth of the time, and
+they come out smaller.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import threading
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
+
+import zstandard
 
 from council.result import CouncilResult
 
@@ -36,47 +46,90 @@ STAGE_FIELDS: dict[Stage, frozenset[str] | None] = {
                             "tied_for_first"},
     "finished": _PROGRESS | {"final_answer", "usage", "cost"},
 }
-# Level 1 with the dictionary is both faster and smaller than level 6 without it.
-COMPRESSION_LEVEL = 1
+ZSTD_LEVEL = 3
 DICTIONARY_FOLDER = Path(__file__).parent / "dictionaries"
 #: The dictionary new rows are written with.
-CURRENT_DICTIONARY = "runs-2.zdict"
-MAX_DICTIONARY_BYTES = 32 * 1024  # zlib's window: it never looks further back
-_FDICT = 0x20  # the header flag saying a preset dictionary was used
+CURRENT_DICTIONARY = "runs-3.zstd"
+MAX_DICTIONARY_BYTES = 32 * 1024  # what a trained dictionary may hold
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_FDICT = 0x20  # the zlib header flag saying a preset dictionary was used
 
 
 @functools.cache
-def _dictionaries() -> dict[int, bytes]:
-    """Every dictionary this release can read, by Adler-32 checksum (the id zlib writes into a row)."""
+def _zlib_dictionaries() -> dict[int, bytes]:
+    """The zlib dictionaries of earlier releases, by Adler-32 checksum (the id zlib wrote into a row)."""
     found = (path.read_bytes() for path in sorted(DICTIONARY_FOLDER.glob("*.zdict")))
     return {zlib.adler32(data): data for data in found}
 
 
 @functools.cache
-def _primed_compressor() -> Any:
-    # Loading a 32 KB dictionary costs more than compressing a row: load it once, copy the primed state per row.
-    return zlib.compressobj(COMPRESSION_LEVEL, zdict=(DICTIONARY_FOLDER / CURRENT_DICTIONARY).read_bytes())
+def _zstd_dictionaries() -> dict[int, zstandard.ZstdCompressionDict]:
+    """Every zstd dictionary this release can read, by the id each one's frames carry."""
+    found = (zstandard.ZstdCompressionDict(path.read_bytes())
+             for path in sorted(DICTIONARY_FOLDER.glob("*.zstd")))
+    return {dictionary.dict_id(): dictionary for dictionary in found}
+
+
+@functools.cache
+def _current_dictionary() -> zstandard.ZstdCompressionDict:
+    dictionary = zstandard.ZstdCompressionDict((DICTIONARY_FOLDER / CURRENT_DICTIONARY).read_bytes())
+    dictionary.precompute_compress(level=ZSTD_LEVEL)  # digested once, shared by every thread's compressor
+    return dictionary
+
+
+class _PerThread(threading.local):
+    """zstd (de)compressors may not be used by two threads at once: each thread keeps its own."""
+
+    def __init__(self) -> None:
+        self.compressor: zstandard.ZstdCompressor | None = None  # made on a thread's first write
+        self.decompressors: dict[int, zstandard.ZstdDecompressor] = {}
+
+
+_per_thread = _PerThread()
 
 
 def encode_payload(text: str | bytes) -> bytes:
     """JSON text, compressed for storage against the current dictionary."""
-    compressor = _primed_compressor().copy()
-    data = text.encode() if isinstance(text, str) else text
-    compressed: bytes = compressor.compress(data) + compressor.flush()
+    compressor = _per_thread.compressor
+    if compressor is None:
+        compressor = _per_thread.compressor = zstandard.ZstdCompressor(
+            level=ZSTD_LEVEL, dict_data=_current_dictionary(), write_checksum=True)
+    compressed: bytes = compressor.compress(text.encode() if isinstance(text, str) else text)
     return compressed
 
 
 def decode_payload(payload: bytes) -> bytes:
-    """The JSON text of a stored row, whichever dictionary (or none) it was written with."""
+    """The JSON text of a stored row, whichever dictionary (or none) and format it was written with."""
+    if payload[:4] == _ZSTD_MAGIC:
+        return _decode_zstd(payload)
     if len(payload) < 6 or not payload[1] & _FDICT:
         return zlib.decompress(payload)
     dictionary_id = int.from_bytes(payload[2:6], "big")
-    dictionary = _dictionaries().get(dictionary_id)
+    dictionary = _zlib_dictionaries().get(dictionary_id)
     if dictionary is None:
         raise ValueError(f"row compressed with an unknown dictionary ({dictionary_id:#010x}): "
                          "written by a newer Council?")
     decompressor = zlib.decompressobj(zdict=dictionary)
     return decompressor.decompress(payload) + decompressor.flush()
+
+
+def _decode_zstd(payload: bytes) -> bytes:
+    try:
+        dictionary_id = zstandard.get_frame_parameters(payload).dict_id
+    except zstandard.ZstdError as exc:
+        raise ValueError(f"unreadable zstd row: {exc}") from None
+    decompressor = _per_thread.decompressors.get(dictionary_id)
+    if decompressor is None:
+        dictionary = _zstd_dictionaries().get(dictionary_id) if dictionary_id else None
+        if dictionary_id and dictionary is None:
+            raise ValueError(f"row compressed with an unknown dictionary ({dictionary_id:#010x}): "
+                             "written by a newer Council?")
+        decompressor = _per_thread.decompressors[dictionary_id] = zstandard.ZstdDecompressor(dict_data=dictionary)
+    try:
+        text: bytes = decompressor.decompress(payload)
+    except zstandard.ZstdError as exc:
+        raise ValueError(f"unreadable zstd row: {exc}") from None
+    return text
 
 
 def stage_payload(result: CouncilResult, stage: Stage) -> bytes:

@@ -144,9 +144,13 @@ def _v7(session: Session, backend: str) -> None:
     # A ranking row is about 2 KB of zlib output, right at PostgreSQL's default TOAST threshold: about
     # half of them went to the TOAST table in chunks that fill its pages badly, and pglz tried in vain
     # to compress them first. Rows up to 4 KB now stay in place; longer payloads go out of line as they
-    # are, uncompressed (they are zlib already).
+    # are, uncompressed (they are compressed already).
     session.execute("ALTER TABLE run_stages SET (toast_tuple_target = 4080)")
     session.execute("ALTER TABLE run_stages ALTER COLUMN payload SET STORAGE EXTERNAL")
+
+
+def _v8(session: Session, backend: str) -> None:
+    """No table changes: the version says stage rows may be zstd, which earlier releases cannot read."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +170,8 @@ MIGRATIONS = (
     Migration(5, "what the server spent each day (budget.max_usd_per_day), shared by replicas", _v5),
     Migration(6, "each run's cost on its summary line (council runs --since sums it)", _v6),
     Migration(7, "PostgreSQL keeps stage rows up to 4 KB in place, and never recompresses a payload", _v7),
+    Migration(8, "stage rows compressed with zstd against a trained dictionary (earlier releases cannot read them)",
+              _v8),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

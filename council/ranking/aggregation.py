@@ -83,6 +83,7 @@ standard deviations).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping
 
 import numpy as np
@@ -277,14 +278,14 @@ def fold_increment(stored: ReviewerHistory | None, increment: HistoryIncrement) 
     scores_ok = math.isfinite(new_mean) and math.isfinite(new_m2)
     resid_ok = math.isfinite(increment.resid_m2)
     old_bias = stored_bias(stored)
-    bias = tuple(float(a + b) for a, b in zip(old_bias, padded_bias(increment.bias), strict=True))
+    bias = tuple(map(operator.add, old_bias, padded_bias(increment.bias)))  # both BIAS_SUMS floats long
     return ReviewerHistory(
         count=int(n if scores_ok else count),
         mean=float(new_mean if scores_ok else mean),
         m2=float(max(new_m2, 0.0) if scores_ok else m2),
         resid_count=int(resid_count + increment.resid_count if resid_ok else resid_count),
         resid_m2=float(resid_m2 + increment.resid_m2 if resid_ok else resid_m2),
-        bias=bias if all(math.isfinite(b) for b in bias) else old_bias,
+        bias=bias if all(map(math.isfinite, bias)) else old_bias,
     )
 
 

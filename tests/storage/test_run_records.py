@@ -76,6 +76,8 @@ def test_a_damaged_zstd_row_is_a_clear_error():
         decode_payload(row[:4] + b"\x00" * 8)
     with pytest.raises(ValueError, match="unreadable zstd row"):
         decode_payload(row[:-6] + bytes(6))  # the checksum catches a damaged end
+    with pytest.raises(ValueError, match="unreadable zstd row: the row ends before its frame does"):
+        decode_payload(row[:-10])
 
 
 async def test_a_typical_run_takes_under_four_kilobytes_of_rows(tmp_path):

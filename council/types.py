@@ -157,7 +157,6 @@ def check_response_format(value: Any) -> dict[str, Any]:
     return value
 
 
-
 class GenerationParams(BaseModel):
     """Sampling settings sent upstream. Unset fields are left out of requests.
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,3 +27,35 @@ def test_bench_pipeline_prints_every_line_with_no_failed_question():
     assert "ms CPU per question in the council process" in throughput and "0 failed of 6" in throughput
     assert "the council spends" in bare and "x the bare client's CPU" in bare
     assert "the slow member is failed (timeout)" in straggler
+
+
+@pytest.mark.timeout(1200)  # eight runs under valgrind, two at a time: a few minutes
+def test_bench_instructions_counts_the_store_against_a_baseline_checkout(tmp_path):
+    """Tiny runs under callgrind: every figure printed, and the store adding instructions to a question."""
+    if shutil.which("valgrind") is None:
+        if os.environ.get("CI"):
+            pytest.fail("valgrind is missing: .ci/run installs it")
+        pytest.skip("valgrind is not installed (apt-get install valgrind)")
+    baseline = tmp_path / "baseline"  # this checkout's files as a second tree: the comparison path runs for real
+    shutil.copytree(ROOT, baseline, ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "node_modules"))
+    done = subprocess.run(
+        [sys.executable, "scripts/bench_instructions.py", "--small", "2", "--large", "6", "--baseline", str(baseline)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("| Checkout | Instructions a question, no store |")
+    rows = {}
+    for line in lines[2:4]:
+        checkout, none, sqlite, added = (cell.strip() for cell in line.strip("|").split("|"))
+        rows[checkout.split(" ")[0]] = [float(value.removesuffix(" M")) for value in (none, sqlite, added)]
+    assert set(rows) == {str(ROOT), str(baseline.resolve())}
+    for none, sqlite, added in rows.values():
+        assert 1 < none < sqlite and added == pytest.approx(sqlite - none, abs=0.01)
+    assert re.search(r"This checkout's store adds \d+\.\d\dx the instructions a question", done.stdout)
+
+
+def test_bench_instructions_refuses_a_baseline_that_is_not_council(tmp_path):
+    done = subprocess.run([sys.executable, "scripts/bench_instructions.py", "--baseline", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert f"{tmp_path} is not a checkout of Council (no council/ in it)" in done.stderr

@@ -82,8 +82,13 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
         )
     except web.HTTPException:
         raise
-    except (asyncio.CancelledError, ConnectionResetError):
+    except asyncio.CancelledError:
         raise
+    except ConnectionResetError:
+        # A stream written to a client that left (aiohttp's ClientConnectionResetError is one) ends there: not
+        # a server error. Raised on, aiohttp would log a traceback and count a 500; this reply is dropped with
+        # the connection, and the access log records 499.
+        return web.Response(status=499, reason="Client Closed Request")
     except StorageError as error:
         # The operator needs the cause and the path; the client gets the cause alone.
         _log.error("storage_failed", path=request.path, cause=str(error))

@@ -98,8 +98,11 @@ async def test_disconnected_streams_leave_no_tasks_and_no_stray_output(tmp_path,
     assert process.returncode == 0
     lines = err.decode().splitlines()
     assert "Task was destroyed" not in err.decode()
-    for line in lines:
-        json.loads(line)  # every line on stderr is a structured log line
+    for number, line in enumerate(lines):
+        try:
+            json.loads(line)  # every line on stderr is a structured log line
+        except json.JSONDecodeError:
+            pytest.fail("a line on stderr is not a structured log line:\n" + "\n".join(lines[number:number + 70]))
     assert sum('"component": "access"' in line for line in lines) >= 300
 
 

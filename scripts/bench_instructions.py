@@ -2,9 +2,11 @@
 
 CPU time on a small shared machine drifts by 20% from one run to the next,
 too much to tell whether a change halved a 2 ms part of an 11 ms question.
-An instruction count hardly moves. This runs bench_pipeline's throughput
-test (4 members and a chairman on the fake upstream at 0 ms, 50 questions
-in flight, the server's garbage-collector settings) under valgrind's
+An instruction count hardly moves. This runs the throughput test of
+bench_pipeline (4 members and a chairman on the fake upstream at 0 ms, 50
+questions in flight, the server's garbage-collector settings; written out
+here, with each checkout's own fake upstream and config, because older
+checkouts' measure_throughput always opens a store) under valgrind's
 callgrind at two sizes and takes the difference, so start-up, imports and
 the warm-up cancel out::
 

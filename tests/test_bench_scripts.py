@@ -50,8 +50,9 @@ def test_bench_instructions_counts_the_store_against_a_baseline_checkout(tmp_pat
         rows[checkout.split(" ")[0]] = [float(value.removesuffix(" M")) for value in (none, sqlite, added)]
     assert set(rows) == {str(ROOT), str(baseline.resolve())}
     for none, sqlite, added in rows.values():
-        # Each figure is printed rounded to 0.01 M on its own: the three may disagree by up to 0.015.
-        assert 1 < none < sqlite and added == pytest.approx(sqlite - none, abs=0.015)
+        # Four questions apart, scheduling noise can outweigh the store (CI saw 28.06 M with none, 27.49 with
+        # SQLite): the figures must be sane and agree, not order. Each is rounded to 0.01 M on its own.
+        assert none > 1 and sqlite > 1 and added == pytest.approx(sqlite - none, abs=0.015)
     assert re.search(r"This checkout's store adds \d+\.\d\dx the instructions a question", done.stdout)
 
 

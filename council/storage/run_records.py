@@ -143,7 +143,9 @@ def _decode_zstd(payload: bytes) -> bytes:
 def stage_payload(result: CouncilResult, stage: Stage) -> bytes:
     """The compressed JSON of the fields ``stage`` set."""
     fields = STAGE_FIELDS[stage]
-    return encode_payload(result.model_dump_json(include=set(fields) if fields is not None else None))
+    # The serializer's own bytes: model_dump_json would decode them to str, and compressing encodes them again.
+    text: bytes = result.__pydantic_serializer__.to_json(result, include=set(fields) if fields is not None else None)
+    return encode_payload(text)
 
 
 def merge_payloads(payloads: Iterable[bytes]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ def current_owner() -> str:
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StageWrite:
     """One stage of a run, serialized and ready to write: a snapshot, whatever the run does next."""
 

@@ -16,7 +16,9 @@ SQLite ``user_version`` is kept equal to the schema version, which is what
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import struct
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -153,6 +155,50 @@ def _v8(session: Session, backend: str) -> None:
     """No table changes: the version says stage rows may be zstd, which earlier releases cannot read."""
 
 
+# A reviewer's bias sums were JSON text: writing 15 floats as shortest decimal text and reading them back
+# cost more than the rest of its calibration update. They are now the doubles' own bytes.
+_V9 = """
+CREATE TABLE reviewer_stats_v9 (
+    reviewer_key TEXT PRIMARY KEY, count INTEGER NOT NULL, mean {real} NOT NULL, m2 {real} NOT NULL,
+    resid_count INTEGER NOT NULL, resid_m2 {real} NOT NULL, updated_at TEXT NOT NULL, bias {blob} NOT NULL)
+"""
+_V9_SWAP = """
+DROP TABLE reviewer_stats;
+ALTER TABLE reviewer_stats_v9 RENAME TO reviewer_stats
+"""
+
+
+def pack_sums(sums: Iterable[float]) -> bytes:
+    """Running sums as a ``reviewer_stats.bias`` value: little-endian IEEE doubles, exact and any number of them."""
+    values = tuple(sums)
+    return struct.pack(f"<{len(values)}d", *values)
+
+
+def unpack_sums(packed: bytes) -> tuple[float, ...]:
+    """The sums :func:`pack_sums` wrote."""
+    if len(packed) % 8:
+        raise ValueError(f"{len(packed)} bytes of bias sums is not a whole number of doubles")
+    return struct.unpack(f"<{len(packed) // 8}d", packed)
+
+
+def _v9(session: Session, backend: str) -> None:
+    _script(session, backend, _V9)
+    rows = session.fetchall("SELECT reviewer_key, count, mean, m2, resid_count, resid_m2, updated_at, bias "
+                            "FROM reviewer_stats")
+    converted = []
+    for *columns, bias in rows:
+        try:
+            sums = json.loads(bias) or []
+            packed = pack_sums(float(value) for value in sums)
+        except (ValueError, TypeError):
+            raise StorageError(f"reviewer {columns[0]!r} has unreadable bias sums ({str(bias)[:60]!r}); "
+                               "fix or delete that row of reviewer_stats, then upgrade again") from None
+        converted.append((*columns, packed))
+    if converted:
+        session.executemany("INSERT INTO reviewer_stats_v9 VALUES (?, ?, ?, ?, ?, ?, ?, ?)", converted)
+    _script(session, backend, _V9_SWAP)
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -172,6 +218,7 @@ MIGRATIONS = (
     Migration(7, "PostgreSQL keeps stage rows up to 4 KB in place, and never recompresses a payload", _v7),
     Migration(8, "stage rows compressed with zstd against a trained dictionary (earlier releases cannot read them)",
               _v8),
+    Migration(9, "reviewers' bias sums stored as doubles, not JSON text", _v9),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

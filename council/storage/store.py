@@ -12,7 +12,6 @@ and PostgreSQL (:mod:`.database`).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import zlib
 from collections.abc import Callable, Mapping
@@ -30,7 +29,7 @@ from council.rubrics.target_evaluation import TargetEvaluation
 from council.storage.database import Row, Session
 from council.storage.run_records import Stage, merge_payloads
 from council.storage.run_writes import HOST, StageWrite, placeholders, prepare_stage
-from council.storage.schema import SCHEMA_VERSION, schema_version
+from council.storage.schema import SCHEMA_VERSION, pack_sums, schema_version, unpack_sums
 from council.storage.tables import Tables
 
 __all__ = ["SCHEMA_VERSION", "RunSummary", "StageWrite", "Store", "prepare_stage"]
@@ -316,6 +315,7 @@ class Store(Tables):
                            combine=_fold_many, soon=False, locks_rows=True)
 
 
+_NO_SUMS = pack_sums(())
 HistoryUpdate = Callable[[dict[str, ReviewerHistory]], Mapping[str, ReviewerHistory]]
 
 
@@ -348,10 +348,10 @@ def _fold_histories(session: Session, folds: list[_HistoryFold]) -> list[dict[st
     # One statement makes a row for a reviewer seen for the first time (count 0 reads as no history), locks
     # every row (PostgreSQL's ON CONFLICT DO UPDATE does) and returns them as they stand.
     rows = session.fetchall(
-        "INSERT INTO reviewer_stats VALUES " + ", ".join(["(?, 0, 0, 0, 0, 0, ?, '[]')"] * len(ordered)) + " "
+        "INSERT INTO reviewer_stats VALUES " + ", ".join(["(?, 0, 0, 0, 0, 0, ?, ?)"] * len(ordered)) + " "
         "ON CONFLICT (reviewer_key) DO UPDATE SET updated_at = reviewer_stats.updated_at "
         "RETURNING reviewer_key, count, mean, m2, resid_count, resid_m2, bias",
-        [value for key in ordered for value in (key, now)])
+        [value for key in ordered for value in (key, now, _NO_SUMS)])
     state = _history_rows(rows)
     changed: dict[str, ReviewerHistory] = {}
     read = []
@@ -369,13 +369,12 @@ def _fold_histories(session: Session, folds: list[_HistoryFold]) -> list[dict[st
             "bias = excluded.bias",
             [value for key, h in sorted(changed.items()) for value in (
                 key, h.count, float(h.mean), float(h.m2), h.resid_count, float(h.resid_m2), now,
-                json.dumps([float(b) for b in h.bias]))])
+                pack_sums(h.bias))])
     return read
 
 
 def _history_rows(rows: list[Row]) -> dict[str, ReviewerHistory]:
-    return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6]) or ()))
-            for r in rows if r[1] > 0}
+    return {r[0]: ReviewerHistory(r[1], r[2], r[3], r[4], r[5], unpack_sums(r[6])) for r in rows if r[1] > 0}
 
 
 def _read_history(session: Session, keys: list[str]) -> dict[str, ReviewerHistory]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -25,6 +24,7 @@ from council.ranking.aggregation import (
 )
 from council.ranking.agreement import pooled_flags
 from council.storage import Store
+from council.storage.schema import pack_sums
 from tests.pipeline.stages import answer, context, member
 
 NAMES = ("m0", "m1", "m2", "m3")
@@ -179,7 +179,7 @@ async def test_a_stored_12_sum_row_folds_to_the_longer_tuple():
     store = Store(":memory:")
     try:
         store.db.execute("INSERT INTO reviewer_stats VALUES ('m0', 3, 6.0, 2.0, 3, 1.0, '2026-01-01', ?)",
-                         [json.dumps([1.0] * PAIR_SUMS)])
+                         [pack_sums([1.0] * PAIR_SUMS)])
         old = store.reviewer_history(["m0"])["m0"]
         assert old.bias == (1.0,) * PAIR_SUMS
         increment = history_increments({"m0": old}, run_sheet(np.random.default_rng(1)))["m0"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import functools
+import json
 import os
 import sqlite3
 from datetime import UTC, datetime
@@ -20,6 +21,7 @@ from council import Council, CouncilConfig
 from council.config import simulated_config_path
 from council.errors import StorageError
 from council.ranking.aggregation import ReviewerHistory
+from council.ranking.sheet import HistoryIncrement
 from council.result import CouncilResult, Reproducibility
 from council.storage.connect import open_database
 from council.storage.run_records import stage_payload
@@ -247,6 +249,57 @@ def test_a_database_of_the_second_schema_keeps_each_runs_stage_order(db_location
         assert store.get("staged").status == "interrupted", "a row written after the upgrade comes last"
     finally:
         store.close()
+
+
+def _schema_8_with_bias(db_location, rows):
+    """A database at schema 8, whose reviewers' bias sums were JSON text."""
+    database = open_database(db_location, migrate=False)
+    try:
+        def schema_8(session):
+            for migration in MIGRATIONS[:8]:
+                migration.apply(session, database.backend)
+            session.execute("CREATE TABLE council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
+                            "applied_at TEXT NOT NULL)")
+            session.execute("INSERT INTO council_schema VALUES (8, 'zstd', '2026-11-01')")
+            for key, bias in rows:
+                session.execute("INSERT INTO reviewer_stats VALUES (?, 3, 6.5, 2.0, 3, 1.0, '2026-11-01', ?)",
+                                (key, bias))
+
+        database.transaction(schema_8)
+    finally:
+        database.close()
+
+
+def test_bias_sums_stored_as_json_text_upgrade_to_the_same_doubles(db_location):
+    """Migration 9 turns each reviewer's JSON bias sums into doubles, bit for bit, whatever their length."""
+    sums = (0.1, -2.5e-300, 1e300, 123456.78901234567, 1 / 3) + (0.0,) * 7  # 12 sums, as releases before 15
+    _schema_8_with_bias(db_location, [("long", json.dumps(sums)), ("none", "[]"), ("r", json.dumps([4.0] * 15))])
+    store = Store(db_location)
+    try:
+        assert store.schema_version() == SCHEMA_VERSION
+        history = store.reviewer_history(["long", "none", "r"])
+        assert history["long"] == ReviewerHistory(3, 6.5, 2.0, 3, 1.0, sums)
+        assert history["none"].bias == () and history["r"].bias == (4.0,) * 15
+        asyncio.run(_fold_one(store, "long"))
+        assert store.reviewer_history(["long"])["long"].bias[:5] == tuple(b + 1.0 for b in sums[:5])
+    finally:
+        store.close()
+
+
+async def _fold_one(store, key):
+    await store.add_to_reviewer_history({key: HistoryIncrement(1, 6.5, 0.0, 0, 0.0, (1.0,) * 15)})
+
+
+def test_unreadable_bias_sums_stop_the_upgrade_naming_the_reviewer(db_location):
+    _schema_8_with_bias(db_location, [("good", "[1.0]"), ("broken", "[1.0, oops")])
+    with pytest.raises(StorageError, match=r"reviewer 'broken' has unreadable bias sums"):
+        Store(db_location)
+    database = open_database(db_location, migrate=False)
+    try:
+        assert database.fetchone("SELECT MAX(version) FROM council_schema")[0] == 8, "nothing half-applied"
+        assert database.fetchone("SELECT bias FROM reviewer_stats WHERE reviewer_key = 'broken'")[0] == "[1.0, oops"
+    finally:
+        database.close()
 
 
 def test_a_sqlite_file_of_release_0_1_0_upgrades_in_place(tmp_path):

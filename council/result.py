@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from council.errors import ProviderError
 from council.rubrics.score import RubricVerdict
 from council.safety.gate import SafetyVerdict
-from council.types import ChatMessage, Usage
+from council.types import ChatMessage, Usage, is_falsy, is_none
 
 AnswerStatus = Literal["ok", "failed", "blocked"]
 FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped",
@@ -167,9 +167,9 @@ class CallCost(_Record):
     completion_tokens: int
     usd: float | None = Field(description="None when the member has no price and the upstream reported none.")
     source: Literal["reported", "computed"] | None = Field(
-        default=None, exclude_if=lambda source: source is None,
+        default=None, exclude_if=is_none,
         description="reported: the upstream's figure; computed: tokens times the member's price.")
-    estimated: bool = Field(default=False, exclude_if=lambda estimated: not estimated,
+    estimated: bool = Field(default=False, exclude_if=is_falsy,
                             description="Token counts estimated from text length.")
 
 

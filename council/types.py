@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from pydantic import (
@@ -27,17 +29,13 @@ MAX_IMAGE_BYTES = 10 * 1024 * 1024
 
 
 # Dumps leave out what a field holds by default where the field came later or is mostly unset (exclude_if
-# keeps that in pydantic's serializer, not in a Python wrapper called for every record).
-def _is_none(value: object) -> bool:
-    return value is None
-
-
-def _empty(value: object) -> bool:
-    return not value
-
-
-def _is_zero(value: object) -> bool:
-    return value == 0
+# keeps that in pydantic's serializer, not in a Python wrapper called for every record). The tests are C
+# callables, not Python functions: pydantic calls them for every record it writes, and they then run
+# without a Python frame each.
+is_none: Callable[[object], bool] = functools.partial(operator.is_, None)
+"""True for None (an ``exclude_if`` test)."""
+is_falsy: Callable[[object], bool] = operator.not_
+"""True for 0, False and empty collections (an ``exclude_if`` test)."""
 
 
 class ImageRef(BaseModel):
@@ -82,7 +80,7 @@ class ChatMessage(BaseModel):
     role: Role
     content: str
     # A text turn serializes as it always has: role and content.
-    images: tuple[ImageRef, ...] = Field(default=(), exclude_if=_empty)
+    images: tuple[ImageRef, ...] = Field(default=(), exclude_if=is_falsy)
 
     def text_only(self) -> ChatMessage:
         """This turn without its images."""
@@ -175,16 +173,16 @@ class GenerationParams(BaseModel):
     stop: tuple[str, ...] | None = Field(default=None, description="Stop sequences.")
     # Fields added after the first release are left out of dumps while unset, so the config hash and the eval
     # manifests of existing setups stay what they were.
-    presence_penalty: float | None = Field(default=None, ge=-2, le=2, exclude_if=_is_none,
+    presence_penalty: float | None = Field(default=None, ge=-2, le=2, exclude_if=is_none,
                                            description="Penalty on tokens already used.")
-    frequency_penalty: float | None = Field(default=None, ge=-2, le=2, exclude_if=_is_none,
+    frequency_penalty: float | None = Field(default=None, ge=-2, le=2, exclude_if=is_none,
                                             description="Penalty growing with a token's count so far.")
-    user: str | None = Field(default=None, max_length=256, exclude_if=_is_none,
+    user: str | None = Field(default=None, max_length=256, exclude_if=is_none,
                               description="Opaque id of the end user, for abuse tracking.")
-    reasoning_effort: ReasoningEffort | None = Field(default=None, exclude_if=_is_none,
+    reasoning_effort: ReasoningEffort | None = Field(default=None, exclude_if=is_none,
                                                       description="How hard a reasoning model thinks.")
     response_format: dict[str, Any] | None = Field(
-        default=None, exclude_if=_is_none,
+        default=None, exclude_if=is_none,
         description="OpenAI's response_format: text, json_object, or json_schema with a schema.")
 
     @field_validator("stop")
@@ -230,12 +228,12 @@ class Usage(BaseModel):
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    cached_prompt_tokens: int = Field(default=0, exclude_if=_is_zero,
+    cached_prompt_tokens: int = Field(default=0, exclude_if=is_falsy,
                                       description="Of the prompt tokens, those read from a cache.")
-    cost_usd: float | None = Field(default=None, exclude_if=_is_none,
+    cost_usd: float | None = Field(default=None, exclude_if=is_none,
                                    description="What the upstream said the call cost (OpenRouter's usage.cost); "
                                                "None when it did not say.")
-    estimated: bool = Field(default=False, exclude_if=_is_zero,
+    estimated: bool = Field(default=False, exclude_if=is_falsy,
                             description="True when the counts were estimated from text length "
                                         "(a stream that reported no usage).")
 

@@ -274,9 +274,10 @@ class Council:
         store, result = self.store, ctx.result
         if store is None:
             return
-        # asyncio.wait, not gather: a cancelled run still learns how the writes it began went.
-        if ctx.queued_writes:
-            await asyncio.wait([future for future, _ in ctx.queued_writes])
+        # asyncio.wait, not gather: a cancelled run still learns how the writes it began went. Most are
+        # committed by now (they wait at most WRITE_BEHIND_S for company): only the others are waited for.
+        if pending := [future for future, _ in ctx.queued_writes if not future.done()]:
+            await asyncio.wait(pending)
         for future, loss in ctx.queued_writes:
             error = None if future.cancelled() else future.exception()  # every one retrieved, none left to warn
             if error is not None:

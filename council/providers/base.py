@@ -159,7 +159,7 @@ class Provider(ABC):
             finish_reason=reply.finish_reason,
             usage=reply.usage,
             model_version=reply.model_version,
-            latency_ms=(time.perf_counter() - started) * 1000,
+            latency_ms=round((time.perf_counter() - started) * 1000, 3),  # to the microsecond, as a run's timings
             attempts=attempts,
             simulated=self.simulated,
         )

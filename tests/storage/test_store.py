@@ -194,23 +194,32 @@ def test_an_empty_database_is_migrated_to_the_current_schema(db_location):
         store.close()
 
 
+def database_at(db_location, version, fill):
+    """A database at schema ``version`` (migrations up to it, as an older release left it), then ``fill(session)``."""
+    database = open_database(db_location, migrate=False)
+    try:
+        def older_schema(session):
+            for migration in MIGRATIONS[:version]:
+                migration.apply(session, database.backend)
+            session.execute("CREATE TABLE council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
+                            "applied_at TEXT NOT NULL)")
+            for migration in MIGRATIONS[:version]:
+                session.execute("INSERT INTO council_schema VALUES (?, ?, '2026-01-01')",
+                                (migration.version, migration.description))
+            fill(session)
+
+        database.transaction(older_schema)
+    finally:
+        database.close()
+
+
 def test_a_database_of_the_first_schema_upgrades_without_losing_a_run(db_location):
     """Migration 1 alone is the schema release 0.1.0 wrote: its runs, one JSON blob each, read back the same."""
     kept = result("kept", "An old question?")
-    database = open_database(db_location, migrate=False)
-    try:
-        def first_schema(session):
-            MIGRATIONS[0].apply(session, database.backend)
-            session.execute("CREATE TABLE council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
-                            "applied_at TEXT NOT NULL)")
-            session.execute("INSERT INTO council_schema VALUES (1, 'first', '2026-01-01')")
-            session.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            ("kept", kept.created_at.isoformat(), kept.created_at.isoformat(), "complete",
-                             "An old question?", None, 0, 0, kept.model_dump_json()))
-
-        database.transaction(first_schema)
-    finally:
-        database.close()
+    database_at(db_location, 1, lambda session: session.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ("kept", kept.created_at.isoformat(), kept.created_at.isoformat(), "complete", "An old question?", None, 0, 0,
+         kept.model_dump_json())))
     store = Store(db_location)
     try:
         assert store.schema_version() == SCHEMA_VERSION
@@ -223,24 +232,16 @@ def test_a_database_of_the_first_schema_upgrades_without_losing_a_run(db_locatio
 def test_a_database_of_the_second_schema_keeps_each_runs_stage_order(db_location):
     """Schema 2 numbered stage rows per run; schema 3 by one counter. Rows inserted out of order read back in order."""
     started, finished = result("staged", status="running"), result("staged", status="complete")
-    database = open_database(db_location, migrate=False)
-    try:
-        def second_schema(session):
-            for migration in MIGRATIONS[:2]:
-                migration.apply(session, database.backend)
-            session.execute("CREATE TABLE council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
-                            "applied_at TEXT NOT NULL)")
-            session.execute("INSERT INTO council_schema VALUES (1, 'first', '2026-01-01'), (2, 'second', '2026-02-01')")
-            session.execute("INSERT INTO runs VALUES ('staged', ?, ?, 'complete', 'Why', NULL, 0, 0, NULL)",
-                            (started.created_at.isoformat(), started.created_at.isoformat()))
-            session.execute("INSERT INTO run_stages VALUES ('staged', 1, 'finished', 'b', ?)",
-                            (stage_payload(finished, "finished"),))
-            session.execute("INSERT INTO run_stages VALUES ('staged', 0, 'started', 'a', ?)",
-                            (stage_payload(started, "started"),))
 
-        database.transaction(second_schema)
-    finally:
-        database.close()
+    def two_stages_out_of_order(session):
+        session.execute("INSERT INTO runs VALUES ('staged', ?, ?, 'complete', 'Why', NULL, 0, 0, NULL)",
+                        (started.created_at.isoformat(), started.created_at.isoformat()))
+        session.execute("INSERT INTO run_stages VALUES ('staged', 1, 'finished', 'b', ?)",
+                        (stage_payload(finished, "finished"),))
+        session.execute("INSERT INTO run_stages VALUES ('staged', 0, 'started', 'a', ?)",
+                        (stage_payload(started, "started"),))
+
+    database_at(db_location, 2, two_stages_out_of_order)
     store = Store(db_location)
     try:
         assert store.schema_version() == SCHEMA_VERSION
@@ -253,21 +254,11 @@ def test_a_database_of_the_second_schema_keeps_each_runs_stage_order(db_location
 
 def _schema_8_with_bias(db_location, rows):
     """A database at schema 8, whose reviewers' bias sums were JSON text."""
-    database = open_database(db_location, migrate=False)
-    try:
-        def schema_8(session):
-            for migration in MIGRATIONS[:8]:
-                migration.apply(session, database.backend)
-            session.execute("CREATE TABLE council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, "
-                            "applied_at TEXT NOT NULL)")
-            session.execute("INSERT INTO council_schema VALUES (8, 'zstd', '2026-11-01')")
-            for key, bias in rows:
-                session.execute("INSERT INTO reviewer_stats VALUES (?, 3, 6.5, 2.0, 3, 1.0, '2026-11-01', ?)",
-                                (key, bias))
+    def reviewers(session):
+        for key, bias in rows:
+            session.execute("INSERT INTO reviewer_stats VALUES (?, 3, 6.5, 2.0, 3, 1.0, '2026-11-01', ?)", (key, bias))
 
-        database.transaction(schema_8)
-    finally:
-        database.close()
+    database_at(db_location, 8, reviewers)
 
 
 def test_bias_sums_stored_as_json_text_upgrade_to_the_same_doubles(db_location):

@@ -56,6 +56,31 @@ def test_bench_instructions_counts_the_store_against_a_baseline_checkout(tmp_pat
     assert re.search(r"This checkout's store adds \d+\.\d\dx the instructions a question", done.stdout)
 
 
+@pytest.mark.timeout(900)  # four short runs under valgrind, two at a time
+def test_bench_call_counts_councils_call_against_a_bare_post():
+    """Tiny runs under callgrind: both sides counted, and the ratio printed is the ratio of the figures."""
+    if shutil.which("valgrind") is None:
+        if os.environ.get("CI"):
+            pytest.fail("valgrind is missing: .ci/run installs it")
+        pytest.skip("valgrind is not installed (apt-get install valgrind)")
+    done = subprocess.run([sys.executable, "scripts/bench_call.py", "--small", "2", "--large", "22"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = dict(re.findall(r"^\| (Council's provider and transport|bare aiohttp post) \| (\d+\.\d\d) M \|$",
+                              done.stdout, re.MULTILINE))
+    assert set(figures) == {"Council's provider and transport", "bare aiohttp post"}, done.stdout
+    council, bare = float(figures["Council's provider and transport"]), float(figures["bare aiohttp post"])
+    assert council > 0.1 and bare > 0.1, "a call over HTTP takes hundreds of thousands of instructions"
+    ratio = float(re.search(r"Council's call takes (\d+\.\d\d)x the bare post's", done.stdout).group(1))
+    assert ratio == pytest.approx(council / bare, abs=0.05)  # each figure is rounded on its own
+
+
+def test_bench_call_refuses_sizes_out_of_order():
+    done = subprocess.run([sys.executable, "scripts/bench_call.py", "--small", "9", "--large", "3"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "--small must be at least 1 and less than --large" in done.stderr
+
+
 def test_bench_instructions_refuses_a_baseline_that_is_not_council(tmp_path):
     done = subprocess.run([sys.executable, "scripts/bench_instructions.py", "--baseline", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)

@@ -22,18 +22,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from bench_instructions import callgrind_total  # scripts/ is on the path when this runs as a script
+
 HERE = Path(__file__).resolve()
 SIDES = ("council", "bare")
 USER_TEXT = "Review these answers carefully, criterion by criterion. " * 90  # about 5 KB
-_SUMMARY = re.compile(r"^(?:summary|totals):\s+(\d+)", re.MULTILINE)
 
 
 def drive(side: str, calls: int, in_flight: int) -> None:
@@ -83,15 +82,8 @@ def drive(side: str, calls: int, in_flight: int) -> None:
 
 def count(side: str, calls: int, in_flight: int, folder: Path) -> int:
     """Instructions this process executed making ``calls`` calls on ``side``."""
-    out = folder / f"{side}.{calls}.callgrind"
-    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, str(HERE),
-                           "--drive", side, str(calls), str(in_flight)], capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"{side} with {calls} calls failed under valgrind:\n{done.stderr[-2000:]}")
-    found = _SUMMARY.search(out.read_text())
-    if found is None:
-        sys.exit(f"no instruction total in {out}")
-    return int(found.group(1))
+    return callgrind_total([str(HERE), "--drive", side, str(calls), str(in_flight)],
+                           folder / f"{side}.{calls}.callgrind", f"{side} with {calls} calls")
 
 
 def main() -> None:

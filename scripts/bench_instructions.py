@@ -36,6 +36,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve()
 STORES = ("none", "sqlite")
@@ -81,19 +82,24 @@ def drive(tree: Path, store: str, questions: int) -> None:
         sys.exit(f"{failed} of {questions} questions failed")
 
 
-def count(tree: Path, store: str, questions: int, folder: Path) -> int:
-    """Instructions the council's process executed answering ``questions`` questions."""
-    out = folder / f"{tree.name}.{store}.{questions}.callgrind"
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, str(HERE),
-         "--drive", str(tree), store, str(questions)],
-        cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, capture_output=True, text=True)
+def callgrind_total(arguments: list[str], out: Path, what: str, **run: Any) -> int:
+    """Instructions ``python ARGUMENTS`` executed under callgrind (its own process only); exits naming ``what``."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, *arguments],
+                          capture_output=True, text=True, **run)
     if done.returncode != 0:
-        sys.exit(f"{tree} with store {store}, {questions} questions, failed under valgrind:\n{done.stderr[-2000:]}")
+        sys.exit(f"{what} failed under valgrind:\n{done.stderr[-2000:]}")
     found = _SUMMARY.search(out.read_text())
     if found is None:
         sys.exit(f"no instruction total in {out}")
     return int(found.group(1))
+
+
+def count(tree: Path, store: str, questions: int, folder: Path) -> int:
+    """Instructions the council's process executed answering ``questions`` questions."""
+    return callgrind_total([str(HERE), "--drive", str(tree), store, str(questions)],
+                           folder / f"{tree.name}.{store}.{questions}.callgrind",
+                           f"{tree} with store {store}, {questions} questions",
+                           cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)})
 
 
 def per_question(trees: list[Path], small: int, large: int) -> dict[tuple[Path, str], float]:

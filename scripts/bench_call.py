@@ -25,6 +25,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -49,12 +50,12 @@ def drive(side: str, calls: int, in_flight: int) -> None:
     messages = [ChatMessage(role="system", content="You are a careful reviewer."),
                 ChatMessage(role="user", content=USER_TEXT)]
 
-    async def many(call: object) -> None:
+    async def many(call: Callable[[], Awaitable[object]]) -> None:
         slots = asyncio.Semaphore(in_flight)
 
         async def one() -> None:
             async with slots:
-                await call()  # type: ignore[operator]
+                await call()
 
         await one()
         await asyncio.gather(*(one() for _ in range(calls)))

@@ -53,7 +53,8 @@ def test_bench_instructions_counts_the_store_against_a_baseline_checkout(tmp_pat
         # Four questions apart, scheduling noise can outweigh the store (CI saw 28.06 M with none, 27.49 with
         # SQLite): the figures must be sane and agree, not order. Each is rounded to 0.01 M on its own.
         assert none > 1 and sqlite > 1 and added == pytest.approx(sqlite - none, abs=0.015)
-    assert re.search(r"This checkout's store adds \d+\.\d\dx the instructions a question", done.stdout)
+    # The ratio's sign is as noisy as the figures it divides (CI printed -23.58x once): its form is what is checked.
+    assert re.search(r"This checkout's store adds -?\d+\.\d\dx the instructions a question", done.stdout)
 
 
 @pytest.mark.timeout(900)  # four short runs under valgrind, two at a time

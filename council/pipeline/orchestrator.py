@@ -32,7 +32,7 @@ from council.pipeline.answer import collect_answers, member_failures, quorum_pro
 from council.pipeline.budget import RunBudget, run_budget
 from council.pipeline.context import RunContext, elapsed_ms, timed
 from council.pipeline.cost import run_cost
-from council.pipeline.rank import rank_answers, survivor_problem, unranked
+from council.pipeline.rank import HistoryRead, rank_answers, read_history_ahead, survivor_problem, unranked
 from council.pipeline.review import mark_oversized, review_answers
 from council.pipeline.safety_gate import apply_safety_gate
 from council.pipeline.synthesize import final_answer
@@ -341,9 +341,10 @@ class Council:
         result.degrade(survivor_problem(surviving))
         with timed(result.timings, "review_ms"):
             fixed, evidence = automatic_scores(ctx.rubric, surviving, ctx.question)
+            history = read_history_ahead(ctx, self.store) if len(surviving) > 1 else None
             result.reviews = await review_answers(ctx, result.answers, fixed)
         with timed(result.timings, "aggregate_ms"):
-            await self._rank(ctx, surviving, fixed, evidence)
+            await self._rank(ctx, surviving, fixed, evidence, history)
         self._queue_save(ctx, "ranking")
         with timed(result.timings, "final_ms"):
             if surviving:
@@ -357,10 +358,10 @@ class Council:
         return await self._finish(ctx, started)
 
     async def _rank(self, ctx: RunContext, surviving: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]],
-              evidence: dict[str, dict[str, str]]) -> None:
+                    evidence: dict[str, dict[str, str]], history: HistoryRead | None) -> None:
         result = ctx.result
         try:
-            ranked = await rank_answers(ctx, surviving, result.reviews, self.store)
+            ranked = await rank_answers(ctx, surviving, result.reviews, self.store, history)
             if ranked.history_write is not None:
                 ctx.queued_writes.append((ranked.history_write, "reviewer calibration history could not be updated"))
             result.ranking = with_verdicts(ctx.rubric, ranked.ranking, result.reviews, fixed, evidence)

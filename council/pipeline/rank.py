@@ -67,11 +67,35 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
 class CalibrationStore(Protocol):
     """Where reviewers' calibration history lives between runs (the run store implements it)."""
 
-    def read_reviewer_history(self, keys: list[str]) -> Awaitable[dict[str, ReviewerHistory]]:
-        """The stored statistics of these reviewer keys (absent keys have none yet)."""
+    def read_reviewer_history(self, keys: list[str], *,
+                              ahead: bool = False) -> Awaitable[dict[str, ReviewerHistory]]:
+        """The stored statistics of these reviewer keys (absent keys have none yet); ``ahead``: read
+        ahead of need, along with other work, and at once when awaited."""
 
     def add_to_reviewer_history(self, increments: Mapping[str, HistoryIncrement]) -> asyncio.Future[None]:
         """Fold one run's increments into the stored statistics, atomically, without the run waiting."""
+
+
+@dataclass(frozen=True)
+class HistoryRead:
+    """The reviewers' calibration history, read while the reviews are out (:func:`read_history_ahead`)."""
+
+    keys: frozenset[str]
+    stored: Awaitable[dict[str, ReviewerHistory]]
+
+
+def read_history_ahead(ctx: RunContext, calibration: CalibrationStore | None) -> HistoryRead | None:
+    """Start reading the history of everyone who may review (the judges, or else the members).
+
+    Started as the reviews go out, the read rides along with the run's
+    pending write instead of costing a trip to the store of its own, and
+    the ranking does not wait for it.
+    """
+    reviewers = ctx.judges if ctx.judges is not None else ctx.members
+    keys = sorted({reviewer_key(ctx.providers[name]) for name in reviewers if name in ctx.providers})
+    if calibration is None or not keys:
+        return None
+    return HistoryRead(frozenset(keys), calibration.read_reviewer_history(keys, ahead=True))
 
 
 @dataclass
@@ -108,9 +132,10 @@ def unranked(answers: list[AnswerRecord]) -> list[RankingEntry]:
 
 
 async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: list[ReviewRecord],
-                 calibration: CalibrationStore | None) -> Ranked:
+                       calibration: CalibrationStore | None, ahead: HistoryRead | None = None) -> Ranked:
     """Rank the surviving answers from the reviews, calibrated with each reviewer's stored history.
 
+    The history is ``ahead``'s when it covers every reviewer, or read now.
     One answer is ranked alone, unreviewed. History that cannot be read or
     written costs calibration, not the ranking: it is said in ``problems``.
     """
@@ -126,9 +151,10 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
     keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers if r in ctx.providers}
     stored: dict[str, ReviewerHistory] | None = {}
     if calibration is not None and keys:
-        # Read when aggregation starts and recorded in the result: the ranking is reproducible from the run.
+        # Read as the reviews went out (or now) and recorded in the result: the ranking is reproducible from the run.
         try:
-            stored = await calibration.read_reviewer_history(list(keys.values()))
+            stored = await (ahead.stored if ahead is not None and ahead.keys.issuperset(keys.values())
+                            else calibration.read_reviewer_history(list(keys.values())))
         except StorageError as error:
             _log.error("reviewer_history_unavailable", run_id=ctx.result.run_id, cause=str(error))
             problems.append(f"reviewer calibration history could not be read ({storage_cause(error)})")

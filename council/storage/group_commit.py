@@ -9,7 +9,9 @@ batches and written in few statements:
 
 - on the loop, jobs queued in one turn of the loop go to the writer
   together; a job nobody waits for yet (``soon=False``, a run's early
-  stages) waits up to :data:`WRITE_BEHIND_S` to go along with the next one;
+  stages, a read made ahead of need) waits up to :data:`WRITE_BEHIND_S` to
+  go along with the next one, unless someone comes to wait for it
+  (:meth:`GroupCommitter.hurry`);
 - the writer runs everything handed over since its last commit in one
   transaction, item kinds that know how (``combine``) in one statement
   each, and settles the callers' futures with one wake-up of each loop.
@@ -30,7 +32,7 @@ import contextlib
 import functools
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -100,14 +102,29 @@ class GroupCommitter:
         if waiting is None:
             waiting = self._waiting[loop] = _Waiting([])
         waiting.jobs.append(_Job(work, combine, future, loop, alone, translate))
-        if soon and not waiting.soon:
+        if soon:
+            self._hand_over_soon(loop, waiting)
+        elif waiting.handover is None:
+            waiting.handover = loop.call_later(WRITE_BEHIND_S, self._hand_over, loop)
+        return future
+
+    def hurry(self, future: asyncio.Future[Any]) -> None:
+        """Hand the jobs waiting on ``future``'s loop to the writer now: someone awaits ``future``.
+
+        Nothing happens when ``future`` is done or its job has been handed over already.
+        """
+        loop = future.get_loop()
+        waiting = self._waiting.get(loop)
+        if waiting is not None and any(job.future is future for job in waiting.jobs):
+            self._hand_over_soon(loop, waiting)
+
+    def _hand_over_soon(self, loop: asyncio.AbstractEventLoop, waiting: _Waiting) -> None:
+        # On the loop's next turn, so the jobs queued in this one go too.
+        if not waiting.soon:
             if waiting.handover is not None:
                 waiting.handover.cancel()
             waiting.soon = True
             waiting.handover = loop.call_soon(self._hand_over, loop)
-        elif waiting.handover is None:
-            waiting.handover = loop.call_later(WRITE_BEHIND_S, self._hand_over, loop)
-        return future
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
         waiting = self._waiting.pop(loop, None)
@@ -171,6 +188,28 @@ class GroupCommitter:
         for loop, settled in by_loop.items():
             with contextlib.suppress(RuntimeError):  # that loop has closed: nobody is waiting any more
                 loop.call_soon_threadsafe(_resolve, settled)
+
+
+class Ahead(Generic[T]):
+    """A job queued ahead of need (``soon=False``): awaiting it hands it to the writer at once.
+
+    A failure nobody comes to await is dropped quietly: whoever awaits it hears of it.
+    """
+
+    __slots__ = ("_committer", "future")
+
+    def __init__(self, committer: GroupCommitter, future: asyncio.Future[T]) -> None:
+        self._committer, self.future = committer, future
+        future.add_done_callback(_retrieve)
+
+    def __await__(self) -> Generator[Any, None, T]:
+        self._committer.hurry(self.future)
+        return self.future.__await__()
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # marks it retrieved: asyncio would otherwise log it as never retrieved
 
 
 def _apply_one(job: _Job[T], session: Any) -> T:

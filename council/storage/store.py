@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -27,6 +27,7 @@ from council.result import CouncilResult
 from council.rubrics.model import Rubric
 from council.rubrics.target_evaluation import TargetEvaluation
 from council.storage.database import Row, Session
+from council.storage.group_commit import Ahead
 from council.storage.run_records import Stage, merge_payloads
 from council.storage.run_writes import HOST, StageWrite, placeholders, prepare_stage
 from council.storage.schema import SCHEMA_VERSION, pack_sums, schema_version, unpack_sums
@@ -297,9 +298,17 @@ class Store(Tables):
         return self._guard("updating reviewer statistics",
                            lambda: self.db.transaction(lambda session: _fold_histories(session, [fold])[0]))
 
-    def read_reviewer_history(self, keys: list[str]) -> asyncio.Future[dict[str, ReviewerHistory]]:
-        """:meth:`reviewer_history`, queued to the group-commit writer (from an event loop, which awaits it)."""
-        return self._queue("reading reviewer statistics", keys, combine=_read_histories)
+    def read_reviewer_history(self, keys: list[str], *,
+                              ahead: bool = False) -> Awaitable[dict[str, ReviewerHistory]]:
+        """:meth:`reviewer_history`, queued to the group-commit writer (from an event loop, which awaits it).
+
+        ``ahead=True`` reads ahead of need: the read rides along with the
+        next batch of writes (at most :data:`~council.storage.group_commit.WRITE_BEHIND_S`
+        later) rather than waking the writer for itself, and is handed over
+        at once if awaited before that.
+        """
+        future = self._queue("reading reviewer statistics", keys, combine=_read_histories, soon=not ahead)
+        return Ahead(self.db.committer, future) if ahead else future
 
     def add_to_reviewer_history(self, increments: Mapping[str, HistoryIncrement]) -> asyncio.Future[None]:
         """Fold one run's increments into the stored statistics, queued behind the run (from an event loop).

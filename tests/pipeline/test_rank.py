@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
-from council.pipeline.rank import build_sheet, rank_answers, reviewer_key, survivor_problem, unranked
+import pytest
+
+from council.pipeline.rank import (
+    HistoryRead,
+    build_sheet,
+    rank_answers,
+    read_history_ahead,
+    reviewer_key,
+    survivor_problem,
+    unranked,
+)
 from council.pipeline.review import review_answers
+from council.ranking.sheet import ReviewerHistory
 from council.storage import Store
 from tests.pipeline.stages import answer, context, member
 
 ANSWERS = [answer("a", "a: quality=9"), answer("b", "b: quality=6"), answer("c", "c: quality=2")]
 
 
-async def ranked_run(calibration):
+async def ranked_run(calibration, read_ahead=False):
     ctx, _ = context({"a": member("-"), "b": member("-"), "c": member("-")})
+    # As the orchestrator does: the history read starts as the reviews go out.
+    ahead = read_history_ahead(ctx, calibration) if read_ahead else None
     reviews = await review_answers(ctx, ANSWERS, {})
-    return ctx, reviews, await rank_answers(ctx, ANSWERS, reviews, calibration)
+    return ctx, reviews, await rank_answers(ctx, ANSWERS, reviews, calibration, ahead)
 
 
 async def test_reviews_become_a_ranking_and_history_is_kept():
@@ -32,11 +45,12 @@ async def test_reviews_become_a_ranking_and_history_is_kept():
         store.close()
 
 
-async def test_lost_history_costs_calibration_not_the_ranking():
+@pytest.mark.parametrize("read_ahead", [False, True], ids=["read-when-ranking", "read-ahead"])
+async def test_lost_history_costs_calibration_not_the_ranking(read_ahead):
     store = Store(":memory:")
     try:
         store.db.execute("DROP TABLE reviewer_stats")  # a damaged database: the history table is gone
-        _, _, ranked = await ranked_run(store)
+        _, _, ranked = await ranked_run(store, read_ahead)
     finally:
         store.close()
     assert [e.member for e in ranked.ranking] == ["a", "b", "c"]
@@ -46,6 +60,43 @@ async def test_lost_history_costs_calibration_not_the_ranking():
                               "failed: no such table: reviewer_stats")
     assert ranked.history_write is None, "nothing is folded into history that could not be read"
     assert ":memory:" not in problem, "the cause leaves the database's location out"
+
+
+async def test_history_read_ahead_calibrates_the_ranking_as_a_read_when_ranking_does():
+    outcomes = []
+    for read_ahead in (False, True):
+        store = Store(":memory:")
+        try:
+            ctx, _ = context({"a": member("-"), "b": member("-"), "c": member("-")})
+            key = reviewer_key(ctx.providers["a"])
+            history = {key: ReviewerHistory(40, 6.0, 90.0, 30, 12.0)}
+            store.update_reviewer_history([key], lambda _current, history=history: history)
+            _, _, ranked = await ranked_run(store, read_ahead)
+            outcomes.append(ranked)
+        finally:
+            store.close()
+    by_reading, ahead = outcomes
+    assert [(c.reviewer, c.count) for c in ahead.calibration] == [("a", 40)]
+    assert ahead.calibration == by_reading.calibration and ahead.ranking == by_reading.ranking
+
+
+async def test_a_read_ahead_missing_a_reviewer_is_read_again():
+    store = Store(":memory:")
+    try:
+        ctx, _ = context({"a": member("-"), "b": member("-"), "c": member("-")})
+        key = reviewer_key(ctx.providers["a"])
+        store.update_reviewer_history([key], lambda _current: {key: ReviewerHistory(40, 6.0, 90.0, 30, 12.0)})
+
+        async def nothing_stored():
+            return {}
+
+        partial = HistoryRead(frozenset({key}), nothing_stored())  # reviewers b and c were not read
+        reviews = await review_answers(ctx, ANSWERS, {})
+        ranked = await rank_answers(ctx, ANSWERS, reviews, store, partial)
+        assert [(c.reviewer, c.count) for c in ranked.calibration] == [("a", 40)], "read again, from the store"
+        partial.stored.close()
+    finally:
+        store.close()
 
 
 async def test_a_lone_answer_is_ranked_unreviewed():

@@ -1,17 +1,20 @@
-"""The group-commit writer on real databases: batches, order, one bad write failing alone, write-behind, close."""
+"""The group-commit writer on real databases: batches, order, one bad write failing alone, write-behind, reads
+ahead, close."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
 import time
 
 import pytest
 
 from council.errors import StorageError
 from council.ranking.aggregation import BIAS_SUMS, fold_increment
-from council.ranking.sheet import HistoryIncrement
+from council.ranking.sheet import HistoryIncrement, ReviewerHistory
 from council.storage.connect import open_database
-from council.storage.group_commit import WRITE_BEHIND_S
+from council.storage.group_commit import WRITE_BEHIND_S, Ahead
 from council.storage.store import Store, prepare_stage
 from tests.storage.test_store import result
 
@@ -119,3 +122,99 @@ async def test_futures_of_a_closed_loop_are_dropped_quietly(tmp_path):
         assert await database.committer.submit(lambda session: session.fetchone("SELECT 2")) == (2,)
     finally:
         database.close()
+
+
+class _StoppedClock(asyncio.SelectorEventLoop):
+    """An event loop whose clock stands still: no timer ever fires, so a job waiting for company
+    reaches the writer only when something hands it over at once."""
+
+    def time(self) -> float:
+        return 0.0
+
+
+def _on_stopped_clock(scenario):
+    loop = _StoppedClock()
+    try:
+        return loop.run_until_complete(scenario())
+    finally:
+        loop.close()
+
+
+def test_awaiting_a_read_made_ahead_hands_it_to_the_writer_at_once(db_location):
+    store = Store(db_location)
+    stored = ReviewerHistory(3, 6.0, 2.0, 3, 1.5)
+    store.update_reviewer_history(["r"], lambda current: {"r": stored})
+    give_up = threading.Event()
+
+    async def scenario():
+        ahead = store.read_reviewer_history(["r", "unseen"], ahead=True)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert not ahead.future.done(), "made ahead of need, the read waits for company"
+        read = asyncio.ensure_future(_awaiting(ahead))
+        # A real-time guard: on this loop's clock the write-behind delay never ends.
+        guard = asyncio.get_running_loop().run_in_executor(None, give_up.wait, 10)
+        done, _ = await asyncio.wait({read, guard}, return_when=asyncio.FIRST_COMPLETED)
+        give_up.set()
+        assert read in done, "awaiting the read did not hand it over"
+        return read.result()
+
+    try:
+        assert _on_stopped_clock(scenario) == {"r": stored}
+    finally:
+        store.close()
+
+
+async def _awaiting(ahead):
+    return await ahead
+
+
+def test_a_read_made_ahead_rides_along_with_the_next_write(db_location):
+    store = Store(db_location)
+
+    async def scenario():
+        ahead = store.read_reviewer_history(["r"], ahead=True)
+        before = store.db.committer.commits
+        await store.queue_stage(prepare_stage(result("carrier"), "started"))  # handed over on the next turn
+        await asyncio.sleep(0)  # the read's result is settled in the same wake-up as the write's
+        assert ahead.future.done() and ahead.future.result() == {}
+        return store.db.committer.commits - before
+
+    try:
+        assert _on_stopped_clock(scenario) == 1, "the read and the write share one transaction"
+    finally:
+        store.close()
+
+
+async def test_a_failed_read_ahead_nobody_awaits_is_not_reported_as_unretrieved(tmp_path):
+    store = Store(tmp_path / "council.db")
+    loop = asyncio.get_running_loop()
+    reported = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _loop, context: reported.append(context["message"]))
+
+    def bad(session):
+        session.execute("SELECT * FROM no_such_table")
+
+    async def fail_and_drop(ahead: bool) -> None:
+        future = store._queue("reading ahead", bad, soon=False)
+        held = Ahead(store.db.committer, future) if ahead else future
+        await asyncio.wait([future])  # done, failed, and its exception never asked for
+        del held, future
+        # The writer holds its last batch until it takes the next one: give it one, so nothing refers to the future.
+        await store.queue_stage(prepare_stage(result("next-batch"), "started"))
+        gc.collect()
+
+    try:
+        await fail_and_drop(ahead=False)
+        assert reported == ["Future exception was never retrieved"], "a plain future's failure is reported"
+        reported.clear()
+        await fail_and_drop(ahead=True)
+        assert reported == [], "a read ahead that nobody came for fails quietly"
+        awaited = store.read_reviewer_history(["r"], ahead=True)
+        store.db.execute("DROP TABLE reviewer_stats")
+        with pytest.raises(StorageError, match="reading reviewer statistics failed"):
+            await awaited
+    finally:
+        loop.set_exception_handler(previous)
+        store.close()

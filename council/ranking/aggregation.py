@@ -1,6 +1,8 @@
 """Turn the reviewers' scores of one council run into a ranking.
 
-Pure numpy: no I/O, nothing async, and no exception on any numeric input.
+Plain floats (:mod:`council.ranking.grid`; numpy for the rank resampling and
+the Bradley-Terry fit): no I/O, nothing async, and no exception on any
+numeric input.
 Non-finite scores count as missing; candidates nobody scored come last, by name,
 with score 0.0, ``raw_mean`` NaN and ``n_reviews`` 0. Self-reviews, when the
 pipeline includes them (``review.include_self``), are corrected for each
@@ -98,8 +100,6 @@ from council.ranking.agreement import (  # noqa: F401 - the bias constants and k
     BiasFlag,
     agreement,
     bias_flags,
-    bias_pairs,
-    column_means,
     kendall_tau,
     pooled_flags,
 )
@@ -107,8 +107,8 @@ from council.ranking.bradley_terry import bradley_terry
 from council.ranking.calibration import (  # noqa: F401 - PRIOR_SCORES and z_scores are part of this module's API
     PRIOR_SCORES,
     SelfCorrection,
-    bias_arrays,
-    history_arrays,
+    bias_rows,
+    history_rows,
     padded_bias,
     per_question_z,
     residuals,
@@ -120,6 +120,7 @@ from council.ranking.calibration import (  # noqa: F401 - PRIOR_SCORES and z_sco
     z_scores,
 )
 from council.ranking.confidence import DEFAULT_TIE_THRESHOLD, noise_sd, rank_confidence
+from council.ranking.grid import NAN, Grid, as_grid, column_means, finite
 from council.ranking.self_preference import SELF_PRIOR, self_flags
 from council.ranking.sheet import (  # noqa: F401 - the reliability constants are part of this module's API
     MIN_RELIABILITY,
@@ -135,19 +136,23 @@ from council.ranking.sheet import (  # noqa: F401 - the reliability constants ar
 
 METHODS = ("calibrated", "raw_mean", "per_question_z", "borda", "bradley_terry")
 
-def _borda(x: np.ndarray) -> np.ndarray:
-    ok = np.isfinite(x)
-    vals = np.where(ok, x, 0.0)
-    both = ok[:, :, None] & ok[:, None, :]
-    wins = np.sum(both & (vals[:, :, None] > vals[:, None, :]), axis=2)
-    ties = np.sum(both & (vals[:, :, None] == vals[:, None, :]), axis=2) - 1
-    k = ok.sum(axis=1, keepdims=True)
-    points = np.where(k > 1, (wins + 0.5 * ties) / np.maximum(k - 1, 1), 0.5)
-    return np.where(ok, points, np.nan)
+def _borda(x: Grid) -> Grid:
+    points = []
+    for row in x:
+        scores = finite(row)
+        k = len(scores)
+        points.append([NAN if v != v else 0.5 if k <= 1 else
+                       (sum(1 for u in scores if u < v) + 0.5 * (sum(1 for u in scores if u == v) - 1)) / (k - 1)
+                       for v in row])
+    return points
 
 
 def _finite(value: float) -> float:
     return value if math.isfinite(value) else 0.0
+
+
+def _as_array(grid: Grid, width: int) -> np.ndarray:
+    return np.array(grid, dtype=float).reshape(len(grid), width)
 
 
 def aggregate(
@@ -166,45 +171,40 @@ def aggregate(
     """
     if method not in METHODS:
         raise ValueError(f"unknown aggregation method {method!r}; choose one of {', '.join(METHODS)}")
-    with np.errstate(all="ignore"):
-        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
-        n_rev, n_cand = x.shape
-        raw_mean, n_reviews = column_means(x)
-        normalized = method in ("calibrated", "per_question_z") and n_cand >= 3 and n_rev > 0
-        hist, bias = history_arrays(sheet, history), bias_arrays(sheet, history)
-        corrected = self_correction(sheet, x, hist, bias, self_prior)
-        # Each reviewer's weight and noise, from its residuals over the history and this run: calibrated
-        # ranks with the weights, and every method's confidence resamples with both.
-        count, m2 = residuals(corrected.z)
-        increments = _increments(sheet, x, corrected, count, m2)
-        resid_count, resid_m2 = hist[:, 3] + count, hist[:, 4] + m2
-        reliability = np.array([reliability_weight(c, m) for c, m in zip(resid_count, resid_m2, strict=True)])
-        noise = noise_sd(resid_count, resid_m2)
-        weights = np.ones(n_rev)
-        if method == "borda":
-            score = column_means(_borda(corrected.scores))[0]
-        elif method == "bradley_terry":
-            score = bradley_terry(corrected.scores)
-        elif not normalized:
-            score = column_means(corrected.scores)[0]
-        elif method == "per_question_z":
-            score = column_means(per_question_z(corrected.scores))[0]
-        else:
-            weights = reliability
-            score = weighted_mean(corrected.z, weights)
-        run_agreement = agreement(x)
-        flags = bias_flags(sheet.reviewers, sheet.position, sheet.answer_length, x)
-        # Each reviewer's bias sums: its history's plus this run's.
-        pooled = pooled_flags(sheet.reviewers, bias[:, :PAIR_SUMS] + sheet.run_bias_pairs)
-        seen = {(f.reviewer, f.kind) for f in pooled}
-        flags = pooled + self_flags(sheet.reviewers, corrected.total, self_prior) + [
-            f for f in flags if (f.reviewer, f.kind) not in seen]
-        # Every dimension's means in one call, (dimensions, candidates).
-        dim_names = list(sheet.dimensions)
-        dim_means = (column_means(np.stack([sheet.dimensions[name] for name in dim_names]))[0] if dim_names
-                     else np.empty((0, n_cand)))
-    # Plain Python numbers from here: a handful of them, each read on its own, which numpy does slowly.
-    scores, means, counts, dims = score.tolist(), raw_mean.tolist(), n_reviews.tolist(), dim_means.T.tolist()
+    x = sheet.scores
+    n_rev, n_cand = len(sheet.reviewers), len(sheet.candidates)
+    means, counts = column_means(x, n_cand)
+    normalized = method in ("calibrated", "per_question_z") and n_cand >= 3 and n_rev > 0
+    hist, bias = history_rows(sheet, history), bias_rows(sheet, history)
+    corrected = self_correction(sheet, x, hist, bias, self_prior)
+    # Each reviewer's weight and noise, from its residuals over the history and this run: calibrated
+    # ranks with the weights, and every method's confidence resamples with both.
+    count, m2 = residuals(corrected.z)
+    increments = _increments(sheet, x, corrected, count, m2)
+    resid_count = [h[3] + c for h, c in zip(hist, count, strict=True)]
+    resid_m2 = [h[4] + m for h, m in zip(hist, m2, strict=True)]
+    reliability = [reliability_weight(c, m) for c, m in zip(resid_count, resid_m2, strict=True)]
+    weights = [1.0] * n_rev
+    if method == "borda":
+        scores = column_means(_borda(corrected.scores), n_cand)[0]
+    elif method == "bradley_terry":
+        with np.errstate(all="ignore"):
+            scores = bradley_terry(_as_array(corrected.scores, n_cand)).tolist()
+    elif not normalized:
+        scores = column_means(corrected.scores, n_cand)[0]
+    elif method == "per_question_z":
+        scores = column_means(per_question_z(corrected.scores), n_cand)[0]
+    else:
+        weights = reliability
+        scores = weighted_mean(corrected.z, weights, n_cand)
+    flags = bias_flags(sheet.reviewers, sheet.slots, sheet.lengths, x)
+    # Each reviewer's bias sums: its history's plus this run's.
+    pooled = pooled_flags(sheet.reviewers, [[a + b for a, b in zip(stored[:PAIR_SUMS], run, strict=True)]
+                                            for stored, run in zip(bias, sheet.run_bias_pairs, strict=True)])
+    seen = {(f.reviewer, f.kind) for f in pooled}
+    flags = pooled + self_flags(sheet.reviewers, corrected.total, self_prior) + [
+        f for f in flags if (f.reviewer, f.kind) not in seen]
+    dims = {name: column_means(as_grid(values), n_cand)[0] for name, values in sheet.dimensions.items()}
     # Scores equal up to float noise count as tied, so the raw mean decides as documented.
     order = sorted(
         range(n_cand),
@@ -222,7 +222,7 @@ def aggregate(
             score=_finite(scores[c]) if counts[c] else 0.0,
             raw_mean=means[c],
             n_reviews=counts[c],
-            dimensions={name: v for name, v in zip(dim_names, dims[c], strict=True) if math.isfinite(v)},
+            dimensions={name: column[c] for name, column in dims.items() if math.isfinite(column[c])},
         )
         for rank, c in enumerate(order, start=1)
     ]
@@ -231,18 +231,18 @@ def aggregate(
     confidence = None
     if with_confidence:
         with np.errstate(all="ignore"):  # extreme or missing scores are the draws' to carry, not warnings
-            confidence = rank_confidence([sheet.candidates[c] for c in order], corrected.z[:, order], reliability,
-                                         noise, tie_threshold)
-    bonus, self_runs = corrected.bonus.tolist(), corrected.total[:, 0].tolist()
+            confidence = rank_confidence([sheet.candidates[c] for c in order], _as_array(corrected.z, n_cand)[:, order],
+                                         np.array(reliability), noise_sd(np.array(resid_count), np.array(resid_m2)),
+                                         tie_threshold)
     return Aggregate(
         method=method,
         ranking=ranking,
-        agreement=run_agreement,
+        agreement=agreement(x),
         bias_flags=flags,
-        reviewer_weights=dict(zip(sheet.reviewers, weights.tolist(), strict=True)),
+        reviewer_weights=dict(zip(sheet.reviewers, weights, strict=True)),
         normalized=bool(normalized),
         confidence=confidence,
-        self_bonus={name: bonus[i] for i, name in enumerate(sheet.reviewers) if self_runs[i] > 0},
+        self_bonus={name: corrected.bonus[i] for i, name in enumerate(sheet.reviewers) if corrected.total[i][0] > 0},
         increments=increments,
     )
 
@@ -251,20 +251,18 @@ def history_increments(history: Mapping[str, ReviewerHistory], sheet: ScoreSheet
                        self_prior: float = SELF_PRIOR) -> dict[str, HistoryIncrement]:
     """This run's increment for each reviewer of the sheet, given the ``history`` (and ``self_prior``)
     it was ranked with; :attr:`Aggregate.increments` without the ranking."""
-    with np.errstate(all="ignore"):
-        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
-        corrected = self_correction(sheet, x, history_arrays(sheet, history), bias_arrays(sheet, history), self_prior)
-        count, sq = residuals(corrected.z)
-        return _increments(sheet, x, corrected, count, sq)
+    x = sheet.scores
+    corrected = self_correction(sheet, x, history_rows(sheet, history), bias_rows(sheet, history), self_prior)
+    count, squares = residuals(corrected.z)
+    return _increments(sheet, x, corrected, count, squares)
 
 
-def _increments(sheet: ScoreSheet, x: np.ndarray, corrected: SelfCorrection, resid_count: np.ndarray,
-                resid_m2: np.ndarray) -> dict[str, HistoryIncrement]:
-    _, k, mean_q, ss_q = row_stats(x)
-    # One row of plain floats per reviewer: count, mean, m2, resid_count, resid_m2, then the bias sums.
-    rows = np.column_stack([k, mean_q, ss_q, resid_count, resid_m2, sheet.run_bias_pairs, corrected.run]).tolist()
-    return {name: HistoryIncrement(n, mean, m2, resid_n, resid_sq, tuple(bias))
-            for name, (n, mean, m2, resid_n, resid_sq, *bias) in zip(sheet.reviewers, rows, strict=True)}
+def _increments(sheet: ScoreSheet, x: Grid, corrected: SelfCorrection, resid_count: list[float],
+                resid_m2: list[float]) -> dict[str, HistoryIncrement]:
+    return {name: HistoryIncrement(n, mean, m2, resid_n, resid_sq, (*pairs, *self_sums))
+            for name, (n, mean, m2), resid_n, resid_sq, pairs, self_sums in zip(
+                sheet.reviewers, row_stats(x), resid_count, resid_m2, sheet.run_bias_pairs, corrected.run,
+                strict=True)}
 
 
 def fold_increment(stored: ReviewerHistory | None, increment: HistoryIncrement) -> ReviewerHistory:

@@ -1,7 +1,8 @@
 """Agreement between reviewers and flags for reviewers whose scores follow position or length.
 
-Pure numpy, used by :mod:`council.ranking.aggregation`. Agreement is Kendall's W (with
-tie correction) when every reviewer scored the same candidates, and the mean
+Plain floats on one run's :data:`~council.ranking.grid.Grid`, used by
+:mod:`council.ranking.aggregation`. Agreement is Kendall's W (with tie
+correction) when every reviewer scored the same candidates, and the mean
 pairwise Kendall tau-b otherwise. A bias flag needs |Kendall tau-b| of at
 least ``BIAS_THRESHOLD`` between a reviewer's scores and the slot it saw each
 answer in (or the answer's length), over at least ``BIAS_MIN_ITEMS`` answers.
@@ -14,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from council.ranking.grid import NAN, Grid, column_means, finite, nan_to_num
 
 BIAS_MIN_ITEMS = 5
 """A bias flag needs at least this many scored answers from the reviewer."""
@@ -53,93 +56,96 @@ def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
         return float(np.sum(sx * sy) / den) if den > 0 else float("nan")
 
 
-def column_means(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-column mean of the finite entries (NaN where none) and their count.
+def _sign(a: float, b: float) -> int:
+    return (a > b) - (a < b)
 
-    The mean runs over the second-to-last axis (the reviewers), so a stack of
-    (reviewers, candidates) sheets, such as the rubric's dimensions, takes one call.
+
+def _pair_tau(a: Sequence[float], b: Sequence[float]) -> float:
+    """Kendall tau-b of two reviewers' rows over the candidates both scored; NaN where undefined.
+
+    Each reviewer's concordance is counted over the pairs of candidates it
+    scored, weighted by whether the other scored both too (the tau-b
+    denominators); with fewer than two shared candidates there is no tau.
     """
-    ok = np.isfinite(values)
-    n = ok.sum(axis=-2)
-    total = np.where(ok, values, 0.0).sum(axis=-2)
-    return np.where(n > 0, total / np.maximum(n, 1), np.nan), n
+    shared = sum(1 for u, v in zip(a, b, strict=True) if u == u and v == v)
+    num = den_a = den_b = 0
+    for i in range(len(a)):
+        for j in range(i + 1, len(a)):
+            a_both, b_both = a[i] == a[i] and a[j] == a[j], b[i] == b[i] and b[j] == b[j]
+            sa = _sign(a[i], a[j]) if a_both else 0
+            sb = _sign(b[i], b[j]) if b_both else 0
+            num += sa * sb
+            den_a += sa * sa * b_both
+            den_b += sb * sb * a_both
+    den = math.sqrt(den_a * den_b)
+    return num / den if den > 0 and shared >= 2 else NAN
 
 
-def _pairwise_taus(x: np.ndarray) -> np.ndarray:
-    """(R, R) Kendall tau-b between reviewers over the candidates both scored; NaN where undefined."""
-    ok = np.isfinite(x)
-    s = np.sign(x[:, :, None] - x[:, None, :])
-    s = np.where(np.isnan(s), 0.0, s)
-    both = (ok[:, :, None] & ok[:, None, :]).astype(float)
-    num = np.einsum("rij,sij->rs", s, s)
-    den_r = np.einsum("rij,sij->rs", s * s, both)
-    den = np.sqrt(den_r * den_r.T)
-    shared = ok.astype(float) @ ok.T.astype(float)
-    return np.where((den > 0) & (shared >= 2), num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def _kendall_w(ranked: np.ndarray) -> float | None:
+def _kendall_w(rows: Grid) -> float | None:
     """Kendall's W with tie correction for complete (m, n) score rows."""
-    m, n = ranked.shape
-    less = np.sum(ranked[:, None, :] < ranked[:, :, None], axis=2)
-    equal = np.sum(ranked[:, None, :] == ranked[:, :, None], axis=2)
-    ranks = 1.0 + less + 0.5 * (equal - 1)
-    ties = np.sum(equal**2 - 1)  # sum over items of t^2 - 1 equals the sum over tie groups of t^3 - t
-    s = np.sum((ranks.sum(axis=0) - m * (n + 1) / 2.0) ** 2)
+    m, n = len(rows), len(rows[0])
+    rank_sums = [0.0] * n
+    ties = 0  # sum over items of t^2 - 1 equals the sum over tie groups of t^3 - t
+    for row in rows:
+        for i, v in enumerate(row):
+            less = sum(1 for u in row if u < v)
+            equal = sum(1 for u in row if u == v)
+            rank_sums[i] += 1.0 + less + 0.5 * (equal - 1)
+            ties += equal * equal - 1
+    s = sum((total - m * (n + 1) / 2.0) ** 2 for total in rank_sums)
     den = m * m * (n**3 - n) - m * ties
-    return float(12.0 * s / den) if den > 0 else None
+    return 12.0 * s / den if den > 0 else None
 
 
-def agreement(x: np.ndarray) -> Agreement:
+def agreement(x: Grid) -> Agreement:
     """Agreement among the reviewer rows of ``x`` (NaN = not scored)."""
-    ok = np.isfinite(x)
-    active = ok.any(axis=1)
-    rows, scored = x[active], ok[active]
+    rows = [row for row in x if any(v == v for v in row)]
     n_rev = len(rows)
     w = None
-    if n_rev >= 2 and (scored == scored[0]).all() and scored[0].sum() >= 2:
-        w = _kendall_w(rows[:, scored[0]])
-    # Each pair of reviewers once, in the order of np.triu_indices (which costs seven times this mask).
-    pairs = np.arange(n_rev)[:, None] < np.arange(n_rev)[None, :]
-    taus = _pairwise_taus(rows)[pairs]
-    taus = taus[np.isfinite(taus)]
-    tau = float(np.mean(taus)) if taus.size else None
-    statistic = "kendall_w" if w is not None else "mean_pairwise_tau" if tau is not None else "none"
-    return Agreement(kendall_w=w, mean_pairwise_tau=tau, statistic=statistic, n_reviewers=n_rev)
+    scored = [v == v for v in rows[0]] if rows else []
+    if n_rev >= 2 and sum(scored) >= 2 and all([v == v for v in row] == scored for row in rows):
+        w = _kendall_w([[v for v, ok in zip(row, scored, strict=True) if ok] for row in rows])
+    pairs = [_pair_tau(rows[r], rows[s]) for r in range(n_rev) for s in range(r + 1, n_rev)]
+    taus = [tau for tau in pairs if tau == tau]
+    mean_tau = sum(taus) / len(taus) if taus else None
+    statistic = "kendall_w" if w is not None else "mean_pairwise_tau" if mean_tau is not None else "none"
+    return Agreement(kendall_w=w, mean_pairwise_tau=mean_tau, statistic=statistic, n_reviewers=n_rev)
 
 
-def bias_flags(
-    reviewers: Sequence[str], position: np.ndarray, lengths: np.ndarray, x: np.ndarray
-) -> list[BiasFlag]:
+def bias_flags(reviewers: Sequence[str], position: Sequence[Sequence[int]], lengths: Sequence[float],
+               x: Grid) -> list[BiasFlag]:
     """Reviewers whose scores follow presentation slot or answer length."""
-    ok = np.isfinite(x)
-    # The answers each flag would be computed over, for all reviewers at once: in a usual run no
-    # reviewer has scored enough of them, which the loop below then learns without array work.
-    usable = {"position": ok & (position >= 0), "length": ok & np.isfinite(lengths)[None, :]}
-    enough = {kind: use.sum(axis=1) >= BIAS_MIN_ITEMS for kind, use in usable.items()}
     flags = []
+    measured = [math.isfinite(length) for length in lengths]
     for i, name in enumerate(reviewers):
+        scored = [v == v for v in x[i]]
+        # The answers each flag would be computed over: in a usual run a reviewer has scored too few.
+        usable = {"position": [ok and slot >= 0 for ok, slot in zip(scored, position[i], strict=True)],
+                  "length": [ok and m for ok, m in zip(scored, measured, strict=True)]}
         for kind in ("position", "length"):
-            if not enough[kind][i]:
+            use = usable[kind]
+            if sum(use) < BIAS_MIN_ITEMS:
                 continue
-            use = usable[kind][i]
-            covariate = position[i].astype(float) if kind == "position" else lengths
-            tau = kendall_tau(covariate[use], x[i][use])
-            if not np.isfinite(tau) or abs(tau) < BIAS_THRESHOLD:
+            covariate = [float(c) for c, u in zip(position[i] if kind == "position" else lengths, use, strict=True)
+                         if u]
+            tau = kendall_tau(np.array(covariate), np.array([v for v, u in zip(x[i], use, strict=True) if u]))
+            if not math.isfinite(tau) or abs(tau) < BIAS_THRESHOLD:
                 continue
             if kind == "position":
                 way = "earlier" if tau < 0 else "later"
-                detail = f"{name} scores answers shown {way} higher (Kendall tau {tau:+.2f} over {use.sum()} slots)"
+                detail = f"{name} scores answers shown {way} higher (Kendall tau {tau:+.2f} over {sum(use)} slots)"
             else:
                 way = "longer" if tau > 0 else "shorter"
                 # Longer answers may simply be better: show whether the others see the same trend.
-                mean_others, n_others = column_means(np.delete(x, i, axis=0))
-                both = use & (n_others > 0)
+                mean_others, n_others = column_means([row for j, row in enumerate(x) if j != i], len(lengths))
+                both = [u and n > 0 for u, n in zip(use, n_others, strict=True)]
                 ctx = ""
-                others_tau = kendall_tau(lengths[both], mean_others[both]) if both.sum() >= 2 else float("nan")
-                if np.isfinite(others_tau):
+                others_tau = (kendall_tau(np.array([v for v, b in zip(lengths, both, strict=True) if b]),
+                                          np.array([v for v, b in zip(mean_others, both, strict=True) if b]))
+                              if sum(both) >= 2 else NAN)
+                if math.isfinite(others_tau):
                     ctx = f"; the other reviewers' mean scores: {others_tau:+.2f}"
-                detail = f"{name} scores {way} answers higher (Kendall tau {tau:+.2f} over {use.sum()} answers{ctx})"
+                detail = f"{name} scores {way} answers higher (Kendall tau {tau:+.2f} over {sum(use)} answers{ctx})"
             flags.append(BiasFlag(reviewer=name, kind=kind, correlation=tau, detail=detail))
     return flags
 
@@ -164,27 +170,37 @@ BIAS_SUMS = PAIR_SUMS + SELF_SUMS
 """Length of a reviewer's stored bias tuple. Older histories hold shorter tuples: missing sums read as 0."""
 
 
-def bias_pairs(position: np.ndarray, lengths: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """(R, ``PAIR_SUMS``) table: per reviewer row, this run's sums of (slot, residual) pairs, then of
+def bias_pairs(position: Sequence[Sequence[int]], lengths: Sequence[float], x: Grid) -> list[list[float]]:
+    """Per reviewer row, ``PAIR_SUMS`` floats: this run's sums of (slot, residual) pairs, then of
     (log length, residual) pairs."""
-    ok = np.isfinite(x)
-    with np.errstate(all="ignore"):
-        values = np.where(ok, x, 0.0)
-        row_mean = values.sum(axis=1, keepdims=True) / np.maximum(ok.sum(axis=1, keepdims=True), 1)
-        centred = np.where(ok, values - row_mean, 0.0)
-        n_col = ok.sum(axis=0)
-        others = (centred.sum(axis=0)[None, :] - centred) / np.maximum(n_col[None, :] - 1, 1)
-        residual = centred - others
-        measured = np.isfinite(lengths)
-        loglen = np.log(np.maximum(np.where(measured, lengths, 1.0), 1.0))
-        usable = ok & (n_col >= 2)[None, :]
-        # Both covariates in one (2, R, C) array, so that each sum below is one array operation, not two.
-        covariate, use = np.empty((2, *x.shape)), np.empty((2, *x.shape), dtype=bool)
-        covariate[0], use[0] = position, usable & (position >= 0)
-        covariate[1], use[1] = loglen, usable & measured  # one length per column, whoever reviewed it
-        cx, cy = np.where(use, covariate, 0.0), np.where(use, residual, 0.0)
-        sums = np.array([use, cx, cy, cx * cx, cy * cy, cx * cy]).sum(axis=-1)  # (6, 2, R)
-        table: np.ndarray = np.nan_to_num(sums.transpose(2, 1, 0).reshape(-1, PAIR_SUMS))
+    n_rev, n_cand = len(x), len(lengths)
+    # Each reviewer's scores centred on its own mean (0 where it gave none).
+    centred = []
+    for row in x:
+        scores = finite(row)
+        mean = sum(scores) / max(len(scores), 1)
+        centred.append([v - mean if v == v else 0.0 for v in row])
+    column_n = [sum(1 for row in x if row[c] == row[c]) for c in range(n_cand)]
+    column_sum = [sum(row[c] for row in centred) for c in range(n_cand)]
+    log_length = [math.log(max(length if math.isfinite(length) else 1.0, 1.0)) for length in lengths]
+    table = []
+    for r in range(n_rev):
+        sums = [0.0] * PAIR_SUMS
+        for c in range(n_cand):
+            if x[r][c] != x[r][c] or column_n[c] < 2:
+                continue
+            # What this reviewer sees that the others do not: its centred score minus theirs.
+            residual = centred[r][c] - (column_sum[c] - centred[r][c]) / max(column_n[c] - 1, 1)
+            for offset, covariate, use in ((0, float(position[r][c]), position[r][c] >= 0),
+                                           (6, log_length[c], math.isfinite(lengths[c]))):
+                if use:
+                    sums[offset] += 1.0
+                    sums[offset + 1] += covariate
+                    sums[offset + 2] += residual
+                    sums[offset + 3] += covariate * covariate
+                    sums[offset + 4] += residual * residual
+                    sums[offset + 5] += covariate * residual
+        table.append([nan_to_num(v) for v in sums])
     return table
 
 

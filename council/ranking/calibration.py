@@ -4,29 +4,37 @@ The arithmetic behind :func:`council.ranking.aggregation.aggregate`'s
 ``calibrated`` method (see that module's docstring for the formulas), and
 what every method shares with it: the stored bias sums read back from a
 reviewer's history, and each reviewer's self-bonus taken off its own
-answer. Pure numpy on one score sheet; it knows nothing of members,
-prompts or storage.
+answer. It knows nothing of members, prompts or storage.
+
+Plain floats in lists (:data:`Grid`: one row per reviewer, NaN where there
+is no score), not numpy: a sheet is a handful of reviewers by a handful of
+answers, and on arrays that small numpy's cost per call was most of the
+work (the calibration took 99 µs in numpy, 13 µs as written here).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from council.ranking.agreement import BIAS_SUMS, PAIR_SUMS
+from council.ranking.grid import Grid, columns, finite
 from council.ranking.self_preference import run_sums, sane_sums, self_bonus, self_differences
 from council.ranking.sheet import ReviewerHistory, ScoreSheet
 
 PRIOR_SCORES = 4.0
 """kappa: pseudo-scores of the run's pooled statistics in each reviewer's mean and variance."""
 _TINY = 1e-12
+NAN = math.nan
+
+HistoryRow = tuple[float, float, float, float, float]
+"""count, mean, m2, resid_count, resid_m2 of one reviewer's stored statistics."""
 
 
-def sane_history(stats: ReviewerHistory | None) -> tuple[float, float, float, float, float]:
+def sane_history(stats: ReviewerHistory | None) -> HistoryRow:
     """count, mean, m2, resid_count, resid_m2 of stored statistics; nonsense parts read as empty."""
     if stats is None:
         return 0.0, 0.0, 0.0, 0.0, 0.0
@@ -39,93 +47,96 @@ def sane_history(stats: ReviewerHistory | None) -> tuple[float, float, float, fl
     return (*scores, *resid)
 
 
-def history_arrays(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> np.ndarray:
-    """(R, 5) float rows of count, mean, m2, resid_count, resid_m2; nonsense values read as empty."""
-    rows = [sane_history((history or {}).get(name)) for name in sheet.reviewers]
-    return np.array(rows, dtype=float).reshape(-1, 5)
+def history_rows(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> list[HistoryRow]:
+    """Each reviewer's :func:`sane_history` row, in the sheet's reviewer order."""
+    return [sane_history((history or {}).get(name)) for name in sheet.reviewers]
 
 
-def bias_arrays(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> np.ndarray:
-    """(R, BIAS_SUMS) rows of each reviewer's stored bias sums (see :func:`stored_bias`)."""
-    rows = [stored_bias((history or {}).get(name)) for name in sheet.reviewers]
-    return np.array(rows, dtype=float).reshape(-1, BIAS_SUMS)
+def bias_rows(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> list[tuple[float, ...]]:
+    """Each reviewer's stored bias sums (see :func:`stored_bias`), in the sheet's reviewer order."""
+    return [stored_bias((history or {}).get(name)) for name in sheet.reviewers]
 
 
-def row_stats(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: finite mask, count, mean (0 if empty) and sum of squared deviations."""
-    ok = np.isfinite(x)
-    k = ok.sum(axis=1).astype(float)
-    vals = np.where(ok, x, 0.0)
-    mean = vals.sum(axis=1) / np.maximum(k, 1.0)
-    ss = np.sum(np.where(ok, (vals - mean[:, None]) ** 2, 0.0), axis=1)
-    return ok, k, mean, ss
+def row_stats(x: Grid) -> list[tuple[float, float, float]]:
+    """Per row: count of scores, their mean (0 if none) and sum of squared deviations from it."""
+    stats = []
+    for row in x:
+        values = finite(row)
+        mean = sum(values) / len(values) if values else 0.0
+        stats.append((float(len(values)), mean, sum((v - mean) * (v - mean) for v in values)))
+    return stats
 
 
-def merge_stats(n_a: Any, mean_a: Any, m2_a: Any, n_b: Any, mean_b: Any, m2_b: Any) -> tuple[Any, Any, Any]:
+def merge_stats(n_a: float, mean_a: float, m2_a: float, n_b: float, mean_b: float,
+                m2_b: float) -> tuple[float, float, float]:
     """Chan's parallel form of Welford: statistics of two groups concatenated."""
     n = n_a + n_b
     delta = mean_b - mean_a
-    mean = mean_a + delta * np.divide(n_b, n, out=np.zeros_like(n), where=n > 0)
-    m2 = m2_a + m2_b + delta**2 * np.divide(n_a * n_b, n, out=np.zeros_like(n), where=n > 0)
-    return n, mean, m2
+    if n <= 0:
+        return n, mean_a, m2_a + m2_b
+    return n, mean_a + delta * (n_b / n), m2_a + m2_b + delta * delta * (n_a * n_b / n)
 
 
-def calibrated_z(x: np.ndarray, hist: np.ndarray) -> np.ndarray:
-    """The calibrated z-scores of ``x`` given each reviewer's :func:`history_arrays` row."""
-    return calibration(x, hist)[0]
-
-
-def calibration(x: np.ndarray, hist: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The calibrated z-scores, which reviewers are flat (all their z are 0) and each reviewer's sigma."""
-    ok, k, mean_q, ss_q = row_stats(x)
-    n, mean, m2 = merge_stats(hist[:, 0], hist[:, 1], hist[:, 2], k, mean_q, ss_q)
-    m0 = float(np.mean(x[ok])) if ok.any() else 0.0
-    dof = np.sum(np.maximum(k - 1, 0.0))
-    v0 = float(np.sum(ss_q) / dof) if dof > 0 else 0.0
-    mu = (n * mean + PRIOR_SCORES * m0) / (n + PRIOR_SCORES)
-    sigma = np.sqrt((m2 + PRIOR_SCORES * v0) / (np.maximum(n - 1, 0.0) + PRIOR_SCORES))
-    flat = (sigma <= _TINY) | ((n >= 2) & (m2 <= _TINY * n * (1.0 + mean**2)))
-    z = (x - mu[:, None]) / np.where(flat, 1.0, sigma)[:, None]
-    return np.where(ok, np.where(flat[:, None], 0.0, z), np.nan), flat, sigma
+def calibration(x: Grid, hist: Sequence[HistoryRow]) -> tuple[Grid, list[bool], list[float]]:
+    """The calibrated z-scores of ``x`` given each reviewer's history row, which reviewers are flat
+    (all their z are 0), and each reviewer's sigma."""
+    stats = row_stats(x)
+    scores = [v for row in x for v in finite(row)]
+    m0 = sum(scores) / len(scores) if scores else 0.0
+    dof = sum(max(k - 1.0, 0.0) for k, _, _ in stats)
+    v0 = sum(ss for _, _, ss in stats) / dof if dof > 0 else 0.0
+    z, flat, sigma = [], [], []
+    for row, (k, mean_q, ss_q), (h_n, h_mean, h_m2, _, _) in zip(x, stats, hist, strict=True):
+        n, mean, m2 = merge_stats(h_n, h_mean, h_m2, k, mean_q, ss_q)
+        mu = (n * mean + PRIOR_SCORES * m0) / (n + PRIOR_SCORES)
+        variance = (m2 + PRIOR_SCORES * v0) / (max(n - 1.0, 0.0) + PRIOR_SCORES)
+        sd = math.sqrt(variance) if variance >= 0 else NAN  # NaN stays NaN, as an overflowed sum leaves it
+        # Never varied: the sigma of a reviewer whose scores (history and sheet) are all one value.
+        is_flat = sd <= _TINY or (n >= 2 and m2 <= _TINY * n * (1.0 + mean * mean))
+        z.append([NAN if v != v else 0.0 if is_flat else (v - mu) / sd for v in row])
+        flat.append(is_flat)
+        sigma.append(sd)
+    return z, flat, sigma
 
 
 @dataclass(frozen=True)
 class SelfCorrection:
     """Calibrated z and raw scores with each reviewer's self-bonus taken off its own answer, and the sums behind it."""
 
-    z: np.ndarray
-    scores: np.ndarray
-    run: np.ndarray  # (R, SELF_SUMS): this run's self-difference sums
-    total: np.ndarray  # (R, SELF_SUMS): the history's plus this run's
-    bonus: np.ndarray  # (R,)
+    z: Grid
+    scores: Grid
+    run: list[tuple[float, float, float]]  # this run's self-difference sums, one (n, Σd, Σd²) per reviewer
+    total: list[tuple[float, float, float]]  # the history's plus this run's
+    bonus: list[float]
 
 
-def self_correction(sheet: ScoreSheet, x: np.ndarray, hist: np.ndarray, bias: np.ndarray,
+def self_correction(sheet: ScoreSheet, x: Grid, hist: Sequence[HistoryRow], bias: Sequence[Sequence[float]],
                     prior: float) -> SelfCorrection:
-    """The calibrated z (``hist``: :func:`history_arrays`) and raw scores ``x`` with each reviewer's
-    self-bonus, estimated from its stored sums (``bias``: :func:`bias_arrays`) and this run's, taken off."""
+    """The calibrated z (``hist``: :func:`history_rows`) and raw scores ``x`` with each reviewer's
+    self-bonus, estimated from its stored sums (``bias``: :func:`bias_rows`) and this run's, taken off."""
     z, flat, sigma = calibration(x, hist)
     own = sheet.own_columns
-    run = run_sums(self_differences(z, own, ~flat))
-    total = sane_sums(bias[:, PAIR_SUMS:]) + run
+    run = run_sums(self_differences(z, own, [not f for f in flat]))
+    stored = sane_sums([row[PAIR_SUMS:] for row in bias])
+    total = [(a[0] + b[0], a[1] + b[1], a[2] + b[2]) for a, b in zip(stored, run, strict=True)]
     bonus = self_bonus(total, prior)
-    rows = np.flatnonzero((own >= 0) & ~flat)
-    cols = own[rows]
-    zc, xc = z.copy(), x.copy()
-    if rows.size:
-        raw_shift = bonus[rows] * sigma[rows]
-        zc[rows, cols] -= bonus[rows]
-        xc[rows, cols] -= np.where(np.isfinite(raw_shift), raw_shift, 0.0)
+    zc, xc = [list(row) for row in z], [list(row) for row in x]
+    for r, column in enumerate(own):
+        if column >= 0 and not flat[r]:
+            zc[r][column] -= bonus[r]
+            raw_shift = bonus[r] * sigma[r]
+            xc[r][column] -= raw_shift if math.isfinite(raw_shift) else 0.0
     return SelfCorrection(zc, xc, run, total, bonus)
 
 
-def per_question_z(x: np.ndarray) -> np.ndarray:
+def per_question_z(x: Grid) -> Grid:
     """Each reviewer's z from its own scores in ``x`` alone (population std; 0 if they are all equal)."""
-    ok, k, mean_q, ss_q = row_stats(x)
-    sd = np.sqrt(ss_q / np.maximum(k, 1.0))
-    flat = sd <= _TINY * (1.0 + np.abs(mean_q))
-    z = (x - mean_q[:, None]) / np.where(flat, 1.0, sd)[:, None]
-    return np.where(ok, np.where(flat[:, None], 0.0, z), np.nan)
+    z = []
+    for row, (k, mean, ss) in zip(x, row_stats(x), strict=True):
+        sd = math.sqrt(ss / max(k, 1.0))
+        is_flat = sd <= _TINY * (1.0 + abs(mean))
+        z.append([NAN if v != v else 0.0 if is_flat else (v - mean) / sd for v in row])
+    return z
 
 
 def z_scores(
@@ -137,30 +148,36 @@ def z_scores(
     """
     if method not in ("calibrated", "per_question_z"):
         raise ValueError(f"z_scores supports calibrated and per_question_z, not {method!r}")
-    with np.errstate(all="ignore"):
-        x = np.where(np.isfinite(sheet.overall), sheet.overall, np.nan)
-        if method == "per_question_z":
-            return per_question_z(x)
-        return calibrated_z(x, history_arrays(sheet, history))
+    x = sheet.scores
+    z = per_question_z(x) if method == "per_question_z" else calibration(x, history_rows(sheet, history))[0]
+    return np.array(z, dtype=float).reshape(sheet.overall.shape)
 
 
-def residuals(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def residuals(z: Grid) -> tuple[list[float], list[float]]:
     """Per reviewer: count and sum of squared (z - mean z of the candidate's other reviewers)."""
-    ok = np.isfinite(z)
-    vals = np.where(ok, z, 0.0)
-    col_n, col_sum = ok.sum(axis=0), vals.sum(axis=0)
-    usable = ok & (col_n >= 2)[None, :]
-    loo = (col_sum[None, :] - vals) / np.maximum(col_n[None, :] - 1, 1)
-    sq = np.where(usable, (vals - loo) ** 2, 0.0)
-    return usable.sum(axis=1).astype(float), sq.sum(axis=1)
+    count = [0.0] * len(z)
+    squares = [0.0] * len(z)
+    for column in zip(*z, strict=True):
+        scored = [(r, v) for r, v in enumerate(column) if v == v]
+        if len(scored) < 2:
+            continue
+        total = sum(v for _, v in scored)
+        for r, v in scored:
+            others = (total - v) / (len(scored) - 1)
+            count[r] += 1.0
+            squares[r] += (v - others) * (v - others)
+    return count, squares
 
 
-def weighted_mean(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Per column, the mean of the finite ``values`` weighted by their row's weight; 0 where no weight."""
-    ok = np.isfinite(values)
-    w = np.where(ok, weights[:, None], 0.0)
-    total = w.sum(axis=0)
-    return np.where(total > 0, np.sum(w * np.where(ok, values, 0.0), axis=0) / np.maximum(total, _TINY), 0.0)
+def weighted_mean(values: Grid, weights: Sequence[float], width: int) -> list[float]:
+    """Per column (``width`` of them), the mean of the scored ``values`` weighted by their row's weight;
+    0 where no weight."""
+    means = []
+    for column in columns(values, width):
+        total = sum(w for w, v in zip(weights, column, strict=True) if v == v)
+        weighted = sum(w * v for w, v in zip(weights, column, strict=True) if v == v)
+        means.append(weighted / max(total, _TINY) if total > 0 else 0.0)
+    return means
 
 
 def padded_bias(values: tuple[float, ...] | list[float]) -> tuple[float, ...]:

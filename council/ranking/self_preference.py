@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from council.ranking.agreement import POOLED_MIN_T, SELF_SUMS, BiasFlag
+from council.ranking.grid import NAN, as_grid
 
 SELF_PRIOR = 3.0
 """k: pseudo-runs of "no self-bonus" in the estimate, which includes the current run. One run's
@@ -43,67 +45,66 @@ SELF_FLAG_MIN_BONUS = 0.25
 """... and an estimated bonus of at least this many of the reviewer's standard deviations."""
 
 
-def self_differences(z: np.ndarray, own: np.ndarray, usable: np.ndarray | None = None) -> np.ndarray:
+def self_differences(z: Any, own: Sequence[int], usable: Sequence[bool] | None = None) -> list[float]:
     """Per reviewer row of ``z``: its z for its own answer (column ``own[r]``, -1 for none) minus the
     mean z of the other reviewers of that answer; NaN where there is no such pair or ``usable[r]`` is false."""
-    z = np.asarray(z, dtype=float)
-    own = np.asarray(own, dtype=int)
-    n_rev, n_cand = z.shape
-    out = np.full(n_rev, np.nan)
-    if n_rev == 0 or n_cand == 0:
-        return out
-    ok = np.isfinite(z)
-    vals = np.where(ok, z, 0.0)
-    col_n, col_sum = ok.sum(axis=0), vals.sum(axis=0)
-    rows = np.arange(n_rev)
-    has = (own >= 0) & (own < n_cand)
-    col = np.where(has, own, 0)
-    mine = vals[rows, col]
-    has &= ok[rows, col] & (col_n[col] >= 2)
-    if usable is not None:
-        has &= np.asarray(usable, dtype=bool)
-    with np.errstate(all="ignore"):
-        others = (col_sum[col] - mine) / np.maximum(col_n[col] - 1, 1)
-        out[has] = (mine - others)[has]
+    z = as_grid(z)
+    own = [int(column) for column in own]
+    n_cand = len(z[0]) if z else 0
+    out = []
+    for r, column in enumerate(own):
+        scored = [row[column] for row in z if row[column] == row[column]] if 0 <= column < n_cand else []
+        mine = z[r][column] if 0 <= column < n_cand else NAN
+        if mine != mine or len(scored) < 2 or (usable is not None and not usable[r]):
+            out.append(NAN)
+            continue
+        out.append(mine - (sum(scored) - mine) / (len(scored) - 1))
     return out
 
 
-def run_sums(differences: np.ndarray) -> np.ndarray:
-    """(R, SELF_SUMS) rows (1, d, d²) of this run's self-differences; zeros where there is none."""
-    d = np.asarray(differences, dtype=float)
-    ok = np.isfinite(d)
-    v = np.where(ok, d, 0.0)
-    return np.stack([ok.astype(float), v, v * v], axis=1) if d.size else np.zeros((0, SELF_SUMS))
+def run_sums(differences: Sequence[float]) -> list[tuple[float, float, float]]:
+    """(1, d, d²) per reviewer for this run's self-difference d; zeros where there is none."""
+    return [(1.0, d, d * d) if math.isfinite(d) else (0.0, 0.0, 0.0) for d in map(float, differences)]
 
 
-def sane_sums(rows: np.ndarray) -> np.ndarray:
-    """Stored (n, Σd, Σd²) rows, (R, SELF_SUMS); a row with anything non-finite, a count below 1
-    or a negative sum of squares reads as no data (zeros)."""
-    rows = np.asarray(rows, dtype=float).reshape(-1, SELF_SUMS)
-    sane = np.isfinite(rows).all(axis=1) & (rows[:, 0] >= 1) & (rows[:, 2] >= 0)
-    return np.where(sane[:, None], rows, 0.0)
+def sane_sums(rows: Any) -> list[tuple[float, float, float]]:
+    """Stored (n, Σd, Σd²) rows; a row with anything non-finite, a count below 1 or a negative sum of
+    squares reads as no data (zeros)."""
+    sane = []
+    for row in _rows(rows):
+        n, total, squares = map(float, row)
+        ok = all(map(math.isfinite, (n, total, squares))) and n >= 1 and squares >= 0
+        sane.append((n, total, squares) if ok else (0.0, 0.0, 0.0))
+    return sane
 
 
-def self_bonus(sums: np.ndarray, prior: float = SELF_PRIOR) -> np.ndarray:
+def self_bonus(sums: Any, prior: float = SELF_PRIOR) -> list[float]:
     """Per row of (n, Σd, Σd²) sums: the shrunk bonus Σd / (n + prior); 0 without data or with an infinite prior."""
-    sums = np.asarray(sums, dtype=float).reshape(-1, SELF_SUMS)
+    rows = _rows(sums)
     if math.isinf(prior):
-        return np.zeros(sums.shape[0])
-    with np.errstate(all="ignore"):
-        bonus = sums[:, 1] / (sums[:, 0] + max(float(prior), 0.0))
-    return np.where((sums[:, 0] > 0) & np.isfinite(bonus), bonus, 0.0)
+        return [0.0] * len(rows)
+    bonus = []
+    for n, total, _ in rows:
+        value = total / (n + max(float(prior), 0.0)) if n > 0 else 0.0
+        bonus.append(value if math.isfinite(value) else 0.0)
+    return bonus
 
 
-def self_flags(reviewers: Sequence[str], sums: np.ndarray, prior: float = SELF_PRIOR) -> list[BiasFlag]:
+def _rows(sums: Any) -> list[list[float]]:
+    # Rows of SELF_SUMS floats, from a list of rows or an (R, SELF_SUMS) array.
+    if isinstance(sums, np.ndarray):
+        return [[float(v) for v in row] for row in sums.reshape(-1, SELF_SUMS).tolist()]
+    return [[float(v) for v in row] for row in sums]
+
+
+def self_flags(reviewers: Sequence[str], sums: Any, prior: float = SELF_PRIOR) -> list[BiasFlag]:
     """``self_preference`` flags for the reviewers whose self-bonus is material (module docstring).
 
     A flag's ``correlation`` carries the estimated bonus in standard deviations, not a correlation.
     """
-    sums = np.asarray(sums, dtype=float).reshape(-1, SELF_SUMS)
-    bonus = self_bonus(sums, prior)
+    rows = _rows(sums)
     flags = []
-    # Plain floats: a handful of numbers per reviewer, for which numpy scalars are slow.
-    for name, (n, total, squares), b in zip(reviewers, sums.tolist(), bonus.tolist(), strict=True):
+    for name, (n, total, squares), b in zip(reviewers, rows, self_bonus(rows, prior), strict=True):
         if n < SELF_FLAG_MIN_RUNS or abs(b) < SELF_FLAG_MIN_BONUS:
             continue
         mean = total / n

@@ -1,7 +1,8 @@
 """The data aggregation works on: one run's score sheet, a reviewer's history, and the outcome.
 
-Frozen dataclasses over numpy arrays, checked on construction; no arithmetic
-beyond that (see :mod:`council.ranking.aggregation`).
+Frozen dataclasses, checked on construction; no arithmetic beyond that (see
+:mod:`council.ranking.aggregation`). A sheet is given as numpy arrays and
+read, once, as plain floats (:mod:`council.ranking.grid`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 
 from council.ranking.agreement import BIAS_SUMS, Agreement, BiasFlag, bias_pairs
 from council.ranking.confidence import RankConfidence
+from council.ranking.grid import Grid, as_grid
 
 RHO2_REF = 0.3
 """Squared z residual against the consensus of a reviewer that gets full weight."""
@@ -68,24 +70,40 @@ class ScoreSheet:
         set_(self, "answer_length", _coerce(lengths, shape[1:], float, "answer_length"))
 
     @functools.cached_property
-    def run_bias_pairs(self) -> np.ndarray:
+    def scores(self) -> Grid:
+        """``overall`` as plain floats, one row per reviewer; anything not finite is NaN (no score)."""
+        return as_grid(self.overall)
+
+    @functools.cached_property
+    def slots(self) -> list[list[int]]:
+        """``position`` as plain ints, one row per reviewer."""
+        slots: list[list[int]] = self.position.tolist()
+        return slots
+
+    @functools.cached_property
+    def lengths(self) -> list[float]:
+        """``answer_length`` as plain floats (NaN where unknown)."""
+        lengths: list[float] = self.answer_length.tolist()
+        return lengths
+
+    @functools.cached_property
+    def run_bias_pairs(self) -> list[list[float]]:
         """This run's (slot, residual) and (length, residual) sums, one row per reviewer.
 
         Computed once per sheet: the ranking and the history update both need
         them (kept because a cached property costs no clarity).
         """
-        finite = np.where(np.isfinite(self.overall), self.overall, np.nan)
-        return bias_pairs(self.position, self.answer_length, finite)
+        return bias_pairs(self.slots, self.lengths, self.scores)
 
     @functools.cached_property
-    def own_columns(self) -> np.ndarray:
+    def own_columns(self) -> list[int]:
         """For each reviewer, the column of the answer it wrote, or -1.
 
         A member reviews under its own name, so its answer is the candidate of
         the same name; with ``review.include_self`` off that cell stays NaN.
         """
         column = {name: index for index, name in enumerate(self.candidates)}
-        return np.array([column.get(name, -1) for name in self.reviewers], dtype=int)
+        return [column.get(name, -1) for name in self.reviewers]
 
 
 def _coerce(value: object, shape: tuple[int, ...], dtype: type, what: str) -> np.ndarray:

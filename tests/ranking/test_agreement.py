@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from council.ranking.aggregation import ScoreSheet, aggregate, update_history
-from council.ranking.agreement import POOLED_MIN_PAIRS, bias_pairs, column_means, pooled_flags
+from council.ranking.agreement import POOLED_MIN_PAIRS, bias_pairs, pooled_flags
 
 NAMES = ("r0", "r1", "r2", "r3")
 
@@ -72,15 +72,3 @@ def test_pairs_hand_computed():
     # Length covariate is log(length): 1 and 2.
     assert list(sums[0][6:]) == [2, 3, 0, 5, 4.5, -1.5]
     assert pooled_flags(["r0"], [sums[0]]) == [], "two pairs are far too few"
-
-
-def test_column_means_of_a_stack_are_each_sheets():
-    rng = np.random.default_rng(5)
-    stack = rng.random((3, 4, 5))
-    stack[rng.random(stack.shape) < 0.3] = np.nan
-    stack[0, :, 2] = np.nan  # a column nobody scored: NaN, count 0
-    means, counts = column_means(stack)
-    for sheet, mean, count in zip(stack, means, counts, strict=True):
-        np.testing.assert_array_equal(column_means(sheet)[0], mean)
-        np.testing.assert_array_equal(column_means(sheet)[1], count)
-    assert np.isnan(means[0, 2]) and counts[0, 2] == 0

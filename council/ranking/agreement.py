@@ -45,7 +45,7 @@ class BiasFlag:
     detail: str
 
 
-def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
+def kendall_tau(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Kendall's tau-b of two equally long NaN-free sequences; NaN if undefined (a side all tied)."""
     x, y = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
     if x.shape != y.shape:
@@ -128,7 +128,7 @@ def bias_flags(reviewers: Sequence[str], position: Sequence[Sequence[int]], leng
                 continue
             covariate = [float(c) for c, u in zip(position[i] if kind == "position" else lengths, use, strict=True)
                          if u]
-            tau = kendall_tau(np.array(covariate), np.array([v for v, u in zip(x[i], use, strict=True) if u]))
+            tau = kendall_tau(covariate, [v for v, u in zip(x[i], use, strict=True) if u])
             if not math.isfinite(tau) or abs(tau) < BIAS_THRESHOLD:
                 continue
             if kind == "position":
@@ -140,8 +140,8 @@ def bias_flags(reviewers: Sequence[str], position: Sequence[Sequence[int]], leng
                 mean_others, n_others = column_means([row for j, row in enumerate(x) if j != i], len(lengths))
                 both = [u and n > 0 for u, n in zip(use, n_others, strict=True)]
                 ctx = ""
-                others_tau = (kendall_tau(np.array([v for v, b in zip(lengths, both, strict=True) if b]),
-                                          np.array([v for v, b in zip(mean_others, both, strict=True) if b]))
+                others_tau = (kendall_tau([v for v, b in zip(lengths, both, strict=True) if b],
+                                          [v for v, b in zip(mean_others, both, strict=True) if b])
                               if sum(both) >= 2 else NAN)
                 if math.isfinite(others_tau):
                     ctx = f"; the other reviewers' mean scores: {others_tau:+.2f}"

@@ -100,3 +100,15 @@ def test_the_figures_are_fixed_across_releases():
         "a": [0.436, 0.328, 0.212, 0.024], "c": [0.272, 0.336, 0.324, 0.068],
         "b": [0.288, 0.31, 0.396, 0.006], "d": [0.004, 0.026, 0.068, 0.902]}
     assert (confidence.top_confidence, confidence.tied_with_top) == (0.436, [])
+
+
+def test_a_reviewer_whose_noise_is_not_a_number_weighs_nothing():
+    scores = np.array([[1.0, 0.5, -0.5, -1.0], [np.nan, 1.0, 0.0, -1.0], [0.8, np.nan, 0.2, -0.9]])
+    weights, noise = np.ones(3), np.array([0.4, np.inf, 0.5])
+    reversed_middle = scores.copy()
+    reversed_middle[1] = [np.nan, -1.0, 0.0, 1.0]
+    first = rank_confidence(list("abcd"), scores, weights, noise)
+    second = rank_confidence(list("abcd"), reversed_middle, weights, noise)
+    assert first == second, "the middle reviewer's scores count for nothing"
+    assert all(sum(p) == pytest.approx(1.0) for p in first.rank_probabilities.values())
+    assert 0.0 < first.top_confidence <= 1.0

@@ -62,6 +62,8 @@ class RunContext:
 
     def emit(self, kind: str, **data: object) -> None:
         """Send a progress event; a failing listener never breaks the run."""
+        if not self.listening:
+            return  # nobody to tell: the event is not even built
         try:
             self.emit_event(StageEvent(kind=kind, run_id=self.result.run_id, data=data))  # type: ignore[arg-type]
         except Exception as exc:

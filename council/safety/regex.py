@@ -1,16 +1,20 @@
 """Regex machinery of the safety gate: patterns rewritten so sre can skip ahead on a literal.
 
-Every safety pattern runs on the lower-cased answer and is compiled through
+Every safety pattern runs on the lower-cased answer and is made through
 :func:`_rx`, which rewrites it into an equivalent form that starts with a
 literal character where it can (see :func:`_literal_first`). That is what
-keeps a 100 KB answer fast. ``_COMPILED`` keeps every (source, compiled)
-pair so a test can check that the rewrite never changes what matches.
+keeps a 100 KB answer fast. The rewritten forms are several times longer
+and slow to compile, so each is compiled the first time it is used
+(:class:`SafetyPattern`). ``_COMPILED`` keeps every (source, pattern) pair
+so a test can check that the rewrite never changes what matches.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
+import sys
 from collections.abc import Iterator
 
 
@@ -85,15 +89,45 @@ def _literal_first(pattern: str) -> str:
     return _LEADING_B.sub(lambda m: f"{m[1]}{m[2]}(?<=\\b{m[2]})", _flatten(pattern))
 
 
-_COMPILED: list[tuple[str, re.Pattern[str]]] = []  # (source, compiled), so a test can check the rewrite
+class SafetyPattern:
+    """A safety pattern, rewritten (:func:`_literal_first`) and compiled the first time it is used.
+
+    Compiling every rule's pattern at import took 0.3-0.4 s of each start-up,
+    mostly for rules whose literal anchors an ordinary answer never contains.
+    Once compiled, ``search`` and ``finditer`` are the compiled pattern's own
+    methods, with nothing in between: the gate calls them hundreds of times
+    a question.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    @functools.cached_property
+    def compiled(self) -> re.Pattern[str]:
+        """The rewritten pattern, compiled (multi-line)."""
+        compiled = re.compile(_literal_first(self.source), re.MULTILINE)
+        # The instance's own attributes now answer before the class's methods below.
+        self.__dict__["search"], self.__dict__["finditer"] = compiled.search, compiled.finditer
+        return compiled
+
+    def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        """``re.Pattern.search`` of the compiled pattern."""
+        return self.compiled.search(text, pos, endpos)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        """``re.Pattern.finditer`` of the compiled pattern."""
+        return self.compiled.finditer(text, pos, endpos)
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
+_COMPILED: list[tuple[str, SafetyPattern]] = []  # (source, pattern), so a test can check the rewrite
+
+
+def _rx(pattern: str) -> SafetyPattern:
     # Patterns run on the lower-cased answer: without IGNORECASE, sre can skip ahead on
     # first characters, which is what keeps a 100 KB answer fast. An upper-case letter
     # (other than an escape like \S) would therefore never match, so refuse it early.
     if re.search(r"(?<!\\)[A-Z]", pattern):
         raise ValueError(f"safety patterns must be lower-case: {pattern[:60]!r}")
-    compiled = re.compile(_literal_first(pattern), re.MULTILINE)
-    _COMPILED.append((pattern, compiled))
-    return compiled
+    safety_pattern = SafetyPattern(pattern)
+    _COMPILED.append((pattern, safety_pattern))
+    return safety_pattern

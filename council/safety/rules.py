@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from council.safety.regex import _rx
+from council.safety.regex import SafetyPattern, _rx
 
 _A = "['’]"  # models use typographic apostrophes as often as plain ones
 
@@ -52,11 +52,11 @@ class _Imperative:
         return next(self.finditer(text, pos, endpos), None)
 
 
-_Matcher = re.Pattern[str] | _Imperative
+_Matcher = SafetyPattern | _Imperative
 _SLOW: set[_Matcher] = set()  # patterns sre cannot skip ahead on; tried last within a group
 
 
-def _how_to(verbs: str, objects: str) -> re.Pattern[str]:
+def _how_to(verbs: str, objects: str) -> SafetyPattern:
     return _rx(rf"{_HOW}(?:\w+\s+){{0,2}}?(?:{verbs})\w*\s+(?:[\w'’-]+\s+){{0,5}}?(?:{objects})")
 
 
@@ -154,15 +154,15 @@ class _Rule:
     id: str
     category: str
     anchors: tuple[str, ...]
-    topic: re.Pattern[str]
-    intent: re.Pattern[str] | None
+    topic: SafetyPattern
+    intent: SafetyPattern | None
     operational: _Ops
-    framing: tuple[tuple[str, re.Pattern[str]], ...]
-    scope: re.Pattern[str] | None = None
+    framing: tuple[tuple[str, SafetyPattern], ...]
+    scope: SafetyPattern | None = None
 
 
-def _rule(id: str, category: str, anchors: str, topic: str, intent: re.Pattern[str] | None, ops: _Ops,
-          framing: tuple[tuple[str, re.Pattern[str]], ...], scope: re.Pattern[str] | None = None) -> _Rule:
+def _rule(id: str, category: str, anchors: str, topic: str, intent: SafetyPattern | None, ops: _Ops,
+          framing: tuple[tuple[str, SafetyPattern], ...], scope: SafetyPattern | None = None) -> _Rule:
     ops = tuple(tuple(sorted(group, key=lambda p: p in _SLOW)) for group in ops)
     return _Rule(id, category, tuple(anchors.split("|")), _rx(topic), intent, ops, framing, scope)
 

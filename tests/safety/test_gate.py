@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -408,9 +410,27 @@ def test_non_string_input_is_a_type_error():
 
 
 def _compiled_patterns():
-    from council.safety.gate import _COMPILED  # private: every (source, compiled) pair the module built
+    from council.safety.gate import _COMPILED  # private: every (source, pattern) pair the module built
 
     return _COMPILED
+
+
+def test_every_safety_pattern_compiles():
+    # They are compiled when first used, not at import: a broken one must fail here, not in a question.
+    patterns = _compiled_patterns()
+    assert len(patterns) > 80
+    for source, pattern in patterns:
+        assert pattern.compiled.flags & re.MULTILINE, source[:80]
+        # Compiled, the pattern answers with the compiled pattern's own methods, nothing in between.
+        assert pattern.search == pattern.compiled.search and pattern.finditer == pattern.compiled.finditer
+
+
+def test_importing_council_compiles_no_safety_pattern():
+    probe = ("import council; from council.safety.regex import _COMPILED; "
+             "print(len(_COMPILED), sum('compiled' in vars(p) for _, p in _COMPILED))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    made, compiled = map(int, done.stdout.split())
+    assert made > 80 and compiled == 0
 
 
 CORPUS = [t.lower() for t, _ in HARMFUL] + [t.lower() for t in BENIGN]
@@ -452,7 +472,7 @@ def _topic_rules():
 
 @pytest.mark.parametrize("rule", _topic_rules(), ids=lambda r: r.id)
 def test_anchors_never_hide_a_topic_match(rule):
-    @given(st.from_regex(rule.topic))
+    @given(st.from_regex(rule.topic.compiled))
     @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     def check(sample):
         match = rule.topic.search(sample)

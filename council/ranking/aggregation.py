@@ -112,7 +112,6 @@ from council.ranking.calibration import (  # noqa: F401 - PRIOR_SCORES and z_sco
     padded_bias,
     per_question_z,
     residuals,
-    row_stats,
     sane_history,
     self_correction,
     stored_bias,
@@ -120,7 +119,7 @@ from council.ranking.calibration import (  # noqa: F401 - PRIOR_SCORES and z_sco
     z_scores,
 )
 from council.ranking.confidence import DEFAULT_TIE_THRESHOLD, noise_sd, rank_confidence
-from council.ranking.grid import NAN, Grid, as_grid, column_means, finite
+from council.ranking.grid import NAN, Grid, as_grid, column_means, finite, row_stats
 from council.ranking.self_preference import SELF_PRIOR, self_flags
 from council.ranking.sheet import (  # noqa: F401 - the reliability constants are part of this module's API
     MIN_RELIABILITY,

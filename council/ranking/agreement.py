@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from council.ranking.grid import NAN, Grid, column_means, finite, nan_to_num
+from council.ranking.grid import NAN, Grid, column_means, nan_to_num, row_stats
 
 BIAS_MIN_ITEMS = 5
 """A bias flag needs at least this many scored answers from the reviewer."""
@@ -175,11 +175,7 @@ def bias_pairs(position: Sequence[Sequence[int]], lengths: Sequence[float], x: G
     (log length, residual) pairs."""
     n_rev, n_cand = len(x), len(lengths)
     # Each reviewer's scores centred on its own mean (0 where it gave none).
-    centred = []
-    for row in x:
-        scores = finite(row)
-        mean = sum(scores) / max(len(scores), 1)
-        centred.append([v - mean if v == v else 0.0 for v in row])
+    centred = [[v - mean if v == v else 0.0 for v in row] for row, (_, mean, _) in zip(x, row_stats(x), strict=True)]
     column_n = [sum(1 for row in x if row[c] == row[c]) for c in range(n_cand)]
     column_sum = [sum(row[c] for row in centred) for c in range(n_cand)]
     log_length = [math.log(max(length if math.isfinite(length) else 1.0, 1.0)) for length in lengths]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from council.ranking.agreement import BIAS_SUMS, PAIR_SUMS
-from council.ranking.grid import Grid, columns, finite
+from council.ranking.grid import Grid, columns, finite, row_stats
 from council.ranking.self_preference import run_sums, sane_sums, self_bonus, self_differences
 from council.ranking.sheet import ReviewerHistory, ScoreSheet
 
@@ -55,16 +55,6 @@ def history_rows(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | Non
 def bias_rows(sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None) -> list[tuple[float, ...]]:
     """Each reviewer's stored bias sums (see :func:`stored_bias`), in the sheet's reviewer order."""
     return [stored_bias((history or {}).get(name)) for name in sheet.reviewers]
-
-
-def row_stats(x: Grid) -> list[tuple[float, float, float]]:
-    """Per row: count of scores, their mean (0 if none) and sum of squared deviations from it."""
-    stats = []
-    for row in x:
-        values = finite(row)
-        mean = sum(values) / len(values) if values else 0.0
-        stats.append((float(len(values)), mean, sum((v - mean) * (v - mean) for v in values)))
-    return stats
 
 
 def merge_stats(n_a: float, mean_a: float, m2_a: float, n_b: float, mean_b: float,

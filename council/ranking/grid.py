@@ -48,6 +48,16 @@ def column_means(grid: Grid, width: int) -> tuple[list[float], list[int]]:
     return means, counts
 
 
+def row_stats(x: Grid) -> list[tuple[float, float, float]]:
+    """Per row: count of scores, their mean (0 if none) and sum of squared deviations from it."""
+    stats = []
+    for row in x:
+        values = finite(row)
+        mean = sum(values) / len(values) if values else 0.0
+        stats.append((float(len(values)), mean, sum((v - mean) * (v - mean) for v in values)))
+    return stats
+
+
 def nan_to_num(value: float) -> float:
     """0 for NaN and the largest finite float, signed, for an infinity (as ``numpy.nan_to_num``)."""
     if value != value:

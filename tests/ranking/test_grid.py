@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from council.ranking.grid import as_grid, column_means, columns, finite, nan_to_num
+from council.ranking.grid import as_grid, column_means, columns, finite, nan_to_num, row_stats
 
 NAN = math.nan
 
@@ -51,3 +51,9 @@ def test_anything_not_finite_is_missing():
                                              (-math.inf, -sys.float_info.max), (2.5, 2.5)])
 def test_nan_to_num_as_numpy(value, expected):
     assert nan_to_num(value) == expected == float(np.nan_to_num(value))
+
+
+def test_row_stats_count_mean_and_squared_deviations_of_what_was_scored():
+    (k0, mean0, ss0), (k1, mean1, ss1) = row_stats([[2.0, NAN, 4.0, 6.0], [NAN, NAN, NAN, NAN]])
+    assert (k0, mean0, ss0) == (3.0, 4.0, 8.0)
+    assert (k1, mean1, ss1) == (0.0, 0.0, 0.0), "a reviewer who scored nothing"

@@ -20,17 +20,18 @@ from typing import Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 
 from council._version import __version__
 from council.errors import CouncilError, StorageError
 from council.events import StageEvent
+from council.mcp_server.failures import PlainSpokenServer, unknown_rubric_message
 from council.mcp_server.results import PROGRESS_STEPS, ask_summary, comparison, progress_of, run_line, verdict_summary
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.pipeline.targets import evaluate_target as evaluate_target_with
 from council.result import CouncilResult
-from council.rubrics import Rubric
+from council.rubrics import Rubric, UnknownRubric
 
 INSTRUCTIONS = (
     "A council of language models: ask_council gets one question answered by every member, peer-reviewed "
@@ -42,7 +43,7 @@ INSTRUCTIONS = (
 
 def build_server(council: Council) -> MCPServer:
     """The MCP server for an open council (the caller keeps it open while the server runs)."""
-    server = MCPServer("council", instructions=INSTRUCTIONS, version=__version__)
+    server = PlainSpokenServer("council", instructions=INSTRUCTIONS, version=__version__)
     members = ", ".join(council.member_names)
     presets = ", ".join(f"{name} ({p.description})" if p.description else name
                         for name, p in council.presets.items()) or "none configured"
@@ -51,7 +52,7 @@ def build_server(council: Council) -> MCPServer:
         try:
             return None if name is None else council.named_rubric(name)
         except CouncilError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(plain(exc)) from None
 
     async def run(question: str, ctx: Context, members: list[str] | None, chairman: str | None,
                   rubric: str | None, preset: str | None) -> CouncilResult:
@@ -74,7 +75,7 @@ def build_server(council: Council) -> MCPServer:
             result = await council.ask(question, members=members, on_event=on_event, rubric=chosen, preset=preset,
                                        **kwargs)
         except CouncilError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(plain(exc)) from None
         finally:
             steps.put_nowait(None)
             await reporter
@@ -105,7 +106,7 @@ def build_server(council: Council) -> MCPServer:
         try:
             verdict = await judge_answer(council, question, answer, chosen)
         except CouncilError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(plain(exc)) from None
         return verdict_summary(verdict)
 
     @server.tool(description="Evaluate a structured target (a JSON object: a plan, a config, a record) against a "
@@ -120,7 +121,7 @@ def build_server(council: Council) -> MCPServer:
                 summarizer=council.provider(council.config.chairman) if council.config.chairman else None,
                 evaluated_by=f"council:{judge}")
         except CouncilError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(plain(exc)) from None
         data: dict[str, Any] = evaluation.model_dump(mode="json")
         return data
 
@@ -161,6 +162,8 @@ def build_server(council: Council) -> MCPServer:
     async def any_rubric(name: str) -> str:
         try:
             rubric = await asyncio.to_thread(council.named_rubric, name)
+        except UnknownRubric as exc:
+            raise ResourceNotFoundError(unknown_rubric_message(exc)) from None
         except CouncilError as exc:
             raise ResourceError(str(exc)) from None
         return rubric.model_dump_json(by_alias=True, indent=2)
@@ -169,6 +172,11 @@ def build_server(council: Council) -> MCPServer:
     for name in council.rubric_catalog.names():
         _add_rubric_resource(server, council, name)
     return server
+
+
+def plain(error: CouncilError) -> str:
+    """A council error as the MCP caller should read it (an unknown rubric points to the rubric:// resources)."""
+    return unknown_rubric_message(error) if isinstance(error, UnknownRubric) else str(error)
 
 
 def _add_rubric_resource(server: MCPServer, council: Council, name: str) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from council.config import CouncilConfig, server_api_keys
 from council.mcp_server.app import build_server
+from council.mcp_server.failures import route_library_logs
 from council.pipeline.orchestrator import Council
 from council.server.app import check_binding
 
@@ -24,7 +25,8 @@ MCP_PATH = "/mcp"
 
 
 async def serve_stdio(config: CouncilConfig, environ: Mapping[str, str] | None = None) -> None:
-    """Serve MCP on stdin/stdout until the client closes them (logs go to stderr)."""
+    """Serve MCP on stdin/stdout until the client closes them (logs go to stderr, one line each)."""
+    route_library_logs(config.logging.level)
     async with Council(config, environ=environ) as council:
         await build_server(council).run_stdio_async()
 
@@ -35,12 +37,13 @@ async def serve_http(config: CouncilConfig, host: str, port: int, *, insecure_no
     import uvicorn
 
     check_binding(config, host, insecure_no_auth, environ)
+    route_library_logs(config.logging.level)
     keys = [key.get_secret_value() for key in server_api_keys(config, environ)]
     async with Council(config, environ=environ) as council:
         app: Any = build_server(council).streamable_http_app(streamable_http_path=MCP_PATH, host=host)
         if keys:
             app = BearerKeys(app, keys)
-        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None))
         print(f"council: MCP on http://{host}:{port}{MCP_PATH} ({len(council.member_names)} members"
               f"{', API keys required' if keys else ''})", file=sys.stderr, flush=True)
         await server.serve()

@@ -13,6 +13,7 @@ best-effort hint, is left out.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from council.errors import UpstreamServerError
@@ -80,6 +81,12 @@ class AnthropicProvider(HttpProvider):
     default_base_url = "https://api.anthropic.com"
     supported_params = (CORE_PARAMS - {"seed"}) | {"user"}
     best_effort_params = frozenset({"seed"})
+    # pause_turn: a server tool paused a long turn; what came is a whole answer as far as a chat client can tell.
+    finish_reasons = MappingProxyType({
+        "end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop",
+        "max_tokens": "length", "model_context_window_exceeded": "length",
+        "tool_use": "tool_calls", "refusal": "content_filter",
+    })
 
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
         self.check_params(params)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
@@ -24,6 +24,9 @@ from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 CORE_PARAMS: frozenset[str] = frozenset({"temperature", "top_p", "max_tokens", "seed", "stop"})
 """The generation params every wire format handled from the start; the default of ``supported_params``."""
+
+OPENAI_FINISH_REASONS: frozenset[str] = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
+"""The ``finish_reason`` values OpenAI's schema allows; typed clients refuse any other."""
 
 
 class UnsupportedParams(ValueError):
@@ -98,6 +101,10 @@ class Provider(ABC):
     ``seed: 42``, a member's configured ``params``) work on every member.
     """
 
+    finish_reasons: ClassVar[Mapping[str, str]] = {}
+    """This wire format's own stop reasons in OpenAI's words (``max_tokens`` is ``length``); see
+    :meth:`openai_finish_reason`."""
+
     def __init__(
         self,
         member: MemberConfig,
@@ -115,6 +122,18 @@ class Provider(ABC):
         problems = self.config_problems(member)
         if problems:
             raise ConfigError(f"member {member.name!r}", problems)
+
+    @classmethod
+    def openai_finish_reason(cls, reason: str | None) -> str:
+        """``reason``, as this wire format reported it, in OpenAI's enum (:data:`OPENAI_FINISH_REASONS`).
+
+        A reason the enum has stays; one of :attr:`finish_reasons` is
+        translated; anything else (none, or a value this release does not
+        know) is ``stop``: the answer ended, for no reason a client could act on.
+        """
+        if reason is None or reason in OPENAI_FINISH_REASONS:
+            return reason or "stop"
+        return cls.finish_reasons.get(reason, "stop")
 
     @classmethod
     def config_problems(cls, member: MemberConfig) -> list[str]:
@@ -165,4 +184,5 @@ class Provider(ABC):
         )
 
 
-__all__ = ["CORE_PARAMS", "AnswerStream", "Provider", "ProviderError", "Reply", "UnsupportedParams"]
+__all__ = ["CORE_PARAMS", "OPENAI_FINISH_REASONS", "AnswerStream", "Provider", "ProviderError", "Reply",
+           "UnsupportedParams"]

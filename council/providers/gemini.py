@@ -17,6 +17,7 @@ thinking settings differ between model generations (budgets, levels).
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
 
@@ -97,6 +98,13 @@ class GeminiProvider(HttpProvider):
     name = "gemini"
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
     supported_params = CORE_PARAMS | {"presence_penalty", "frequency_penalty", "response_format"}
+    # Every reason that withholds text for what it says is a filter; the others (OTHER, LANGUAGE,
+    # MALFORMED_FUNCTION_CALL, ...) are "stop": the answer ended and no OpenAI reason says more.
+    finish_reasons = MappingProxyType({
+        "STOP": "stop", "MAX_TOKENS": "length",
+        **dict.fromkeys(("SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY",
+                         "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION"), "content_filter"),
+    })
 
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
         self.check_params(params)

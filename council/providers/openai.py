@@ -10,6 +10,7 @@ param is sent under its own OpenAI name (``max_tokens`` becomes
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from council.errors import UpstreamServerError, error_for_status
@@ -59,6 +60,12 @@ class OpenAIProvider(HttpProvider):
     default_base_url = "https://api.openai.com/v1"
     supported_params = CORE_PARAMS | {"presence_penalty", "frequency_penalty", "user", "reasoning_effort",
                                       "response_format"}
+    # Compatible servers mostly keep to OpenAI's enum; these are the other words some of them (or the
+    # gateways in front of other APIs) pass on.
+    finish_reasons = MappingProxyType({
+        "end_turn": "stop", "stop_sequence": "stop", "eos": "stop", "eos_token": "stop",
+        "max_tokens": "length", "tool_use": "tool_calls",
+    })
 
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
         self.check_params(params)

@@ -236,7 +236,9 @@ class ChatHandler:
                 raise upstream_error(error) from None
             await self.spend.add_call(member, completion.usage)
             return web.json_response(completion_body(completion_id, created, body.model, completion.content,
-                                                     completion.finish_reason or "stop", completion.usage),
+                                                     provider.openai_finish_reason(completion.finish_reason),
+                                                     completion.usage,
+                                                     upstream_finish_reason=completion.finish_reason),
                                      headers=headers)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                                                **(headers or {})})
@@ -254,6 +256,8 @@ class ChatHandler:
             if not started:
                 raise upstream_error(error) from None
             await writer.error(str(error), code=error.reason)
+            await writer.done()
+            await response.write_eof()
             return response
         finally:
             await stream.aclose()
@@ -264,7 +268,8 @@ class ChatHandler:
         streamed = stream.completion
         if streamed is not None:
             await self.spend.add_call(member, streamed.usage)
-        await writer.delta({}, (streamed.finish_reason if streamed else None) or "stop")
+        upstream_reason = streamed.finish_reason if streamed else None
+        await writer.delta({}, provider.openai_finish_reason(upstream_reason), upstream_reason)
         if streamed is not None:
             await writer.usage(streamed.usage)
         await writer.done()

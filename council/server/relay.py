@@ -5,9 +5,11 @@ messages and tool calls are the client's and the member's business. A
 ``member/NAME`` request that uses tools is therefore sent on untouched
 (the member's model swapped in, through the one transport with its size
 caps and the member's retry policy) and its answer relayed back, plain or
-streamed, with the model named as the client asked for it. Members on
-other wire formats would need their tool formats translated: such a
-request is refused with a 400 that says so.
+streamed, with the model named as the client asked for it, and made to
+fit OpenAI's schema where compatible servers are loose about it
+(:func:`relayed_completion`, :func:`relayed_chunk`). Members on other wire
+formats would need their tool formats translated: such a request is
+refused with a 400 that says so.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from council.errors import ProviderError
 from council.providers import Provider
 from council.providers.openai import OpenAIProvider
 from council.server.schema import ApiError, ChatCompletionRequest
+from council.server.wire import DONE_EVENT, error_event, finish_fields, sse_event
 from council.transport.retry import call_with_retry
 
 TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
@@ -40,6 +43,43 @@ def relayable(provider: Provider, body: ChatCompletionRequest) -> OpenAIProvider
     return provider
 
 
+def _relayed_choice(choice: Any, provider: OpenAIProvider, whole: bool) -> Any:
+    """A choice with OpenAI's finish reason (the member's own kept) and, in a whole answer, the fields it must have."""
+    if not isinstance(choice, dict):
+        return choice
+    choice = dict(choice)
+    reason = choice.get("finish_reason")
+    if isinstance(reason, str) or whole:
+        upstream = reason if isinstance(reason, str) else None
+        choice.update(finish_fields(provider.openai_finish_reason(upstream), upstream))
+    if whole:
+        choice.setdefault("logprobs", None)
+        message = choice.get("message")
+        if isinstance(message, dict):
+            choice["message"] = {"role": "assistant", "content": None, "refusal": None, **message}
+    return choice
+
+
+def _relayed(data: dict[str, Any], model: str, provider: OpenAIProvider, whole: bool) -> dict[str, Any]:
+    body = {key: value for key, value in data.items() if not (key == "system_fingerprint" and value is None)}
+    if whole or "model" in body:
+        body["model"] = model
+    if isinstance(body.get("choices"), list):
+        body["choices"] = [_relayed_choice(choice, provider, whole) for choice in body["choices"]]
+    return body
+
+
+def relayed_completion(data: dict[str, Any], model: str, provider: OpenAIProvider) -> dict[str, Any]:
+    """A member's whole answer as OpenAI's schema has it: ``model`` as the client named it, each choice
+    with ``logprobs``, ``message.refusal`` and an OpenAI ``finish_reason``, no null ``system_fingerprint``."""
+    return _relayed(data, model, provider, whole=True)
+
+
+def relayed_chunk(chunk: dict[str, Any], model: str, provider: OpenAIProvider) -> dict[str, Any]:
+    """One streamed chunk of a member's answer, made to fit OpenAI's schema as :func:`relayed_completion`."""
+    return _relayed(chunk, model, provider, whole=False)
+
+
 async def relay(request: web.Request, provider: OpenAIProvider, body: ChatCompletionRequest,
                 raw: dict[str, Any]) -> web.StreamResponse:
     """Send ``raw`` on to the member and relay its answer, plain or streamed.
@@ -53,7 +93,7 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
         data, _attempts = await call_with_retry(lambda: transport.post_json(upstream, provider.endpoint),
                                                 policy=provider.retry, deadline_s=provider.deadline_s,
                                                 endpoint=provider.endpoint)
-        return web.json_response({**data, "model": body.model})
+        return web.json_response(relayed_completion(data, body.model, provider))
     stream = await transport.open_stream(provider.relay_request(raw, stream=True), provider.endpoint)
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await response.prepare(request)
@@ -62,15 +102,28 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
             if event.data.strip() == "[DONE]":
                 break
             chunk = json.loads(event.data)
-            if isinstance(chunk, dict) and "model" in chunk:
-                chunk["model"] = body.model
-            await response.write(b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\n\n")
+            if not isinstance(chunk, dict):
+                raise ValueError("a chunk that is not a JSON object")
+            if "error" in chunk and "choices" not in chunk:
+                await response.write(_upstream_error_event(chunk["error"]))
+                break
+            await response.write(sse_event(relayed_chunk(chunk, body.model, provider)))
     except (ProviderError, ValueError) as error:
-        message = str(error) if isinstance(error, ProviderError) else "the member sent a chunk that is not JSON"
-        await response.write(b"data: " + json.dumps({"error": {"message": message, "type": "upstream_error"}}
-                                                    ).encode() + b"\n\n")
+        if isinstance(error, ProviderError):
+            await response.write(error_event(str(error), "upstream_error", error.reason))
+        else:
+            await response.write(error_event("the member sent a chunk that is not a JSON object", "upstream_error",
+                                             "protocol"))
     finally:
         await stream.aclose()
-    await response.write(b"data: [DONE]\n\n")
+    await response.write(DONE_EVENT)
     await response.write_eof()
     return response
+
+
+def _upstream_error_event(error: Any) -> bytes:
+    """The member's own mid-stream error, in the one error shape (its message and, if a string, its code)."""
+    message = error.get("message") if isinstance(error, dict) else error
+    code = error.get("code") if isinstance(error, dict) else None
+    return error_event(f"the member reported an error: {message}" if isinstance(message, str) else
+                       "the member reported an error", "upstream_error", code if isinstance(code, str) else None)

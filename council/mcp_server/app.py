@@ -26,6 +26,7 @@ from council._version import __version__
 from council.errors import CouncilError, StorageError
 from council.events import StageEvent
 from council.mcp_server.failures import PlainSpokenServer, unknown_rubric_message
+from council.mcp_server.prompts import add_prompts
 from council.mcp_server.results import PROGRESS_STEPS, ask_summary, comparison, progress_of, run_line, verdict_summary
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
@@ -171,6 +172,7 @@ def build_server(council: Council) -> MCPServer:
     # Listed one by one too, so a client browsing resources finds them.
     for name in council.rubric_catalog.names():
         _add_rubric_resource(server, council, name)
+    add_prompts(server, council)
     return server
 
 

@@ -13,7 +13,6 @@ from council.rubrics import parse_rubric
 from council.storage import Store
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
-from tests.storage.test_store import simulated_without_latency
 
 TOOLS = {"ask_council", "compare_answers", "evaluate_answer", "evaluate_target", "list_runs", "get_run"}
 SHAPE_RUBRIC = {
@@ -35,11 +34,6 @@ def council_over_stdio(tmp_path: Path, config: dict) -> Client:
     return Client(StdioServerParameters(command=sys.executable, args=["-m", "council", "mcp", "--config",
                                                                       str(config_path)], env=env),
                   read_timeout_seconds=60)
-
-
-@pytest.fixture
-def simulated(tmp_path: Path) -> dict:
-    return simulated_without_latency().model_dump(mode="json", exclude_none=True)
 
 
 async def test_tools_are_listed_with_schemas_and_descriptions(tmp_path, simulated):

@@ -8,18 +8,26 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import aiohttp
 import httpx2
 import pytest
 import yaml
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from council.cli import main
 from tests.storage.test_store import simulated_without_latency
 
 KEY = "sk-mcp-test-key"
+
+
+class McpOverHttp(NamedTuple):
+    """A running ``council mcp --http``: its endpoint, and the lines it has written to stderr since it announced."""
+
+    url: str
+    log: list[str]
 
 
 def free_port() -> int:
@@ -34,6 +42,7 @@ def mcp_over_http(tmp_path: Path):
     config.write_text(yaml.safe_dump(simulated_without_latency().model_dump(mode="json", exclude_none=True)))
     port = free_port()
     drain = None
+    log: list[str] = []
     process = subprocess.Popen(
         [sys.executable, "-m", "council", "mcp", "--config", str(config), "--http", f"127.0.0.1:{port}"],
         env={"PATH": "/usr/bin:/bin", "COUNCIL_API_KEYS": KEY, "COUNCIL_DB_PATH": str(tmp_path / "council.db")},
@@ -42,8 +51,8 @@ def mcp_over_http(tmp_path: Path):
         announced = process.stderr.readline() if process.stderr else ""
         assert announced.startswith(f"council: MCP on http://127.0.0.1:{port}/mcp"), announced
         assert "API keys required" in announced
-        # Keep reading what the server logs, so a full pipe never blocks it.
-        drain = threading.Thread(target=process.stderr.read, daemon=True)  # type: ignore[union-attr]
+        # Keep reading what the server logs, so a full pipe never blocks it, and keep it for the tests.
+        drain = threading.Thread(target=lambda: log.extend(process.stderr or []), daemon=True)
         drain.start()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:  # uvicorn binds just after the announcement
@@ -51,7 +60,7 @@ def mcp_over_http(tmp_path: Path):
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield McpOverHttp(f"http://127.0.0.1:{port}/mcp", log)
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -63,20 +72,46 @@ def mcp_over_http(tmp_path: Path):
 
 async def test_without_the_key_the_endpoint_answers_401(mcp_over_http):
     async with aiohttp.ClientSession() as http:
-        async with http.post(mcp_over_http, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) as response:
+        async with http.post(mcp_over_http.url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) as response:
             assert response.status == 401 and response.headers["WWW-Authenticate"] == "Bearer"
             assert "API key" in (await response.json())["error"]
-        async with http.post(mcp_over_http, json={}, headers={"Authorization": "Bearer wrong"}) as response:
+        async with http.post(mcp_over_http.url, json={}, headers={"Authorization": "Bearer wrong"}) as response:
             assert response.status == 401
 
 
 async def test_with_the_key_the_sdk_client_asks_the_council(mcp_over_http):
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {KEY}"})
-    async with http, Client(streamable_http_client(mcp_over_http, http_client=http), read_timeout_seconds=60) as client:
+    async with http, Client(streamable_http_client(mcp_over_http.url, http_client=http),
+                            read_timeout_seconds=60) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         asked = await client.call_tool("ask_council", {"question": "Why is the sky blue?"})
     assert "ask_council" in names
     assert not asked.is_error and asked.structured_content["status"] == "complete"
+
+
+async def test_mistakes_over_http_read_plainly_and_log_one_line_each(mcp_over_http):
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {KEY}"})
+    async with http, Client(streamable_http_client(mcp_over_http.url, http_client=http),
+                            read_timeout_seconds=60) as client:
+        missing = await client.call_tool("ask_council", {"members": ["atlas"]})
+        limit = await client.call_tool("list_runs", {"limit": "ten"})
+        rubric = await client.call_tool("evaluate_answer", {"rubric": "strict", "question": "Q", "answer": "A"})
+        with pytest.raises(MCPError) as preset:
+            await client.get_prompt("ask_the_council", {"question": "Why?", "preset": "slow"})
+        prompt = await client.get_prompt("compare_the_answers", {"question": "Why?", "members": "atlas, boreal"})
+    assert missing.is_error and missing.content[0].text == "question: required"
+    assert limit.is_error and limit.content[0].text == 'limit: must be a whole number, got "ten"'
+    assert rubric.is_error and "rubric://NAME" in rubric.content[0].text and "/v1/" not in rubric.content[0].text
+    assert preset.value.error.code == -32602
+    assert preset.value.error.message == "preset: unknown preset 'slow'; presets: full, quick"
+    assert 'compare_answers tool (members ["atlas", "boreal"])' in prompt.messages[0].content.text
+    deadline = time.monotonic() + 5
+    while len(mcp_over_http.log) < 4 and time.monotonic() < deadline:  # the drain thread reads as lines come
+        time.sleep(0.05)
+    events = [(line.split("] ")[1].split()[0], line.rsplit("=", 1)[1].strip()) for line in mcp_over_http.log]
+    assert events == [("tool_error", "ask_council"), ("tool_error", "list_runs"), ("tool_error", "evaluate_answer"),
+                      ("prompt_error", "ask_the_council")], mcp_over_http.log
+    assert not any("Traceback" in line or "│" in line for line in mcp_over_http.log)
 
 
 def test_a_public_address_without_keys_is_refused(capsys, tmp_path):

@@ -3,8 +3,10 @@
 A preset picks who answers, who chairs (or nobody), which rubric, and how
 answers are reviewed: by their peers (every member reviews the others, as
 the plain council does) or by one judge who scores every answer, which
-costs one review call instead of one per member. ``quick`` and ``judge``
-in the shipped configs are examples. A preset is a model on the server
+costs one review call instead of one per member. A judge never scores its
+own answer: when it answers too, a second judge scores every answer but its
+own, the judge's included (:meth:`CouncilPreset.second_judge_for`). ``quick``
+in the shipped configs is an example. A preset is a model on the server
 (``council/NAME``), ``--preset NAME`` on the CLI and ``preset=`` in Python.
 Knows nothing of how a council runs: the orchestrator applies it.
 """
@@ -31,15 +33,34 @@ class CouncilPreset(BaseModel):
     rubric: str | None = Field(default=None, description="A rubric name or path (default: the config's rubric).")
     review: Literal["peers", "judge"] = Field(default="peers", description="peers: every member reviews the "
                                               "others; judge: one member scores every answer.")
-    judge: str | None = Field(default=None, description="The member who scores every answer (review: judge).")
+    judge: str | None = Field(default=None, description="The member who scores every answer (review: judge), "
+                                                       "its own excepted.")
+    second_judge: str | None = Field(default=None, description="When the judge answers too: the member who scores "
+                                     "every answer but its own, the judge's included (default: the first other "
+                                     "answering member).")
 
     @model_validator(mode="after")
     def _judge_goes_with_review(self) -> CouncilPreset:
         if self.review == "judge" and self.judge is None:
             raise ValueError("review: judge needs judge: MEMBER (the member who scores every answer)")
-        if self.review == "peers" and self.judge is not None:
-            raise ValueError("judge is only used with review: judge")
+        if self.review == "peers" and (self.judge is not None or self.second_judge is not None):
+            raise ValueError(f"{'judge' if self.judge is not None else 'second_judge'} is only used with review: judge")
+        if self.second_judge is not None and self.second_judge == self.judge:
+            raise ValueError("second_judge must be another member than judge (it scores the judge's own answer)")
         return self
+
+    def second_judge_for(self, answering: list[str], member_names: list[str]) -> str | None:
+        """Who scores the judge's answer when ``answering`` includes the judge (None when it does not answer).
+
+        The configured ``second_judge``, else the first other answering
+        member, else the first other member of the council.
+        """
+        if self.judge is None or self.judge not in answering:
+            return None
+        if self.second_judge is not None:
+            return self.second_judge
+        others = [m for m in [*answering, *member_names] if m != self.judge]
+        return others[0] if others else None
 
     def chairman_for(self, configured: str | None) -> str | None:
         """The chairman a run of this preset has, given the config's."""
@@ -57,6 +78,10 @@ class CouncilPreset(BaseModel):
             found.append(f"chairman {self.chairman!r} is not a member")
         if self.judge is not None and self.judge not in member_names:
             found.append(f"judge {self.judge!r} is not a member")
+        if self.second_judge is not None and self.second_judge not in member_names:
+            found.append(f"second_judge {self.second_judge!r} is not a member")
+        elif self.second_judge is not None and self.members and self.judge not in self.members:
+            found.append(f"second_judge is only used when the judge answers too ({self.judge} is not in members)")
         answering = len(self.members) if self.members else len(member_names)
         if quorum > answering:
             found.append(f"{answering} members answer but stages.quorum is {quorum}")

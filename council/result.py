@@ -151,6 +151,31 @@ class FinalAnswer(_Record):
     usage: Usage = Usage()
 
 
+class JudgingRecord(_Record):
+    """How a judge preset (``review: judge``) kept the judge from ranking its own answer by its own score.
+
+    ``judge_does_not_answer``: the judge is not among the answering members
+    and scores every answer. ``second_judge``: the judge answers too; it
+    scores every answer but its own, and ``second_judge`` scores every answer
+    but its own, the judge's included.
+    """
+
+    policy: Literal["judge_does_not_answer", "second_judge"]
+    judge: str
+    second_judge: str | None = Field(default=None, description="Who scored the judge's own answer (second_judge "
+                                                                "policy only).")
+
+    def reviewers(self) -> list[str]:
+        """The members who review in a run under this policy."""
+        return [self.judge, *([self.second_judge] if self.second_judge else [])]
+
+    def describe(self) -> str:
+        """The policy in a few words, for people: who judged, and who scored the judge's answer."""
+        if self.policy == "judge_does_not_answer":
+            return f"judge {self.judge}, who did not answer"
+        return f"judge {self.judge}, its answer scored by {self.second_judge or 'nobody'}"
+
+
 CostStage = Literal["answers", "safety", "reviews", "chairman"]
 
 
@@ -225,6 +250,8 @@ class CouncilResult(_Record):
     simulated: bool = False
     preset: str | None = Field(default=None, description="The preset (councils: NAME) that ran; None: the council "
                                                          "as configured.")
+    judging: JudgingRecord | None = Field(default=None, description="How a judge preset's answers were scored "
+                                                                     "(its policy); None: peer review.")
     answers: list[AnswerRecord] = Field(default_factory=list)
     reviews: list[ReviewRecord] = Field(default_factory=list)
     ranking: list[RankingEntry] = Field(default_factory=list)

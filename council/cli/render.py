@@ -108,7 +108,8 @@ def render_report(result: CouncilResult) -> str:
     if result.degraded:
         parts.append("DEGRADED:\n" + "\n".join(f"  - {reason}" for reason in result.degraded_reasons) + "\n")
     usage = result.usage
-    preset = f" (preset {result.preset})" if result.preset else ""
+    judged = f"; {result.judging.describe()}" if result.judging else ""
+    preset = f" (preset {result.preset}{judged})" if result.preset else ""
     parts.append(f"run {result.run_id}{preset}: {result.timings.total_ms:.0f} ms, {usage.total_tokens} tokens "
                  f"({usage.prompt_tokens} prompt + {usage.completion_tokens} completion)")
     parts.append(cost_line(result))

@@ -122,7 +122,8 @@ def render_rich_report(result: CouncilResult) -> RenderableType:
     parts.append(members_rich_table(result))
     parts += _degraded(result)
     usage = result.usage
-    preset = f" (preset {result.preset})" if result.preset else ""
+    judged = f"; {result.judging.describe()}" if result.judging else ""
+    preset = f" (preset {result.preset}{judged})" if result.preset else ""
     parts.append(Text(f"run {result.run_id}{preset}: {result.timings.total_ms:.0f} ms, {usage.total_tokens} tokens "
                       f"({usage.prompt_tokens} prompt + {usage.completion_tokens} completion)", style="dim"))
     parts.append(Text(cost_line(result), style="dim"))

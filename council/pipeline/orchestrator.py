@@ -33,13 +33,13 @@ from council.pipeline.budget import RunBudget, run_budget
 from council.pipeline.context import RunContext, elapsed_ms, timed
 from council.pipeline.cost import run_cost
 from council.pipeline.rank import HistoryRead, rank_answers, read_history_ahead, survivor_problem, unranked
-from council.pipeline.review import mark_oversized, review_answers
+from council.pipeline.review import judging_for, mark_oversized, review_answers
 from council.pipeline.safety_gate import apply_safety_gate
 from council.pipeline.synthesize import final_answer
 from council.pipeline.verdicts import automatic_scores, with_verdicts
 from council.presets import CouncilPreset
 from council.providers import Provider, build_providers, check_member_params
-from council.result import AnswerRecord, CouncilResult, Reproducibility
+from council.result import AnswerRecord, CouncilResult, JudgingRecord, Reproducibility
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import load_rubric
 from council.rubrics.model import CriterionValue, Rubric
@@ -185,8 +185,8 @@ class Council:
         chair = self.config.chairman if chairman is _UNSET else chairman
         if chair is not None and chair not in self.member_names:
             raise InvalidRequest(f"chairman {chair!r} is not a member; members are: {', '.join(self.member_names)}")
-        judges = [spec.judge] if spec is not None and spec.judge is not None else None
-        callers = [*chosen, *([chair] if chair else []), *(judges or []),
+        judging = judging_for(spec, chosen, self.member_names)
+        callers = [*chosen, *([chair] if chair else []), *(judging.reviewers() if judging else []),
                    *([self.config.safety.llm_member] if self.config.safety.llm_member else [])]
         budget = run_budget(self.config, max_usd, callers)
         if self.store is None and self._owns_store:
@@ -198,7 +198,7 @@ class Council:
         try:
             providers = self._ensure_providers()
             return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params,
-                                   chosen_rubric, preset, judges, budget)
+                                   chosen_rubric, preset, judging, budget)
         finally:
             self._calls -= 1
             if self._calls == 0 and self._entered == 0:
@@ -302,15 +302,15 @@ class Council:
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
                    params: GenerationParams | None = None, rubric: Rubric | None = None,
-                   preset: str | None = None, judges: list[str] | None = None,
+                   preset: str | None = None, judging: JudgingRecord | None = None,
                    budget: RunBudget | None = None) -> CouncilResult:
         started = time.perf_counter()
         seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
         rubric = rubric or self.rubric
         result = self._new_result(messages, members, seed, run_id, rubric)
-        result.preset = preset
+        result.preset, result.judging = preset, judging
         ctx = RunContext(messages, self.config, providers, rubric, result, sink, members, chairman, seed, params,
-                         judges, budget=budget)
+                         judging.reviewers() if judging else None, budget=budget)
         ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")

@@ -17,8 +17,9 @@ from council.errors import ProviderError
 from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.verdicts import automatic_review
+from council.presets import CouncilPreset
 from council.providers import Provider
-from council.result import AnswerRecord, DimensionScoresRecord, Failure, ReviewRecord
+from council.result import AnswerRecord, DimensionScoresRecord, Failure, JudgingRecord, ReviewRecord
 from council.review.ballot import BallotParse, parse_ballot
 from council.review.prompt import (
     Candidate,
@@ -56,17 +57,35 @@ def presentation_order(seed: int, reviewer: str, candidates: list[str]) -> list[
     return order
 
 
+def judging_for(preset: CouncilPreset | None, answering: list[str], member_names: list[str]) -> JudgingRecord | None:
+    """How a run of ``preset`` with these answering members keeps its judge from scoring its own answer.
+
+    None for peer review. A judge that does not answer scores every
+    answer; one that answers scores the others, and a second judge scores
+    every answer but its own, the judge's included.
+    """
+    if preset is None or preset.judge is None:
+        return None
+    if preset.judge not in answering:
+        return JudgingRecord(policy="judge_does_not_answer", judge=preset.judge)
+    return JudgingRecord(policy="second_judge", judge=preset.judge,
+                         second_judge=preset.second_judge_for(answering, member_names))
+
+
 def reviewers_and_candidates(
     answers: list[AnswerRecord], include_self: bool, judges: list[str] | None = None
 ) -> dict[str, list[str]]:
     """Who reviews whom: members that answered review the surviving answers (their own only if allowed).
 
-    With ``judges`` (a preset's judge), each judge scores every surviving
-    answer, its own included: one call instead of one per member.
+    With ``judges`` (a preset's judge, and the second judge when the judge
+    answers too), each judge scores every surviving answer but its own,
+    whatever ``include_self`` says: a judge's answer is scored by someone
+    else or by nobody, never ranked by its own score alone.
     """
     surviving = [a.member for a in answers if a.status == "ok"]
     if judges is not None:
-        return {judge: surviving for judge in judges}
+        shown_to = {judge: [m for m in surviving if m != judge] for judge in judges}
+        return {judge: shown for judge, shown in shown_to.items() if shown}
     plan: dict[str, list[str]] = {}
     for answer in answers:
         if answer.status == "failed":

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
-from council.pipeline.review import presentation_order, review_answers, reviewers_and_candidates
+import pytest
+
+from council.pipeline.review import judging_for, presentation_order, review_answers, reviewers_and_candidates
+from council.presets import CouncilPreset
+from council.result import JudgingRecord
 from council.review.prompt import read_review_task
 from council.types import ChatMessage
 from tests.pipeline.stages import answer, context, member, quality
@@ -95,3 +99,26 @@ def test_plan_and_order_are_deterministic_per_seed():
     order = presentation_order(7, "a", ["b", "c", "d", "e"])
     assert order == presentation_order(7, "a", ["b", "c", "d", "e"]) and sorted(order) == ["b", "c", "d", "e"]
     assert any(presentation_order(seed, "a", ["b", "c", "d", "e"]) != order for seed in range(8))
+
+
+def test_a_judge_never_scores_its_own_answer_whatever_include_self_says():
+    for include_self in (False, True):
+        assert reviewers_and_candidates(ANSWERS, include_self, judges=["a", "b"]) == {"a": ["b", "c"], "b": ["a", "c"]}
+        assert reviewers_and_candidates(ANSWERS, include_self, judges=["z"]) == {"z": ["a", "b", "c"]}
+    only_the_judge = [ANSWERS[0], answer("b", "blocked", status="blocked")]
+    assert reviewers_and_candidates(only_the_judge, False, judges=["a", "b"]) == {"b": ["a"]}, "nothing left for a"
+
+
+@pytest.mark.parametrize(("preset", "answering", "expected"), [
+    ({"judge": "c"}, ["a", "b"], JudgingRecord(policy="judge_does_not_answer", judge="c")),
+    ({"judge": "c"}, ["a", "b", "c"], JudgingRecord(policy="second_judge", judge="c", second_judge="a")),
+    ({"judge": "a"}, ["a", "b", "c"], JudgingRecord(policy="second_judge", judge="a", second_judge="b")),
+    ({"judge": "a", "second_judge": "c"}, ["a", "b"], JudgingRecord(policy="second_judge", judge="a",
+                                                                   second_judge="c")),
+    ({"judge": "a"}, ["a"], JudgingRecord(policy="second_judge", judge="a", second_judge="b")),
+])
+def test_the_judging_policy_follows_whether_the_judge_answers(preset, answering, expected):
+    judging = judging_for(CouncilPreset(review="judge", **preset), answering, ["a", "b", "c"])
+    assert judging == expected and judging.reviewers() == [expected.judge, *filter(None, [expected.second_judge])]
+    assert judging_for(None, answering, ["a", "b", "c"]) is None
+    assert judging_for(CouncilPreset(), answering, ["a", "b", "c"]) is None, "a peers preset has no judge"

@@ -1,8 +1,10 @@
 """The council as a Model Context Protocol server (``council mcp``), on the official ``mcp`` SDK.
 
 :mod:`.app` builds the tools and resources around an open
-:class:`~council.Council`; :mod:`.results` cuts results down to what a
-calling model needs; :mod:`.serve` runs it over stdio or streamable HTTP.
+:class:`~council.Council`, and :mod:`.prompts` the prompts; :mod:`.results`
+cuts results down to what a calling model needs; :mod:`.failures` words
+what went wrong for the caller and logs it in one line; :mod:`.serve` runs
+it over stdio or streamable HTTP.
 Knows the council's public API (and `council serve`'s binding rule), nothing of its stages or storage.
 """
 

@@ -72,7 +72,7 @@ class PlainSpokenServer(MCPServer[Any]):
         except UnexpectedToolError as crash:
             cause = _innermost(crash)
             log_crash("tool", name, cause)
-            return _failed(f"{name} failed in the server (the server's log has the error); the call may be retried")
+            return _failed(f"{name} failed in the server (the server's log has the error)")
         except ToolError as refused:
             if isinstance(refused.__cause__, ValidationError):
                 problems = argument_problems(refused.__cause__)

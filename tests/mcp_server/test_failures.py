@@ -102,6 +102,24 @@ async def test_a_crashing_tool_tells_the_caller_little_and_logs_one_line(capsys)
     assert "KeyError: 'width'" in log and "test_failures.py:" in log, "the error and where it was raised"
 
 
+async def test_a_crashing_prompt_is_an_internal_error_that_names_no_detail(capsys):
+    server = PlainSpokenServer("crashes")
+
+    @server.prompt(description="Fails in its own code.")
+    def fragile(topic: str) -> str:
+        return f"{topic}: {1 / len(topic.strip())}"  # a ZeroDivisionError for a blank-looking topic
+
+    async with Client(server) as client:
+        with pytest.raises(MCPError) as failed:
+            await client.get_prompt("fragile", {"topic": "   "})
+        fine = await client.get_prompt("fragile", {"topic": "ab"})
+    assert failed.value.error.code == -32603 and "division" not in failed.value.error.message
+    assert failed.value.error.message.startswith("the prompt 'fragile' failed in the server")
+    assert fine.messages[0].content.text == "ab: 0.5"
+    log = capsys.readouterr().err
+    assert len(log.splitlines()) == 1 and "prompt_crashed" in log and "ZeroDivisionError" in log, log
+
+
 def test_library_records_become_one_line_exceptions_included(capsys):
     root = logging.getLogger()
     saved = root.handlers[:], root.level

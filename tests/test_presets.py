@@ -137,7 +137,7 @@ async def test_a_judge_left_out_of_the_members_scores_every_answer_alone(fake_ll
         policy="judge_does_not_answer", judge="atlas")
     assert [(r.reviewer, sorted(r.scores)) for r in chosen.reviews] == [("atlas", others)]
     assert [e.member for e in chosen.ranking] == others and all(e.n_reviews == 1 for e in chosen.ranking)
-    assert len([r for r in fake_llm.requests_for("model-atlas")]) == 1, "the judge only judges"
+    assert len(fake_llm.requests_for("model-atlas")) == 1, "the judge only judges"
 
 
 async def test_the_second_judge_can_be_named_and_the_stored_run_keeps_the_policy(tmp_path):

@@ -8,6 +8,7 @@ are kept in ``reviews[].labels`` for audit.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Literal
 
@@ -296,3 +297,54 @@ class CouncilResult(_Record):
         if self.final_answer is not None:
             total = total + self.final_answer.usage
         return total
+
+
+# How much of a blocked text an output keeps: enough words to tell which answer it was, never the passage.
+_EXCERPT_WORDS = 4
+_EXCERPT_CHARS = 32
+_DIGIT = re.compile(r"\d")
+
+
+def masked_excerpt(text: str, category: str) -> str:
+    """What outputs show in place of text the safety gate blocked: its first words, digits starred, then why.
+
+    ``masked_excerpt("To build a pipe bomb, step 1 ...", "weapon_making")`` is
+    ``"To build a pipe …[blocked: weapon_making]"``. The same form stands for
+    a blocked answer's content and for a finding's evidence.
+    """
+    kept: list[str] = []
+    for word in text.split():
+        if len(kept) == _EXCERPT_WORDS or len(" ".join([*kept, word])) > _EXCERPT_CHARS:
+            break
+        kept.append(_DIGIT.sub("*", word.lstrip("…")))
+    lead = " ".join(w for w in kept if w)
+    return f"{lead} …[blocked: {category}]" if lead else f"…[blocked: {category}]"
+
+
+def _masked_verdict(verdict: SafetyVerdict) -> SafetyVerdict:
+    findings = [f.model_copy(update={"evidence": masked_excerpt(f.evidence, f.category)}) for f in verdict.findings]
+    return verdict.model_copy(update={"findings": findings})
+
+
+def masked_answer(answer: AnswerRecord) -> AnswerRecord:
+    """``answer`` as outputs show it: a blocked answer's text and every finding's evidence masked."""
+    findings = answer.safety.findings if answer.safety is not None else []
+    update: dict[str, object] = {}
+    if answer.safety is not None and findings:
+        update["safety"] = _masked_verdict(answer.safety)
+    if answer.status == "blocked" and answer.content is not None:
+        update["content"] = masked_excerpt(answer.content, findings[0].category if findings else "unsafe")
+    return answer.model_copy(update=update) if update else answer
+
+
+def masked(result: CouncilResult) -> CouncilResult:
+    """A copy of ``result`` fit to show: what the safety gate blocked is masked (see :func:`masked_excerpt`).
+
+    Every output (the CLI, ``GET /v1/council/runs/ID``, MCP, the page) shows
+    this copy; the store and the Python API keep the original, and
+    ``council show RUN --reveal-blocked`` prints it for an audit of the gate.
+    """
+    answers = [masked_answer(a) for a in result.answers]
+    if all(new is old for new, old in zip(answers, result.answers, strict=True)):
+        return result
+    return result.model_copy(update={"answers": answers})

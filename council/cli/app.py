@@ -85,6 +85,8 @@ def _parser() -> argparse.ArgumentParser:
     from council.cli.rubric import add_rubric_commands
 
     add_rubric_commands(commands)
+    show.add_argument("--reveal-blocked", action="store_true",
+                      help="print what the safety gate blocked as it was written (masked otherwise), for an audit")
     add_db_commands(commands)
 
     config = commands.add_parser("config", help="inspect a council config")
@@ -107,6 +109,7 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
     chair: dict[str, Any] = {}  # left out: the preset's chairman, else the config's
     if args.chairman is not None:
         chair["chairman"] = None if args.chairman.lower() == "none" else args.chairman
+    from council.result import masked
     live = LiveView() if rich_wanted(sys.stderr, json=args.json, quiet=args.quiet) else None
     progress = live or (None if args.quiet else ProgressPrinter())
     async with Council(config, environ=environ) as council:
@@ -115,17 +118,21 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
             result = await council.ask(args.question, members=members, on_event=progress, rubric=rubric,
                                        preset=args.preset, max_usd=args.max_usd, **chair)
     if args.json:
-        print(json.dumps(result.model_dump(mode="json"), indent=2))
+        print(json.dumps(shown.model_dump(mode="json"), indent=2))
     elif rich_wanted(sys.stdout, quiet=args.quiet):
         from rich.console import Console
 
+    shown = masked(result)
         from council.cli.rich_report import render_rich_compare, render_rich_report
 
-        Console().print(render_rich_compare(result) if args.command == "compare" else render_rich_report(result))
+        Console().print(render_rich_compare(shown) if args.command == "compare" else render_rich_report(shown))
     elif args.command == "compare":
-        print(render_compare(result))
+        print(render_compare(shown))
     else:
-        print(render_report(result))
+        print(render_report(shown))
+    if result.status == "blocked":
+        print_error(f"council: run blocked: {blocked_reason(result)}", sys.stderr)
+        return EXIT_BLOCKED
     if result.status != "complete" or not result.ranking:
         reason = result.error or "; ".join(result.degraded_reasons) or "no ranking was produced"
         print_error(f"council: run failed: {reason}", sys.stderr)
@@ -140,6 +147,7 @@ def _show(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     try:
         result = store.get(args.run_id)
     finally:
+    from council.result import masked
         store.close()
     if result is None:
         raise UsageError(f"no run {args.run_id!r} in {store.path} (see `council runs`)")
@@ -148,6 +156,12 @@ def _show(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 
 
 def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    if args.reveal_blocked:
+        blocked = [a.member for a in result.answers if a.status == "blocked"]
+        print(f"council: --reveal-blocked: showing {len(blocked)} blocked answer(s) unmasked"
+              + (f" ({', '.join(blocked)})" if blocked else ""), file=sys.stderr)
+    else:
+        result = masked(result)
     from council.cli.db import age
     from council.cli.render import render_cost_since, render_runs
 

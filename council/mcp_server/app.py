@@ -27,7 +27,15 @@ from council.errors import CouncilError, StorageError
 from council.events import StageEvent
 from council.mcp_server.failures import PlainSpokenServer, unknown_rubric_message
 from council.mcp_server.prompts import add_prompts
-from council.mcp_server.results import PROGRESS_STEPS, ask_summary, comparison, progress_of, run_line, verdict_summary
+from council.mcp_server.results import (
+    PROGRESS_STEPS,
+    ask_summary,
+    comparison,
+    progress_of,
+    run_line,
+    run_record,
+    verdict_summary,
+)
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.pipeline.targets import evaluate_target as evaluate_target_with
@@ -152,7 +160,7 @@ def build_server(council: Council) -> MCPServer:
             raise error(f"the run database failed: {exc.cause or exc}") from None
         if result is None:
             raise error(f"no stored run {run_id!r} (list_runs shows the recent ones)")
-        return result.model_dump_json()
+        return run_record(result)
 
     @server.resource("run://{run_id}", description="A stored council run, as JSON.", mime_type="application/json")
     async def run_resource(run_id: str) -> str:

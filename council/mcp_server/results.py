@@ -2,8 +2,9 @@
 
 Plain dicts of JSON values, built from :class:`~council.result.CouncilResult`
 and :class:`~council.rubrics.RubricVerdict`; the whole result stays one
-``get_run`` away. Also the map from a run's events to progress
-notifications. Knows nothing of the MCP protocol itself.
+``get_run`` away. What the safety gate blocked is masked in every one of
+them (:func:`council.result.masked`). Also the map from a run's events to
+progress notifications. Knows nothing of the MCP protocol itself.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from council.events import StageEvent
 from council.pipeline.cost import cost_summary
-from council.result import CouncilResult
+from council.result import CouncilResult, masked
 from council.rubrics import RubricVerdict
 from council.storage import RunSummary
 
@@ -66,6 +67,7 @@ def ask_summary(result: CouncilResult) -> dict[str, Any]:
 
 def comparison(result: CouncilResult) -> dict[str, Any]:
     """``compare_answers``' answer: every member's answer beside its rank and per-criterion scores."""
+    result = masked(result)
     ranked = {entry.member: entry for entry in result.ranking}
     answers = []
     for answer in result.answers:
@@ -82,6 +84,11 @@ def comparison(result: CouncilResult) -> dict[str, Any]:
         })
     return {"run_id": result.run_id, "status": result.status, "answers": answers,
             "degraded_reasons": list(result.degraded_reasons), "cost": cost_summary(result)}
+
+
+def run_record(result: CouncilResult) -> str:
+    """A stored run in full, as ``get_run`` and ``run://ID`` give it: JSON, with blocked text masked."""
+    return masked(result).model_dump_json()
 
 
 def verdict_summary(verdict: RubricVerdict) -> dict[str, Any]:

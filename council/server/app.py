@@ -23,6 +23,7 @@ from council.config import CouncilConfig, server_api_keys
 from council.errors import CouncilError, StorageError, UnsafeBinding, storage_cause
 from council.logs import get_logger
 from council.pipeline.orchestrator import Council
+from council.result import masked
 from council.rubrics.catalog import shipped_rubrics
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, PRESET_PREFIX, ChatHandler
 from council.server.guards import Cors, access_log_middleware, read_body
@@ -195,7 +196,8 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
         stored = await store.call(store.get, run_id) if store is not None else None
         if stored is None:
             raise ApiError(404, f"no council run {run_id!r}", param="run_id", code="run_not_found")
-        return web.json_response(stored.model_dump(mode="json"))
+        # What the safety gate blocked is masked here as everywhere; the store keeps it as it was.
+        return web.json_response(masked(stored).model_dump(mode="json"))
 
     async def healthz(_request: web.Request) -> web.Response:
         admission = chat.admission.stats()

@@ -11,6 +11,13 @@ Every event is ``{"seq", "kind", "data"}``. Besides the pipeline's own
 kinds (:mod:`council.events`) there are two more: ``result`` (the run's
 summary, always last: status, degradation, final answer) and ``error`` (the
 run could not be carried out at all).
+
+Text the safety gate blocks never goes out, live or replayed: it is masked
+as everywhere else (:func:`council.result.masked`). The gate decides once
+every answer is in, so a live answer is screened as it arrives: with the
+pattern gate, the same patterns run on it at once; with an LLM classifier,
+its text waits for the member's verdict (the ``answer`` event goes out at
+once without it, and again with it, masked if blocked).
 """
 
 from __future__ import annotations
@@ -19,16 +26,26 @@ import asyncio
 import json
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from aiohttp import web
 
+from council.config import CouncilConfig
 from council.pipeline.cost import cost_summary
-from council.result import CouncilResult
+from council.result import CouncilResult, masked, masked_excerpt
 from council.review.prompt import labels_for
+from council.safety.gate import check_answer
 
 Event = dict[str, Any]
 KEEP_FINISHED = 64
+GateMode = Literal["off", "patterns", "classifier"]
+
+
+def gate_mode(config: CouncilConfig) -> GateMode:
+    """How the run's safety gate decides, which says when a live answer's text may go out."""
+    if not config.safety.enabled:
+        return "off"
+    return "classifier" if config.safety.llm_member is not None else "patterns"
 
 
 def summary(result: CouncilResult) -> dict[str, Any]:
@@ -55,7 +72,8 @@ def with_labels(kind: str, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def replay_events(result: CouncilResult, chairman: str | None = None) -> list[Event]:
-    """The events a stored run would have sent, rebuilt from its result."""
+    """The events a stored run would have sent, rebuilt from its result (blocked text masked)."""
+    result = masked(result)
     kinds: list[tuple[str, dict[str, Any]]] = [
         ("run_started", {"members": [a.member for a in result.answers], "chairman": chairman,
                          "simulated": result.simulated}),
@@ -95,17 +113,52 @@ def replay_events(result: CouncilResult, chairman: str | None = None) -> list[Ev
 class LiveRun:
     """One run's events so far, and a way to wait for the next."""
 
-    def __init__(self, run_id: str, conversation_id: str) -> None:
+    def __init__(self, run_id: str, conversation_id: str, gate: GateMode = "patterns") -> None:
         self.run_id = run_id
         self.conversation_id = conversation_id
+        self.gate = gate
         self.events: list[Event] = []
         self.finished = False
         self._changed = asyncio.Event()
+        self._held: dict[str, dict[str, Any]] = {}  # answers waiting for the classifier's verdict, by member
 
     def add(self, kind: str, data: dict[str, Any]) -> None:
         """Append an event and wake every subscriber (callable from a synchronous event sink)."""
-        self.events.append({"seq": len(self.events), "kind": kind, "data": with_labels(kind, data)})
+        if kind == "answer":
+            data = self._screened(data)
+        elif kind == "safety":
+            self._append(kind, {**data, "findings": [{**f, "evidence": masked_excerpt(f["evidence"], f["category"])}
+                                                     for f in data.get("findings") or []]})
+            held = self._held.pop(data.get("member", ""), None)
+            if held is not None:
+                category = (data.get("findings") or [{"category": "unsafe"}])[0]["category"]
+                self._append("answer", held if data.get("passed") else
+                             {**held, "status": "blocked", "content": masked_excerpt(held["content"], category)})
+            self._wake()
+            return
+        elif kind in ("stage_started", "run_finished") and self._held:
+            # Past the gate without a verdict (it did not check them): nothing more will come for these.
+            for held in self._held.values():
+                self._append("answer", held)
+            self._held.clear()
+        self._append(kind, data)
         self._wake()
+
+    def _screened(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """An ``answer`` event as it may go out before the gate has spoken."""
+        content = answer.get("content")
+        if answer.get("status") != "ok" or not isinstance(content, str) or self.gate == "off":
+            return answer
+        if self.gate == "classifier":
+            self._held[answer["member"]] = answer
+            return {**answer, "content": None}
+        verdict = check_answer(content)
+        if verdict.passed:
+            return answer
+        return {**answer, "content": masked_excerpt(content, verdict.findings[0].category)}
+
+    def _append(self, kind: str, data: dict[str, Any]) -> None:
+        self.events.append({"seq": len(self.events), "kind": kind, "data": with_labels(kind, data)})
 
     def finish(self) -> None:
         """Mark the run over: subscribers drain what is left and stop."""
@@ -136,9 +189,9 @@ class LiveRuns:
         self.keep = keep
         self._runs: OrderedDict[str, LiveRun] = OrderedDict()
 
-    def start(self, run_id: str, conversation_id: str) -> LiveRun:
-        """Register a run about to start."""
-        run = LiveRun(run_id, conversation_id)
+    def start(self, run_id: str, conversation_id: str, gate: GateMode = "patterns") -> LiveRun:
+        """Register a run about to start; ``gate`` is how its safety gate decides (:func:`gate_mode`)."""
+        run = LiveRun(run_id, conversation_id, gate)
         self._runs[run_id] = run
         self._evict()
         return run

@@ -33,7 +33,7 @@ from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.server.chat import ChatHandler
 from council.server.guards import read_body
-from council.server.live import LiveRun, LiveRuns, replay_events, stream_events, summary
+from council.server.live import LiveRun, LiveRuns, gate_mode, replay_events, stream_events, summary
 from council.server.schema import ApiError, decode_body
 from council.server.web_input import conversation_fields, question_of
 from council.storage.conversations import Conversation, ConversationStore
@@ -251,7 +251,7 @@ class WebApi:
         except BaseException:
             self.chat.admission.release()
             raise
-        live = self.live.start(run_id, conversation.id)
+        live = self.live.start(run_id, conversation.id, gate_mode(self.config))
         task = self.chat.start_admitted(self._run(live, messages, conversation))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)

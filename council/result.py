@@ -244,8 +244,10 @@ class CouncilResult(_Record):
 
     run_id: str
     created_at: datetime
-    # interrupted: stopped before it finished (a cancelled caller, a server shutdown, a killed process).
-    status: Literal["running", "complete", "failed", "interrupted"] = "running"
+    # blocked: it ran to the end, but the safety gate set every answer aside, so there is no answer to give
+    # (final_answer says so and names the categories). interrupted: stopped before it finished (a cancelled
+    # caller, a server shutdown, a killed process).
+    status: Literal["running", "complete", "blocked", "failed", "interrupted"] = "running"
     error: str | None = None
     question: list[ChatMessage]
     simulated: bool = False

@@ -3,7 +3,11 @@
 Every failure a user can cause (a bad flag, a bad config, a missing key, an
 upstream that refuses) ends with one clear line on stderr and a non-zero exit
 code, never a traceback. Exit codes: 0 success, 1 the run failed, 2 usage or
-configuration error, 130 interrupted.
+configuration error, 3 the safety gate blocked every answer (the run is
+stored with status ``blocked``), 130 interrupted.
+
+Blocked text is masked in every output (:func:`council.result.masked`);
+only ``council show RUN --reveal-blocked`` prints it, for an audit of the gate.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from council._version import __version__
 from council.cli.common import (
+    EXIT_BLOCKED,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -102,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
 
 async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ: Mapping[str, str]) -> int:
     from council.cli.live import LiveView, print_error, rich_wanted
-    from council.cli.render import ProgressPrinter, render_compare, render_report
+    from council.cli.render import ProgressPrinter, blocked_reason, render_compare, render_report
     from council.pipeline.orchestrator import Council
 
     members = [m.strip() for m in args.members.split(",") if m.strip()] if args.members else None

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from council.storage.store import Store
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BLOCKED = 3
+"""The run went through, but the safety gate blocked every answer: no answer, and not a failure of the run."""
 
 
 class UsageError(CouncilError):

@@ -165,7 +165,10 @@ class LiveView:
 
     def _finish(self, finished: RunFinishedData) -> None:
         self._elapsed = time.monotonic() - self._started
-        if finished["status"] == "complete":
+        if finished["status"] == "blocked":
+            # Not a crash and not an answer: the run went through, and the gate withheld what it produced.
+            self._outcome = Text("run blocked: every answer was blocked by the safety gate", style="bold yellow")
+        elif finished["status"] == "complete":
             words = "run complete" + (" (degraded)" if finished["degraded"] else "")
             self._outcome = Text(words, style="yellow" if finished["degraded"] else "green")
         else:

@@ -57,6 +57,13 @@ def member_rows(result: CouncilResult) -> list[list[str]]:
 
 
 def members_table(result: CouncilResult) -> str:
+def blocked_reason(result: CouncilResult) -> str:
+    """Why a ``blocked`` run has no answer, naming the safety categories: the same words in every output."""
+    categories = sorted({f.category for a in result.answers if a.status == "blocked" and a.safety is not None
+                         for f in a.safety.findings})
+    return "every answer was blocked by the safety gate" + (f" ({', '.join(categories)})" if categories else "")
+
+
     """Each member's Stage 1 status, latency, tokens and failure or safety reason."""
     return text_table(MEMBER_HEADER, member_rows(result))
 
@@ -91,7 +98,7 @@ def render_report(result: CouncilResult) -> str:
     if result.status == "failed":
         parts.append(f"Run failed: {result.error}\n")
     elif final is not None and final.blocked:
-        parts.append("No final answer: every answer was blocked by the safety gate.\n")
+        parts.append(f"No answer: {blocked_reason(result)}.\n")
     elif final is not None:
         source = "chairman" if final.source == "chairman" else "top-ranked answer"
         parts.append(f"Final answer (by {final.by}, {source}):\n\n{final.content.strip()}\n")

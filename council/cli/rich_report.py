@@ -18,6 +18,7 @@ from rich.text import Text
 from council.cli.render import (
     MEMBER_HEADER,
     agreement_line,
+    blocked_reason,
     confidence_line,
     cost_line,
     member_rows,
@@ -107,7 +108,7 @@ def render_rich_report(result: CouncilResult) -> RenderableType:
     if result.status == "failed":
         parts.append(Text(f"Run failed: {clean(str(result.error))}", style="bold red"))
     elif final is not None and final.blocked:
-        parts.append(Text("No final answer: every answer was blocked by the safety gate.", style="bold red"))
+        parts.append(Text(f"No answer: {blocked_reason(result)}.", style="bold yellow"))
     elif final is not None:
         source = "chairman" if final.source == "chairman" else "top-ranked answer"
         parts.append(Panel(Markdown(clean(final.content.strip())), title=f"Final answer (by {clean(final.by)}, "

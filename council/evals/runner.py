@@ -220,7 +220,7 @@ class EvalRunner:
         answer, by = None, None
         if result is not None:
             final = result.final_answer
-            if result.status != "complete":
+            if result.status not in ("complete", "blocked"):
                 status, error = "failed", result.error or "the council run failed"
             elif final is None or final.blocked or not final.content.strip():
                 status, error = "failed", "no final answer (every answer was blocked or empty)"

@@ -88,7 +88,8 @@ def build_server(council: Council) -> MCPServer:
         finally:
             steps.put_nowait(None)
             await reporter
-        if result.status != "complete":
+        # A blocked run is an answer too: its status says so and its final_answer says why, as on the server.
+        if result.status not in ("complete", "blocked"):
             raise ToolError(f"the council could not answer (run {result.run_id}): {result.error or result.status}")
         return result
 

@@ -354,7 +354,7 @@ class Council:
             result.degrade(f"chairman fallback: {result.final_answer.fallback_reason}")
         if ctx.listening:
             ctx.emit("final", **result.final_answer.model_dump())
-        result.status = "complete"
+        result.status = "blocked" if result.final_answer.blocked else "complete"
         return await self._finish(ctx, started)
 
     async def _rank(self, ctx: RunContext, surviving: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]],

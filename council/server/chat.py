@@ -75,6 +75,11 @@ def failure_error(result: CouncilResult) -> ApiError:
 
 
 def finish_reason(result: CouncilResult) -> str:
+def answered(result: CouncilResult) -> bool:
+    """True for a run with something to send: an answer, or (``blocked``) the line saying it was withheld."""
+    return result.status in ("complete", "blocked") and result.final_answer is not None
+
+
     """``content_filter`` when the safety gate left no answer, else ``stop``."""
     return "content_filter" if result.final_answer is not None and result.final_answer.blocked else "stop"
 
@@ -175,7 +180,7 @@ class ChatHandler:
         task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric, params=params,
                                                     preset=preset, max_usd=body.council_max_usd))
         result = await self._await_run(task)
-        if result.status != "complete" or result.final_answer is None:
+        if not answered(result) or result.final_answer is None:
             raise failure_error(result)
         payload = completion_body(completion_id, created, body.model, result.final_answer.content,
                                   finish_reason(result), result.usage, {"council": council_summary(result)})
@@ -385,7 +390,7 @@ class _StreamRun:
 
     async def _finish(self, result: CouncilResult) -> None:
         await self._close_thinking()
-        if result.status != "complete" or result.final_answer is None:
+        if not answered(result):
             await self.writer.error(f"the council could not answer: {result.error}", code="council_failed")
             await self.writer.done()
             return

@@ -278,7 +278,8 @@ class WebApi:
                 on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id, rubric=rubric,
                 preset=conversation.preset)
             final = result.final_answer
-            if result.status == "complete" and final is not None and final.content:
+            # A blocked run's answer is the line saying it was withheld: the conversation keeps it, as chat apps do.
+            if result.status in ("complete", "blocked") and final is not None and final.content:
                 await self.conversations.call(self.conversations.add_answer, conversation.id, live.run_id,
                                               final.content, final.by)
             live.add("result", summary(result))

@@ -372,7 +372,7 @@ async def test_every_answer_blocked_gives_a_filtered_result(fake_llm, store):
     unsafe = "To build a pipe bomb, Step 1: fill a steel pipe with black powder. Step 2: cap both ends."
     script_members(fake_llm, **{name: Step(reply=council_member(unsafe, quality_judge)) for name in PROVIDERS})
     result = await run(make_config(fake_llm), store)
-    assert result.status == "complete" and result.ranking == [] and result.reviews == []
+    assert result.status == "blocked" and result.ranking == [] and result.reviews == []
     assert result.final_answer is not None and result.final_answer.blocked
     assert result.final_answer.content.startswith("The council withheld its answer: all ")
     assert all(a.status == "blocked" for a in result.answers)

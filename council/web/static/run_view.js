@@ -437,7 +437,8 @@ export class RunView {
       }
       if (r.simulated) alerts.push(h("p", { class: "muted small", text: "Simulated members: offline, not real models." }));
       this.stageText.textContent = r.status === "complete" ? `Done in ${seconds(r.timings?.total_ms || 0)}.`
-        : r.status === "failed" ? "Failed." : "Interrupted.";
+        : r.status === "blocked" ? "Withheld by the safety gate."
+          : r.status === "failed" ? "Failed." : "Interrupted.";
       this.drawCost();
     } else if (this.ended) {
       alerts.push(h("p", { class: "alert warning", text: "The connection closed before the run reported its end." }));

@@ -251,9 +251,17 @@ class ServerConfig(_Strict):
     cors_origins: list[str] = Field(
         default_factory=list,
         description="Browser origins allowed to call the API (e.g. https://chat.example.com); empty: same origin only.")
-    task_model: str | None = Field(
-        default=None, pattern=r"^member/[A-Za-z0-9_.-]+$",
-        description="member/NAME: chat apps' side tasks (titles, tags, follow-ups) go to that member, not the council.")
+    task_model: str = Field(
+        default="auto",
+        description="Where chat apps' side tasks (titles, tags, follow-ups) go: auto (one member: the chairman, "
+                    "else the cheapest priced member, else the first), council (a full run each), or member/NAME.")
+
+    @field_validator("task_model")
+    @classmethod
+    def _task_model_shape(cls, value: str) -> str:
+        if value in ("auto", "council") or re.fullmatch(r"member/[A-Za-z0-9_.-]+", value):
+            return value
+        raise ValueError(f"task_model must be auto, council or member/NAME, got {value[:80]!r}")
 
     @field_validator("cors_origins")
     @classmethod
@@ -347,8 +355,8 @@ class CouncilConfig(_Strict):
             )
         if self.stages.quorum > len(self.members):
             raise ValueError(f"stages.quorum is {self.stages.quorum} but there are only {len(self.members)} members")
-        task_member = (self.server.task_model or "").removeprefix("member/")
-        if task_member and task_member not in names:
+        task_member = self.server.task_model.removeprefix("member/")
+        if self.server.task_model.startswith("member/") and task_member not in names:
             raise ValueError(f"server.task_model {self.server.task_model!r} names no member; members are: "
                              f"{', '.join(names)}")
         if self.budget.max_usd_per_run is not None or self.budget.max_usd_per_day is not None:

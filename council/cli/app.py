@@ -85,13 +85,13 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("run_id", help="a run id from `council runs`")
     show.add_argument("--config", help="council config file (for the database path)")
     show.add_argument("--json", action="store_true", help="print the stored result JSON")
+    show.add_argument("--reveal-blocked", action="store_true",
+                      help="print what the safety gate blocked as it was written (masked otherwise), for an audit")
 
     from council.cli.db import add_db_commands
     from council.cli.rubric import add_rubric_commands
 
     add_rubric_commands(commands)
-    show.add_argument("--reveal-blocked", action="store_true",
-                      help="print what the safety gate blocked as it was written (masked otherwise), for an audit")
     add_db_commands(commands)
 
     config = commands.add_parser("config", help="inspect a council config")
@@ -109,12 +109,12 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
     from council.cli.live import LiveView, print_error, rich_wanted
     from council.cli.render import ProgressPrinter, blocked_reason, render_compare, render_report
     from council.pipeline.orchestrator import Council
+    from council.result import masked
 
     members = [m.strip() for m in args.members.split(",") if m.strip()] if args.members else None
     chair: dict[str, Any] = {}  # left out: the preset's chairman, else the config's
     if args.chairman is not None:
         chair["chairman"] = None if args.chairman.lower() == "none" else args.chairman
-    from council.result import masked
     live = LiveView() if rich_wanted(sys.stderr, json=args.json, quiet=args.quiet) else None
     progress = live or (None if args.quiet else ProgressPrinter())
     async with Council(config, environ=environ) as council:
@@ -122,12 +122,12 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
         with live or contextlib.nullcontext():
             result = await council.ask(args.question, members=members, on_event=progress, rubric=rubric,
                                        preset=args.preset, max_usd=args.max_usd, **chair)
+    shown = masked(result)
     if args.json:
         print(json.dumps(shown.model_dump(mode="json"), indent=2))
     elif rich_wanted(sys.stdout, quiet=args.quiet):
         from rich.console import Console
 
-    shown = masked(result)
         from council.cli.rich_report import render_rich_compare, render_rich_report
 
         Console().print(render_rich_compare(shown) if args.command == "compare" else render_rich_report(shown))
@@ -147,28 +147,29 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
 
 def _show(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     from council.cli.render import render_report
+    from council.result import masked
 
     store = open_store(args.config, environ)
     try:
         result = store.get(args.run_id)
     finally:
-    from council.result import masked
         store.close()
     if result is None:
         raise UsageError(f"no run {args.run_id!r} in {store.path} (see `council runs`)")
-    print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json else render_report(result))
-    return EXIT_OK
-
-
-def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     if args.reveal_blocked:
         blocked = [a.member for a in result.answers if a.status == "blocked"]
         print(f"council: --reveal-blocked: showing {len(blocked)} blocked answer(s) unmasked"
               + (f" ({', '.join(blocked)})" if blocked else ""), file=sys.stderr)
     else:
         result = masked(result)
+    print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json else render_report(result))
+    return EXIT_OK
+
+
+def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     from council.cli.db import age
-    from council.cli.render import render_cost_since, render_runs
+    from council.cli.render import render_cost_since, render_direct_calls_since, render_runs
+    from council.storage.direct_calls import direct_cost_since
 
     if args.limit < 1:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
@@ -178,6 +179,7 @@ def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         print(render_runs(store.list_runs(args.limit, since)))
         if since is not None:
             print(render_cost_since(since, *store.cost_since(since)))
+            print(render_direct_calls_since(direct_cost_since(store, since)))
     finally:
         store.close()
     return EXIT_OK

@@ -10,6 +10,7 @@ from typing import TextIO
 
 from council.events import StageEvent, describe
 from council.result import CouncilResult
+from council.storage.direct_calls import DirectCallTotals
 from council.storage.store import RunSummary
 from council.text import text_table
 
@@ -56,7 +57,6 @@ def member_rows(result: CouncilResult) -> list[list[str]]:
     return rows
 
 
-def members_table(result: CouncilResult) -> str:
 def blocked_reason(result: CouncilResult) -> str:
     """Why a ``blocked`` run has no answer, naming the safety categories: the same words in every output."""
     categories = sorted({f.category for a in result.answers if a.status == "blocked" and a.safety is not None
@@ -64,6 +64,7 @@ def blocked_reason(result: CouncilResult) -> str:
     return "every answer was blocked by the safety gate" + (f" ({', '.join(categories)})" if categories else "")
 
 
+def members_table(result: CouncilResult) -> str:
     """Each member's Stage 1 status, latency, tokens and failure or safety reason."""
     return text_table(MEMBER_HEADER, member_rows(result))
 
@@ -201,6 +202,17 @@ def render_cost_since(since: datetime, usd: float, runs: int, uncertain: int) ->
     line = f"{period}: {_usd(usd)} over {runs} run{'s' if runs != 1 else ''}"
     if uncertain:
         line += f" ({uncertain} with a partial or unknown cost: members without a price)"
+    return line
+
+
+def render_direct_calls_since(totals: DirectCallTotals) -> str:
+    """``council runs --since``: the calls made outside runs (``member/NAME``, chat apps' side tasks)."""
+    calls = f"{totals.calls} direct call{'s' if totals.calls != 1 else ''} (member/NAME and chat apps' side tasks)"
+    if totals.calls and totals.unpriced == totals.calls:
+        return f"{calls}: cost unknown (members without a price)"
+    line = f"{calls}: {_usd(totals.usd)}"
+    if totals.unpriced:
+        line += f" ({totals.unpriced} unpriced)"
     return line
 
 

@@ -30,6 +30,7 @@ from council.server.guards import Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from council.server.schema import ApiError, decode_body, is_side_task, parse_request
+from council.server.task_routing import TASK_MODEL_HEADER, side_task_member
 from council.server.web import page_access_middleware, register_web
 from council.storage.store import Store
 
@@ -176,11 +177,14 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
             raise ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
         raw = decode_body(await read_body(request, config.server.body_timeout_s))
         body = parse_request(raw)
-        council_model = body.model == COUNCIL_MODEL or body.model.removeprefix(PRESET_PREFIX) in council.presets
-        if council_model and config.server.task_model and is_side_task(body):
-            # A chat app's title or tags: one cheap member, not a whole council run.
-            return await chat.member_completion(request, body, config.server.task_model.removeprefix(MEMBER_PREFIX),
-                                                headers={"x-council-task-model": config.server.task_model})
+        preset_name = body.model.removeprefix(PRESET_PREFIX) if body.model.startswith(PRESET_PREFIX) else None
+        council_model = body.model == COUNCIL_MODEL or preset_name in council.presets
+        if council_model and is_side_task(body):
+            # A chat app's title, tags or follow-ups: one member's quick answer, not a whole council run.
+            member = side_task_member(config, council.presets.get(preset_name or ""))
+            if member is not None:
+                return await chat.member_completion(request, body, member, kind="side-task",
+                                                    headers={TASK_MODEL_HEADER: MEMBER_PREFIX + member})
         if body.model == COUNCIL_MODEL:
             return await chat.council_completion(request, body)
         if body.model.startswith(PRESET_PREFIX) and body.model.removeprefix(PRESET_PREFIX) in council.presets:

@@ -24,7 +24,7 @@ from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.rubrics.catalog import UnknownRubric
 from council.server.admission import Admission, AdmissionRefused
-from council.server.guards import RUN_ID_KEY
+from council.server.guards import RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
 from council.server.metrics import ServerMetrics
 from council.server.relay import relay, relayable, uses_tools
 from council.server.schema import (
@@ -34,8 +34,9 @@ from council.server.schema import (
     member_request_problems,
     to_messages,
 )
-from council.server.spend import DailySpend, check_run_budget, cost_headers
+from council.server.spend import DailySpend, call_cost_headers, check_run_budget, cost_headers
 from council.server.wire import ChunkWriter, completion_body
+from council.storage.direct_calls import CallKind
 from council.types import GenerationParams
 
 COUNCIL_MODEL = "council"
@@ -74,12 +75,12 @@ def failure_error(result: CouncilResult) -> ApiError:
                     code="council_failed", headers={**NO_RETRY, "x-council-run-id": result.run_id})
 
 
-def finish_reason(result: CouncilResult) -> str:
 def answered(result: CouncilResult) -> bool:
     """True for a run with something to send: an answer, or (``blocked``) the line saying it was withheld."""
     return result.status in ("complete", "blocked") and result.final_answer is not None
 
 
+def finish_reason(result: CouncilResult) -> str:
     """``content_filter`` when the safety gate left no answer, else ``stop``."""
     return "content_filter" if result.final_answer is not None and result.final_answer.blocked else "stop"
 
@@ -154,10 +155,16 @@ class ChatHandler:
                                  preset: str | None = None) -> web.StreamResponse:
         """Run the council (or one of its presets: model ``council/NAME``) for one request."""
         council_request_problems(body)
-        if body.tools:
+        if (forced := body.forced_tool_param()) is not None:
             models = ", ".join(f"{MEMBER_PREFIX}{name}" for name in self.council.member_names)
-            raise ApiError(400, f"tools: the council does not call tools; send tool requests to a pass-through "
-                                f"model ({models})", param="tools", code="tools_not_supported")
+            raise ApiError(400, f"{forced}: the council answers in text and cannot be made to call a tool; leave "
+                                f"{forced} unset, 'auto' or 'none', or send tool calls to a pass-through model "
+                                f"({models})", param=forced, code="tool_choice_not_supported")
+        extra_headers = {}
+        if body.tool_definitions:
+            # Chat apps attach their tools to every question; the council answers in text, and says so.
+            request[TOOLS_IGNORED_KEY] = body.tool_definitions
+            extra_headers[TOOLS_IGNORED_HEADER] = str(body.tool_definitions)
         messages = to_messages(body)
         params = body.params()
         check_run_budget(self.council, body.council_max_usd)
@@ -176,7 +183,7 @@ class ChatHandler:
         created = int(time.time())
         if body.stream:
             return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric, params,
-                                              preset)
+                                              preset, extra_headers)
         task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric, params=params,
                                                     preset=preset, max_usd=body.council_max_usd))
         result = await self._await_run(task)
@@ -184,18 +191,20 @@ class ChatHandler:
             raise failure_error(result)
         payload = completion_body(completion_id, created, body.model, result.final_answer.content,
                                   finish_reason(result), result.usage, {"council": council_summary(result)})
-        return web.json_response(payload, headers={"x-council-run-id": run_id, **cost_headers(result)})
+        return web.json_response(payload, headers={"x-council-run-id": run_id, **cost_headers(result),
+                                                   **extra_headers})
 
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, messages: list[Any],
                               run_id: str, completion_id: str, created: int, rubric: Any,
-                              params: GenerationParams, preset: str | None) -> web.StreamResponse:
+                              params: GenerationParams, preset: str | None,
+                              extra_headers: dict[str, str]) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
         task = self.start_admitted(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait,
                                                     rubric=rubric, params=params, preset=preset,
                                                     max_usd=body.council_max_usd))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-            "x-council-run-id": run_id,
+            "x-council-run-id": run_id, **extra_headers,
         })
         try:
             await response.prepare(request)
@@ -211,12 +220,15 @@ class ChatHandler:
     # -- pass-through members ---------------------------------------------------
     async def member_completion(
         self, request: web.Request, body: ChatCompletionRequest, member: str, headers: dict[str, str] | None = None,
-        raw: dict[str, Any] | None = None,
+        raw: dict[str, Any] | None = None, kind: CallKind = "pass-through",
     ) -> web.StreamResponse:
         """Proxy the request to one member (``headers`` are added to the response).
 
         A request using tools is relayed as it came (``raw``, the decoded
         body) to an OpenAI-format member: see :mod:`council.server.relay`.
+        Every call is counted (``kind``: a pass-through, or a side task the
+        server routed) toward the day's spend and ``council runs --since``;
+        a plain answer carries ``x-council-cost-usd`` when the member is priced.
         """
         try:
             provider = self.council.provider(member)
@@ -239,12 +251,12 @@ class ChatHandler:
                 completion = await provider.complete(messages, params)
             except ProviderError as error:
                 raise upstream_error(error) from None
-            await self.spend.add_call(member, completion.usage)
+            usd = self.spend.record_call_soon(member, kind, completion.usage)
             return web.json_response(completion_body(completion_id, created, body.model, completion.content,
                                                      provider.openai_finish_reason(completion.finish_reason),
                                                      completion.usage,
                                                      upstream_finish_reason=completion.finish_reason),
-                                     headers=headers)
+                                     headers={**(headers or {}), **call_cost_headers(usd)})
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                                                **(headers or {})})
         stream = provider.stream(messages, params)
@@ -272,7 +284,7 @@ class ChatHandler:
             await writer.delta({"role": "assistant", "content": ""})
         streamed = stream.completion
         if streamed is not None:
-            await self.spend.add_call(member, streamed.usage)
+            self.spend.record_call_soon(member, kind, streamed.usage)
         upstream_reason = streamed.finish_reason if streamed else None
         await writer.delta({}, provider.openai_finish_reason(upstream_reason), upstream_reason)
         if streamed is not None:

@@ -8,7 +8,8 @@
   API is same-origin, as browsers enforce by default, and a cross-origin
   preflight is refused with 403 rather than a confusing 405.
 * :func:`access_log_middleware` writes one structured line per request:
-  method, path, status, latency, run id and client address; never the query
+  method, path, status, latency, run id, client address and how many tool
+  definitions the council answered without calling; never the query
   string (``?token=``), headers or bodies.
 
 This module knows HTTP and the server settings; it knows nothing of councils.
@@ -28,9 +29,12 @@ from council.server.schema import ApiError
 
 # The chat handler names its run here before any response exists (a client may leave before one does).
 RUN_ID_KEY = web.RequestKey("council_run_id", str)
+# How many tool definitions a council request carried that the council answered without calling (0: none).
+TOOLS_IGNORED_KEY = web.RequestKey("council_tools_ignored", int)
+TOOLS_IGNORED_HEADER = "x-council-tools-ignored"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _CORS_METHODS = "GET, POST, PATCH, DELETE, OPTIONS"
-_CORS_EXPOSED = "x-council-run-id, Retry-After"
+_CORS_EXPOSED = "x-council-run-id, x-council-cost-usd, x-council-tools-ignored, Retry-After"
 _CORS_MAX_AGE = "600"
 
 
@@ -104,6 +108,7 @@ async def access_log_middleware(request: web.Request, handler: Handler) -> web.S
         raise
     finally:
         run_id = request.get(RUN_ID_KEY) or (response.headers.get("x-council-run-id") if response else None)
+        extra = {"tools_ignored": ignored} if (ignored := request.get(TOOLS_IGNORED_KEY)) else {}
         access_logger().info("request", method=request.method, path=request.path, status=status,
                              latency_ms=round((time.perf_counter() - started) * 1000, 1), run_id=run_id,
-                             client=request.remote)
+                             client=request.remote, **extra)

@@ -30,8 +30,9 @@ TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
 
 
 def uses_tools(body: ChatCompletionRequest) -> bool:
-    """Whether a request defines tools or carries a tool exchange (tool messages, assistant tool calls)."""
-    return bool(body.tools) or any(m.role == "tool" or m.tool_calls for m in body.messages)
+    """Whether a request defines tools, forces a tool call, or carries a tool exchange (tool messages, calls)."""
+    return (bool(body.tools) or body.forced_tool_param() is not None
+            or any(m.role == "tool" or m.tool_calls for m in body.messages))
 
 
 def relayable(provider: Provider, body: ChatCompletionRequest) -> OpenAIProvider:

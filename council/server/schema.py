@@ -32,11 +32,13 @@ from pydantic import (
     field_validator,
 )
 
+from council.side_tasks import side_task_kind
 from council.types import ChatMessage, GenerationParams, ImageRef, ReasoningEffort, check_response_format
 
 MAX_TOKENS_LIMIT = 1_000_000
 """The largest ``max_tokens`` / ``max_completion_tokens`` accepted; no model comes near it."""
 _INT64 = 2**63
+_TOOL_CHOICES = ("none", "auto", "required")
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # pydantic puts the tried type of a union member into error locations; field names are snake_case.
@@ -150,10 +152,42 @@ class ChatCompletionRequest(_Lenient):
     council_rubric: StrictStr | None = Field(default=None, max_length=300)
     council_max_usd: Number | None = Field(default=None, gt=0, le=100_000)
 
+    @field_validator("tool_choice")
+    @classmethod
+    def _tool_choice_shape(cls, value: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
+        if isinstance(value, str) and value not in _TOOL_CHOICES:
+            raise ValueError(f"expected 'none', 'auto', 'required' or an object naming a tool, got {value[:40]!r}")
+        if isinstance(value, dict) and not isinstance(value.get("type"), str):
+            raise ValueError("an object tool_choice needs a type ('function', 'custom' or 'allowed_tools')")
+        return value
+
     @field_validator("response_format")
     @classmethod
     def _response_format_shape(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return None if value is None else check_response_format(value)
+
+    @property
+    def tool_definitions(self) -> int:
+        """How many tool definitions (``tools`` and legacy ``functions``) the request carries."""
+        return len(self.tools or ()) + len(self.functions or ())
+
+    def forced_tool_param(self) -> str | None:
+        """The parameter that obliges the model to call a tool (``tool_choice``, ``function_call``), if any.
+
+        ``"none"`` and ``"auto"`` leave the model free to answer in text, as
+        does ``allowed_tools`` in ``auto`` mode; ``"required"``, a named
+        function or tool, and ``allowed_tools`` in ``required`` mode do not.
+        """
+        choice = self.tool_choice
+        if choice == "required":
+            return "tool_choice"
+        if isinstance(choice, dict):
+            allowed = choice.get("allowed_tools")
+            if not (choice["type"] == "allowed_tools" and isinstance(allowed, dict) and allowed.get("mode") == "auto"):
+                return "tool_choice"
+        if isinstance(self.function_call, dict):
+            return "function_call"
+        return None
 
     @property
     def include_usage(self) -> bool:
@@ -198,9 +232,9 @@ def _output_problems(request: ChatCompletionRequest, council: bool) -> None:
         raise _refuse("modalities", 'Council answers in text only; modalities must be ["text"] or unset')
     if request.prediction is not None:
         raise _refuse("prediction", "predicted outputs are not supported")
-    if request.functions:
+    if not council and request.functions:
         raise _refuse("functions", "legacy function calling is not supported; leave functions unset")
-    if isinstance(request.function_call, dict):
+    if not council and isinstance(request.function_call, dict):
         raise _refuse("function_call", "legacy function calling is not supported; a function call cannot be forced")
     if request.web_search_options is not None:
         raise _refuse("web_search_options", "web search is not supported")
@@ -230,15 +264,20 @@ def council_request_problems(request: ChatCompletionRequest) -> None:
     Refused unless left at the default: ``response_format`` other than
     ``{"type": "text"}`` (the chairman writes prose), ``logprobs``,
     ``top_logprobs``, ``logit_bias``, ``audio``, ``modalities`` other than
-    ``["text"]``, ``prediction``, ``functions`` / a forced
-    ``function_call``, ``web_search_options`` and ``verbosity`` (``n`` other
-    than 1 and a forced ``tool_choice`` are refused by :func:`parse_request`).
+    ``["text"]``, ``prediction``, ``web_search_options`` and ``verbosity``
+    (``n`` other than 1 is refused by :func:`parse_request`).
 
     Accepted as metadata that asks nothing of the answer: ``metadata``,
-    ``store``, ``service_tier``, ``parallel_tool_calls``,
-    ``prompt_cache_key``, ``prompt_cache_retention``, ``safety_identifier``,
-    ``stream_options``. ``tools`` are refused by the council handler, which
-    names the pass-through models (``member/NAME`` relays them).
+    ``store``, ``service_tier``, ``prompt_cache_key``,
+    ``prompt_cache_retention``, ``safety_identifier``, ``stream_options``.
+
+    Tools (``tools``, legacy ``functions``, ``parallel_tool_calls``) are
+    accepted and not called: the OpenAI API lets a model answer in text
+    when it is free to, and chat apps such as Open WebUI attach their
+    builtin tools to every request. The council handler counts them in
+    ``x-council-tools-ignored`` and refuses only a choice that forces a
+    call (:meth:`ChatCompletionRequest.forced_tool_param`), naming the
+    pass-through models, which relay tools.
     """
     if request.response_format is not None and request.response_format != {"type": "text"}:
         kind = request.response_format["type"]
@@ -305,16 +344,13 @@ def decode_body(raw: bytes) -> dict[str, Any]:
 def is_side_task(request: ChatCompletionRequest) -> bool:
     """Whether a request is a chat app's side task (a title, tags, follow-up questions), not a user's question.
 
-    The rule, kept narrow so a real question is never taken for one: the
-    last user message is shaped like Open WebUI's task prompts, which open
-    with ``### Task:`` and quote the conversation inside ``<chat_history>``
-    tags (titles, tags, follow-ups, search queries, autocompletion).
+    The rule is :func:`council.side_tasks.side_task_kind`'s, read on the
+    last user message: kept narrow, so a real question is never taken for one.
     """
     last = next((m for m in reversed(request.messages) if m.role == "user"), None)
     if last is None or not isinstance(last.content, str):
         return False
-    text = last.content.lstrip()
-    return text.startswith("### Task:") and "<chat_history>" in text
+    return side_task_kind(last.content) is not None
 
 
 def parse_request(data: dict[str, Any]) -> ChatCompletionRequest:
@@ -332,9 +368,6 @@ def parse_request(data: dict[str, Any]) -> ChatCompletionRequest:
         raise ApiError(400, "the request is nested too deeply") from None
     if request.n is not None and request.n != 1:
         raise ApiError(400, f"n: only 1 completion per request is supported, got {request.n}", param="n")
-    choice = request.tool_choice
-    if choice == "required" or isinstance(choice, dict):
-        raise ApiError(400, "tool_choice: the council cannot be forced to call a tool", param="tool_choice")
     return request
 
 

@@ -21,6 +21,7 @@ from council.pipeline.cost import usd_of
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.server.schema import ApiError
+from council.storage.direct_calls import CallKind, DirectCall, record_call
 from council.storage.spend import add_spend, spent_on, today
 from council.storage.store import Store
 from council.types import Usage
@@ -85,9 +86,29 @@ class DailySpend:
         """Count a finished run's cost."""
         await self.add(result.cost.total_usd if result.cost is not None else None)
 
-    async def add_call(self, member: str, usage: Usage) -> None:
-        """Count a pass-through call's cost."""
-        await self.add(usd_of(usage, self.prices.get(member)))
+    def record_call_soon(self, member: str, kind: CallKind, usage: Usage) -> float | None:
+        """Count a call made outside a run (pass-through, side task) behind its answer; its cost, if priced.
+
+        The call's row goes to the run database (``council runs --since``)
+        and its cost to the day's sum, in the background: the answer never
+        waits for the database.
+        """
+        usd = usd_of(usage, self.prices.get(member))
+        call = DirectCall(member, kind, usage.prompt_tokens, usage.completion_tokens, usd).stamped()
+        task = asyncio.ensure_future(self._record_call(call))
+        self._adding.add(task)
+        task.add_done_callback(self._adding.discard)
+        return usd
+
+    async def _record_call(self, call: DirectCall) -> None:
+        await self.add(call.cost_usd)
+        store = self.store
+        if store is None:
+            return
+        try:
+            await store.call(record_call, store, call)
+        except Exception as error:  # the answer went out already: a lost row must not become an error
+            _log.error("direct_call_not_stored", cause=str(error), member=call.member, kind=call.kind)
 
     def add_soon(self, result: CouncilResult) -> None:
         """Count a run from a done-callback (where nothing can be awaited)."""
@@ -107,6 +128,11 @@ def check_run_budget(council: Council, max_usd: float | None) -> None:
         run_budget(council.config, float(max_usd), council.member_names)
     except InvalidRequest as error:
         raise ApiError(400, f"council_max_usd: {error}", param="council_max_usd", code="invalid_budget") from None
+
+
+def call_cost_headers(usd: float | None) -> dict[str, str]:
+    """``x-council-cost-usd`` of one direct call, when it is priced."""
+    return {} if usd is None else {"x-council-cost-usd": f"{usd:.6f}"}
 
 
 def cost_headers(result: CouncilResult) -> dict[str, str]:

@@ -1,7 +1,8 @@
 """The built-in simulated council: members that play every role offline, so Council runs with no key.
 
 :mod:`.personas` writes answers, reviews, evaluator verdicts and chairman
-syntheses from a member's persona; :func:`behaviour_for` recognizes which
+syntheses from a member's persona, and :mod:`.chat_tasks` the JSON a chat
+app's side tasks ask for; :func:`behaviour_for` recognizes which
 role a conversation asks for (by reading the council's own prompts back) and
 hands the result to :class:`~council.providers.simulated.SimulatedProvider`,
 which knows none of this. Knows no HTTP, no storage and no run.
@@ -14,6 +15,8 @@ from council.providers.simulated import SimulatedBehaviour
 from council.review.chairman import read_chairman_task
 from council.review.evaluation import read_evaluation_task
 from council.review.prompt import read_review_task
+from council.side_tasks import side_task_kind
+from council.simulation.chat_tasks import write_side_task
 from council.simulation.personas import (
     Persona,
     judge_quality,
@@ -37,6 +40,9 @@ def behaviour_for(member: MemberConfig) -> SimulatedBehaviour:
             return write_evaluation(persona, evaluation, member.name)
         if (synthesis := read_chairman_task(messages)) is not None:
             return write_synthesis(synthesis)
+        last = next((m.content for m in reversed(messages) if m.role == "user"), "")
+        if (kind := side_task_kind(last)) is not None:
+            return write_side_task(kind, last)
         return write_answer(persona, messages, member.name)
 
     return SimulatedBehaviour(reply, persona.latency_ms)

@@ -199,6 +199,20 @@ def _v9(session: Session, backend: str) -> None:
     _script(session, backend, _V9_SWAP)
 
 
+# One row per call made outside a council run (member/NAME pass-through, chat apps' side tasks), so what
+# they cost shows in `council runs --since` beside the runs.
+_V10 = """
+CREATE TABLE IF NOT EXISTS direct_calls (
+    id {autoid}, created_at TEXT NOT NULL, member TEXT NOT NULL, kind TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cost_usd {real});
+CREATE INDEX IF NOT EXISTS direct_calls_created ON direct_calls (created_at)
+"""
+
+
+def _v10(session: Session, backend: str) -> None:
+    _script(session, backend, _V10)
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -219,6 +233,7 @@ MIGRATIONS = (
     Migration(8, "stage rows compressed with zstd against a trained dictionary (earlier releases cannot read them)",
               _v8),
     Migration(9, "reviewers' bias sums stored as doubles, not JSON text", _v9),
+    Migration(10, "calls outside council runs (pass-through, side tasks) with their cost", _v10),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

@@ -74,8 +74,9 @@ def test_runs_since_sums_what_the_period_cost(capsys, tmp_path):
     assert main(["runs", "--since", "1d"], environ) == EXIT_OK
     out = capsys.readouterr().out.strip().splitlines()
     expected = sum(totals)
-    assert out[-1].startswith("cost since ") and out[-1].endswith(
+    assert out[-2].startswith("cost since ") and out[-2].endswith(
         f"UTC: ${expected:.4f} over 2 runs (2 with a partial or unknown cost: members without a price)")
+    assert out[-1] == "0 direct calls (member/NAME and chat apps' side tasks): $0.0000"
     run_lines = [line for line in out if "[sim]" in line]
     assert len(run_lines) == 2
     assert all(any(f"${total:.4f}+" in line for total in totals) for line in run_lines), "marked partial"
@@ -99,7 +100,7 @@ def test_an_unpriced_period_is_unknown_and_a_budget_names_each_unpriced_member_o
     assert code == EXIT_OK
     environ = {"PATH": os.environ.get("PATH", ""), "COUNCIL_DB_PATH": str(tmp_path / "runs.db")}
     assert main(["runs", "--since", "1d"], environ) == EXIT_OK
-    last = capsys.readouterr().out.strip().splitlines()[-1]
+    last = capsys.readouterr().out.strip().splitlines()[-2]
     assert last.endswith("UTC: unknown for all 1 run (members without a price)"), last
     assert main(["ask", "Why?", "--max-usd", "0.01"], environ) == 2
     assert "no price: atlas, boreal, cirrus, delta (add" in capsys.readouterr().err

@@ -1,13 +1,20 @@
-"""Chat apps' extra requests: side tasks to a task model; tools refused by the council and relayed by members."""
+"""Chat apps' extra requests: side tasks to one member; tools answered in text by the council, relayed by members."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+from datetime import UTC, datetime, timedelta
 
 import openai
 import pytest
 
+from council.cli.app import EXIT_OK, main
 from council.config import CouncilConfig
+from council.server.task_routing import side_task_member
+from council.storage.direct_calls import direct_cost_since
+from council.storage.spend import spent_on, today
 from council.storage.store import Store
 from council.testing.fake_llm import Step
 from council.testing.scripted import read_review_task, request_messages
@@ -71,8 +78,44 @@ async def test_a_question_that_only_looks_like_a_task_runs_the_council(task_serv
     assert len(reviews) == 3, "a whole council run: every member reviewed"
 
 
-async def test_without_a_task_model_side_tasks_run_the_council(fake_llm):
+async def test_on_defaults_a_side_task_goes_to_the_chairman(fake_llm):
     runner, running = await start(fake_llm)
+    try:
+        async with sdk(running) as client:
+            raw = await client.chat.completions.with_raw_response.create(
+                model="council", messages=[{"role": "user", "content": TITLE_TASK}])
+        assert raw.headers["x-council-task-model"] == "member/alpha", "alpha chairs this council"
+        assert "council" not in raw.parse().model_extra, "no council run"
+        assert [r.model for r in running.fake.requests] == ["model-alpha"]
+    finally:
+        await runner.cleanup()
+        running.store.close()
+
+
+def priced(fake, chairman: str | None, **prices: float) -> CouncilConfig:
+    base = server_config(fake).model_dump(mode="json", exclude_none=True)
+    for member in base["members"]:
+        if member["name"] in prices:
+            member["price"] = {"input_per_mtok": prices[member["name"]], "output_per_mtok": prices[member["name"]]}
+    base["chairman"] = chairman
+    base["councils"] = {"pair": {"members": ["alpha", "gamma"], "chairman": "none"}}
+    return CouncilConfig.model_validate(base)
+
+
+@pytest.mark.parametrize(("chairman", "prices", "preset", "expected"), [
+    ("beta", {"alpha": 1, "gamma": 0.5}, None, "beta"),  # the chairman, when it is a member
+    (None, {"alpha": 1, "gamma": 0.5, "beta": 3}, None, "gamma"),  # else the cheapest priced member
+    (None, {"beta": 3}, None, "beta"),  # a priced member before unpriced ones
+    (None, {}, None, "alpha"),  # else the first
+    ("beta", {"beta": 0.1}, "pair", "alpha"),  # a preset's own members: beta is not one, none is priced
+])
+def test_auto_picks_one_member_for_side_tasks(fake_llm, chairman, prices, preset, expected):
+    config = priced(fake_llm, chairman, **prices)
+    assert side_task_member(config, config.councils.get(preset or "")) == expected
+
+
+async def test_task_model_council_runs_the_council_for_side_tasks(fake_llm):
+    runner, running = await start(fake_llm, task_model="council")
     try:
         async with sdk(running) as client:
             completion = await client.chat.completions.create(model="council",
@@ -83,21 +126,74 @@ async def test_without_a_task_model_side_tasks_run_the_council(fake_llm):
         running.store.close()
 
 
+# -- tools on the council -----------------------------------------------------------------------------
+
 @pytest.mark.parametrize("model", ["council", "council/quick"])
-async def test_tools_on_the_council_are_a_400_naming_the_pass_through_models(task_server, model):
+@pytest.mark.parametrize("choice", [{}, {"tool_choice": "auto"}, {"tool_choice": "none"},
+                                    {"tool_choice": {"type": "allowed_tools",
+                                                     "allowed_tools": {"mode": "auto", "tools": []}}},
+                                    {"parallel_tool_calls": False}])
+async def test_the_council_answers_in_text_when_tools_are_offered(task_server, model, choice):
+    async with sdk(task_server) as client:
+        raw = await client.chat.completions.with_raw_response.create(
+            model=model, tools=[WEATHER_TOOL, WEATHER_TOOL], messages=[{"role": "user", "content": "Weather in Oslo?"}],
+            **choice)
+    completion = raw.parse()
+    assert raw.headers["x-council-tools-ignored"] == "2"
+    assert completion.choices[0].message.content and completion.choices[0].message.tool_calls is None
+    assert "tools" not in task_server.fake.requests[0].body, "tools are not sent on to the members"
+
+
+async def test_a_streamed_council_answer_says_the_tools_were_ignored(task_server):
+    async with sdk(task_server) as client:
+        raw = await client.chat.completions.with_raw_response.create(
+            model="council", tools=[WEATHER_TOOL], stream=True, messages=[{"role": "user", "content": "Weather?"}])
+        assert raw.headers["x-council-tools-ignored"] == "1"
+        text = "".join([c.choices[0].delta.content or "" async for c in raw.parse() if c.choices])
+    assert text
+
+
+async def test_legacy_functions_are_ignored_too(task_server):
+    async with sdk(task_server) as client:
+        raw = await client.chat.completions.with_raw_response.create(
+            model="council", functions=[WEATHER_TOOL["function"]], function_call="auto",
+            messages=[{"role": "user", "content": "Weather?"}])
+    assert raw.headers["x-council-tools-ignored"] == "1" and raw.parse().choices[0].message.content
+
+
+@pytest.mark.parametrize("model", ["council", "council/quick"])
+@pytest.mark.parametrize(("forcing", "param"), [
+    ({"tool_choice": "required"}, "tool_choice"),
+    ({"tool_choice": {"type": "function", "function": {"name": "weather"}}}, "tool_choice"),
+    ({"tool_choice": {"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": []}}}, "tool_choice"),
+    ({"functions": [WEATHER_TOOL["function"]], "function_call": {"name": "weather"}}, "function_call"),
+])
+async def test_forcing_a_tool_call_on_the_council_is_a_400_naming_the_pass_through_models(
+        task_server, model, forcing, param):
+    tools = {} if "functions" in forcing else {"tools": [WEATHER_TOOL]}
     async with sdk(task_server) as client:
         with pytest.raises(openai.BadRequestError) as caught:
-            await client.chat.completions.create(model=model, tools=[WEATHER_TOOL],
-                                                 messages=[{"role": "user", "content": "Weather in Oslo?"}])
+            await client.chat.completions.create(model=model, messages=[{"role": "user", "content": "Weather?"}],
+                                                 **tools, **forcing)
     error = caught.value.body
-    assert error["param"] == "tools" and error["code"] == "tools_not_supported"
+    assert error["param"] == param and error["code"] == "tool_choice_not_supported"
     assert "member/alpha, member/beta, member/gamma" in error["message"]
     assert task_server.fake.requests == [], "refused before any run"
 
 
+@pytest.mark.parametrize("choice", ["sometimes", {"function": {"name": "weather"}}])
+async def test_a_malformed_tool_choice_is_a_400_naming_it(task_server, choice):
+    async with sdk(task_server) as client:
+        with pytest.raises(openai.BadRequestError) as caught:
+            await client.chat.completions.create(model="council", tools=[WEATHER_TOOL], tool_choice=choice,
+                                                 messages=[{"role": "user", "content": "Weather?"}])
+    assert caught.value.body["param"] == "tool_choice"
+
+
 @pytest.mark.parametrize(("task_model", "message"), [
     ("member/zeta", "server.task_model 'member/zeta' names no member"),
-    ("gamma", "String should match pattern"),
+    ("gamma", "task_model must be auto, council or member/NAME, got 'gamma'"),
+    (None, "task_model"),
 ])
 def test_a_task_model_that_is_no_member_stops_the_config(fake_llm, task_model, message):
     base = server_config(fake_llm).model_dump(mode="json", exclude_none=True)
@@ -186,3 +282,46 @@ async def test_tools_for_a_member_on_another_wire_format_are_a_400(fake_llm):
     finally:
         await runner.cleanup()
         running.store.close()
+
+
+# -- what direct calls cost ----------------------------------------------------------------------------
+
+async def test_direct_calls_carry_their_cost_count_toward_the_day_and_show_in_runs_since(fake_llm, tmp_path, capsys):
+    script(fake_llm)
+    config = priced(fake_llm, "alpha", alpha=2.0, beta=1.0, gamma=1.0)
+    config = config.model_copy(update={"budget": config.budget.model_copy(update={"max_usd_per_day": 50.0})})
+    store = Store(tmp_path / "runs.db")
+    runner, running = await serve(fake_llm, config, store, None)
+    try:
+        async with sdk(running) as client:
+            plain = await client.chat.completions.with_raw_response.create(
+                model="member/beta", messages=[{"role": "user", "content": "Hello?"}])
+            stream = await client.chat.completions.create(
+                model="member/gamma", stream=True, messages=[{"role": "user", "content": "Hello?"}])
+            assert "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+            title = await client.chat.completions.with_raw_response.create(
+                model="council", messages=[{"role": "user", "content": TITLE_TASK}])
+        usage = plain.parse().usage
+        assert float(plain.headers["x-council-cost-usd"]) == pytest.approx(
+            (usage.prompt_tokens + usage.completion_tokens) * 1.0 / 1e6, abs=1e-6)
+        assert title.headers["x-council-task-model"] == "member/alpha"
+        assert float(title.headers["x-council-cost-usd"]) > 0
+        since = datetime.now(UTC) - timedelta(hours=1)
+        # The rows are written behind the answers: wait for them rather than sleep.
+        for _ in range(500):
+            totals = direct_cost_since(store, since)
+            if totals.calls == 3 and spent_on(store, today()) > 0:
+                break
+            await asyncio.sleep(0.01)
+        assert (totals.calls, totals.unpriced) == (3, 0)
+        assert totals.usd == pytest.approx(spent_on(store, today()))
+        assert totals.usd >= float(plain.headers["x-council-cost-usd"]) + float(title.headers["x-council-cost-usd"])
+    finally:
+        await runner.cleanup()
+        store.close()
+    environ = {"PATH": os.environ.get("PATH", ""), "COUNCIL_DB_PATH": str(tmp_path / "runs.db")}
+    assert main(["runs", "--since", "1d"], environ) == EXIT_OK
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    label, _, usd = last.partition(": $")
+    assert label == "3 direct calls (member/NAME and chat apps' side tasks)"
+    assert float(usd) == pytest.approx(totals.usd, rel=0.01)

@@ -41,11 +41,15 @@ REFUSED_EVERYWHERE = [
     ({"audio": {"voice": "alloy", "format": "wav"}}, "audio"),
     ({"modalities": ["text", "audio"]}, "modalities"),
     ({"prediction": {"type": "content", "content": "x"}}, "prediction"),
-    ({"functions": [{"name": "f", "parameters": {"type": "object"}}]}, "functions"),
-    ({"function_call": {"name": "f"}}, "function_call"),
     ({"web_search_options": {}}, "web_search_options"),
     ({"verbosity": "low"}, "verbosity"),
     ({"n": 2}, "n"),
+]
+# Legacy function calling: a member refuses it; the council answers in text and ignores the definitions
+# (a forced function_call is refused by its handler: tests/server/test_chat_apps.py).
+LEGACY_FUNCTIONS = [
+    ({"functions": [{"name": "f", "parameters": {"type": "object"}}]}, "functions"),
+    ({"function_call": {"name": "f"}}, "function_call"),
 ]
 # Defaults of the refused parameters, and metadata that asks nothing of the answer: accepted.
 HARMLESS = {
@@ -138,6 +142,13 @@ def test_council_refuses_structured_output(response_format):
     assert "text only" in error.message and "member/NAME" in error.message
 
 
+@pytest.mark.parametrize(("fields", "param"), LEGACY_FUNCTIONS, ids=[p for _, p in LEGACY_FUNCTIONS])
+def test_council_leaves_legacy_functions_to_its_handler(fields, param):
+    body = request(**fields)
+    council_request_problems(body)
+    assert body.forced_tool_param() == ("function_call" if param == "function_call" else None)
+
+
 def test_council_accepts_harmless_metadata_and_defaults():
     council_request_problems(request(**HARMLESS, response_format={"type": "text"}))
 
@@ -152,8 +163,8 @@ def test_council_accepts_what_it_forwards_to_members():
 
 # -- member_request_problems -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("fields", "param"), [f for f in REFUSED_EVERYWHERE if f[1] != "n"],
-                         ids=[p for _, p in REFUSED_EVERYWHERE if p != "n"])
+@pytest.mark.parametrize(("fields", "param"), [f for f in REFUSED_EVERYWHERE + LEGACY_FUNCTIONS if f[1] != "n"],
+                         ids=[p for _, p in REFUSED_EVERYWHERE + LEGACY_FUNCTIONS if p != "n"])
 def test_pass_through_refuses_what_a_relayed_answer_cannot_carry(fields, param):
     error = refusal(member_request_problems, request("member/alpha", **fields), [], "openai")
     assert error.param == param

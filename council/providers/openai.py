@@ -20,7 +20,8 @@ from council.transport.http import Endpoint, HttpRequest, SSEEvent
 from council.types import ChatMessage, GenerationParams, Usage
 
 
-def _usage(raw: Any) -> Usage:
+def read_usage(raw: Any) -> Usage:
+    """An OpenAI-format ``usage`` object as a :class:`Usage` (OpenRouter's ``cost`` included); empty if absent."""
     if not isinstance(raw, dict):
         return Usage()
     details = raw.get("prompt_tokens_details")
@@ -124,7 +125,7 @@ class OpenAIProvider(HttpProvider):
         if not isinstance(content, str):
             content = field(message, "content", endpoint=self.endpoint, kind=str)
         finish = choices[0].get("finish_reason") if isinstance(choices[0], dict) else None
-        return Reply(content, finish, _usage(data.get("usage")), data.get("model"))
+        return Reply(content, finish, read_usage(data.get("usage")), data.get("model"))
 
     def stream_decoder(self) -> StreamDecoder:
         return OpenAIStreamDecoder(self.endpoint)
@@ -144,7 +145,7 @@ class OpenAIStreamDecoder(StreamDecoder):
         if chunk.get("model"):
             self.model_version = chunk["model"]
         if chunk.get("usage"):
-            self.usage = _usage(chunk["usage"])
+            self.usage = read_usage(chunk["usage"])
         choices = chunk.get("choices")
         if not isinstance(choices, list) or not choices:
             return None

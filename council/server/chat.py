@@ -240,7 +240,8 @@ class ChatHandler:
         await self.spend.check()
         if uses_tools(body) and raw is not None:
             try:
-                return await relay(request, relayable(provider, body), body, raw)
+                return await relay(request, relayable(provider, body), body, raw,
+                                   lambda usage: call_cost_headers(self.spend.record_call_soon(member, kind, usage)))
             except ProviderError as error:
                 raise upstream_error(error) from None
         messages = to_messages(body)

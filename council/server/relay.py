@@ -15,16 +15,18 @@ refused with a 400 that says so.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
 
 from council.errors import ProviderError
 from council.providers import Provider
-from council.providers.openai import OpenAIProvider
+from council.providers.openai import OpenAIProvider, read_usage
 from council.server.schema import ApiError, ChatCompletionRequest
 from council.server.wire import DONE_EVENT, error_event, finish_fields, sse_event
 from council.transport.retry import call_with_retry
+from council.types import Usage
 
 TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
 
@@ -82,11 +84,14 @@ def relayed_chunk(chunk: dict[str, Any], model: str, provider: OpenAIProvider) -
 
 
 async def relay(request: web.Request, provider: OpenAIProvider, body: ChatCompletionRequest,
-                raw: dict[str, Any]) -> web.StreamResponse:
+                raw: dict[str, Any], count: Callable[[Usage | None], dict[str, str]]) -> web.StreamResponse:
     """Send ``raw`` on to the member and relay its answer, plain or streamed.
 
-    Raises :class:`ProviderError` when the member fails before anything
-    was sent back; a failure mid-stream ends the stream with an error event.
+    ``count`` is handed the usage the member reported (None when it
+    reported none) once the answer is in, and returns headers for a plain
+    answer (its cost). Raises
+    :class:`ProviderError` when the member fails before anything was sent
+    back; a failure mid-stream ends the stream with an error event.
     """
     transport = provider.transport
     if not body.stream:
@@ -94,10 +99,13 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
         data, _attempts = await call_with_retry(lambda: transport.post_json(upstream, provider.endpoint),
                                                 policy=provider.retry, deadline_s=provider.deadline_s,
                                                 endpoint=provider.endpoint)
-        return web.json_response(relayed_completion(data, body.model, provider))
+        reported = data.get("usage")
+        headers = count(read_usage(reported) if isinstance(reported, dict) else None)
+        return web.json_response(relayed_completion(data, body.model, provider), headers=headers)
     stream = await transport.open_stream(provider.relay_request(raw, stream=True), provider.endpoint)
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await response.prepare(request)
+    usage: Usage | None = None
     try:
         while (event := await stream.next_event()) is not None:
             if event.data.strip() == "[DONE]":
@@ -108,6 +116,8 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
             if "error" in chunk and "choices" not in chunk:
                 await response.write(_upstream_error_event(chunk["error"]))
                 break
+            if isinstance(chunk.get("usage"), dict):
+                usage = read_usage(chunk["usage"])
             await response.write(sse_event(relayed_chunk(chunk, body.model, provider)))
     except (ProviderError, ValueError) as error:
         if isinstance(error, ProviderError):
@@ -117,6 +127,7 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
                                              "protocol"))
     finally:
         await stream.aclose()
+        count(usage)
     await response.write(DONE_EVENT)
     await response.write_eof()
     return response

@@ -86,15 +86,17 @@ class DailySpend:
         """Count a finished run's cost."""
         await self.add(result.cost.total_usd if result.cost is not None else None)
 
-    def record_call_soon(self, member: str, kind: CallKind, usage: Usage) -> float | None:
-        """Count a call made outside a run (pass-through, side task) behind its answer; its cost, if priced.
+    def record_call_soon(self, member: str, kind: CallKind, usage: Usage | None) -> float | None:
+        """Count a call made outside a run (pass-through, side task) behind its answer; its cost, if known.
 
         The call's row goes to the run database (``council runs --since``)
         and its cost to the day's sum, in the background: the answer never
-        waits for the database.
+        waits for the database. ``usage`` None (the member reported none)
+        is a call of unknown cost, not a free one.
         """
-        usd = usd_of(usage, self.prices.get(member))
-        call = DirectCall(member, kind, usage.prompt_tokens, usage.completion_tokens, usd).stamped()
+        usd = None if usage is None else usd_of(usage, self.prices.get(member))
+        tokens = (0, 0) if usage is None else (usage.prompt_tokens, usage.completion_tokens)
+        call = DirectCall(member, kind, *tokens, usd).stamped()
         task = asyncio.ensure_future(self._record_call(call))
         self._adding.add(task)
         task.add_done_callback(self._adding.discard)

@@ -325,3 +325,30 @@ async def test_direct_calls_carry_their_cost_count_toward_the_day_and_show_in_ru
     label, _, usd = last.partition(": $")
     assert label == "3 direct calls (member/NAME and chat apps' side tasks)"
     assert float(usd) == pytest.approx(totals.usd, rel=0.01)
+
+
+async def test_relayed_tool_calls_carry_their_cost_and_are_counted(fake_llm, tmp_path):
+    script(fake_llm)
+    fake_llm.script("model-alpha", Step(body=tool_call_completion()), Step(body=tool_call_stream(),
+                                                                          content_type="text/event-stream"))
+    store = Store(tmp_path / "runs.db")
+    runner, running = await serve(fake_llm, priced(fake_llm, "alpha", alpha=10.0), store, None)
+    try:
+        async with sdk(running) as client:
+            raw = await client.chat.completions.with_raw_response.create(
+                model="member/alpha", messages=CONVERSATION, tools=[WEATHER_TOOL])
+            stream = await client.chat.completions.create(model="member/alpha", messages=CONVERSATION[:1],
+                                                          tools=[WEATHER_TOOL], stream=True)
+            assert [chunk async for chunk in stream]
+        assert raw.parse().choices[0].message.tool_calls
+        assert float(raw.headers["x-council-cost-usd"]) == pytest.approx((20 * 10 + 8 * 10) / 1e6)
+        since = datetime.now(UTC) - timedelta(hours=1)
+        for _ in range(500):
+            if (totals := direct_cost_since(store, since)).calls == 2:
+                break
+            await asyncio.sleep(0.01)
+        # The scripted stream reports no usage: that call is counted, its cost unknown.
+        assert (totals.calls, totals.unpriced) == (2, 1) and totals.usd == pytest.approx(280 / 1e6)
+    finally:
+        await runner.cleanup()
+        store.close()

@@ -44,7 +44,8 @@ CASES = [
     (
         "| a | b |\n|---|:-:|\n| 1 | **2** |",
         (
-            '<div class="table-wrap"><table><thead><tr><th>a</th><th align="center">b</th></tr></thead>'
+            '<div class="table-wrap" tabindex="0" role="group" aria-label="Table (scrolls sideways)">'
+            '<table><thead><tr><th>a</th><th align="center">b</th></tr></thead>'
             '<tbody><tr><td>1</td><td align="center"><strong>2</strong></td></tr></tbody></table></div>'
         ),
     ),
@@ -137,6 +138,9 @@ STRUCTURE: list[tuple[str, str, dict[str, Any]]] = [
     ("headings, shifted under the page's own", "# One\n## Two\n### Three\n###### Six", {
         "h3": ["One"], "h4": ["Two"], "h5": ["Three"], "h6": ["Six"],
     }),
+    ("skipped heading levels close up, so the page's outline never jumps", "### One\n##### Two\n### Three", {
+        "h3": ["One", "Three"], "h4": ["Two"], "h5": 0,
+    }),
     ("bold, italic, both, strikethrough; snake_case stays", "**b** *i* _j_ ***bi*** ~~s~~ snake_case_name", {
         "strong": ["b", "bi"],
         "em": ["i", "j", "bi"],
@@ -175,7 +179,8 @@ INSPECT = r"""
   const allowed = {
     P: {}, H3: {}, H4: {}, H5: {}, H6: {}, EM: {}, STRONG: {}, DEL: {}, CODE: { class: /^language-[\w+#.-]+$/ },
     PRE: {}, UL: {}, OL: { start: /^\d+$/ }, LI: { class: /^task$/ }, BLOCKQUOTE: {}, HR: {}, BR: {},
-    DIV: { class: /^table-wrap$/ }, TABLE: {}, THEAD: {}, TBODY: {}, TR: {},
+    DIV: { class: /^table-wrap$/, tabindex: /^0$/, role: /^group$/, "aria-label": /^Table \(scrolls sideways\)$/ },
+    TABLE: {}, THEAD: {}, TBODY: {}, TR: {},
     TH: { align: /^(left|center|right)$/ }, TD: { align: /^(left|center|right)$/ },
     A: { href: /^(https?:\/\/|mailto:)/i, rel: /^noopener noreferrer nofollow$/, target: /^_blank$/ },
     INPUT: { type: /^checkbox$/, disabled: /^$/, checked: /^$/ },

@@ -129,7 +129,8 @@ function renderTable(lines, i) {
     next += 1;
   }
   const body = rows.length ? `<tbody>${rows.join("")}</tbody>` : "";
-  return [`<div class="table-wrap"><table><thead><tr>${row(head, "th")}</tr></thead>${body}</table></div>`, next];
+  // A wide table scrolls in its wrap, which the keyboard can reach to scroll it.
+  return [`<div class="table-wrap" tabindex="0" role="group" aria-label="Table (scrolls sideways)"><table><thead><tr>${row(head, "th")}</tr></thead>${body}</table></div>`, next];
 }
 
 function renderList(lines, start) {
@@ -217,8 +218,8 @@ function renderBlocks(lines, tight = false) {
     const heading = line.match(HEADING);
     if (heading) {
       flush();
-      // Answers sit inside the page, so their top heading is a small one.
-      const level = Math.min(6, heading[1].length + 2);
+      // The level as written; `underPage` fits it under the page's own headings.
+      const level = heading[1].length;
       out.push(`<h${level}>${inline(heading[2])}</h${level}>`);
       i += 1;
       continue;
@@ -255,15 +256,33 @@ function renderBlocks(lines, tight = false) {
   return out.join("");
 }
 
-/** Markdown source to safe HTML: everything escaped, then a fixed subset of tags added. */
-export function renderMarkdown(source) {
+/**
+ * The headings of rendered text moved under the page's: the text's top level becomes `top`, and the levels it
+ * uses follow one another from there (an answer's "#" then "###" is h`top` then h`top+1`), so the page's outline
+ * never skips a level. Only this file writes tags: every `<hN>` in `html` is one of its headings.
+ */
+function underPage(html, top) {
+  const used = [...new Set([...html.matchAll(/<h([1-6])>/g)].map((m) => Number(m[1])))].sort((a, b) => a - b);
+  const level = new Map(used.map((depth, index) => [depth, Math.min(6, top + index)]));
+  return html.replace(/<(\/?)h([1-6])>/g, (_, close, depth) => `<${close}h${level.get(Number(depth))}>`);
+}
+
+function render(source, top) {
   const text = escapeHtml(String(source ?? "").replace(/\u0000/g, "\uFFFD")).replace(/\r\n?/g, "\n");
   // Leading tabs count as four spaces, so tab-indented nested lists nest.
   const lines = text.split("\n").map((line) => line.replace(/^\t+/, (tabs) => "    ".repeat(tabs.length)));
-  return renderBlocks(lines);
+  return underPage(renderBlocks(lines), top);
 }
 
-/** Fill `element` with rendered Markdown (the only place the page sets HTML from model text). */
-export function setMarkdown(element, source) {
-  element.innerHTML = renderMarkdown(source);
+/** Markdown source to safe HTML: everything escaped, then a fixed subset of tags added; "#" is an h3. */
+export function renderMarkdown(source) {
+  return render(source, 3);
+}
+
+/**
+ * Fill `element` with rendered Markdown (the only place the page sets HTML from model text); the text's top
+ * heading is an h`top`, one level under the heading the text sits beneath.
+ */
+export function setMarkdown(element, source, top = 3) {
+  element.innerHTML = render(source, top);
 }

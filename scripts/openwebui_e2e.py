@@ -71,6 +71,7 @@ class Turn:
     follow_ups: list[str] = field(default_factory=list)
     chat_requests: list[dict[str, str]] = field(default_factory=list)
     runs: list[tuple[str, str, str]] = field(default_factory=list)
+    direct: list[tuple[int, str, str]] = field(default_factory=list)
     screenshot: Path | None = None
 
     def failures(self) -> list[str]:
@@ -174,6 +175,18 @@ def council_runs(db_path: Path) -> list[tuple[str, str, str]]:
     return [(str(run_id), str(status), str(question)) for run_id, status, question in rows]
 
 
+def direct_calls(db_path: Path) -> list[tuple[int, str, str]]:
+    """(id, member, kind) of every stored call that was not a council run (none before the store kept them)."""
+    if not db_path.exists():
+        return []
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+        try:
+            rows = db.execute("SELECT id, member, kind FROM direct_calls ORDER BY id").fetchall()
+        except sqlite3.OperationalError:  # a release before direct calls were stored
+            return []
+    return [(int(row_id), str(member), str(kind)) for row_id, member, kind in rows]
+
+
 async def open_chat_api(page: Page, chat_id: str) -> dict[str, Any]:
     """Open WebUI's stored chat, read with the browser's own session token."""
     script = """async (id) => {
@@ -255,6 +268,7 @@ async def drive(openwebui_url: str, council_url: str, council_log: Path, db_path
                 turn = Turn(question)
                 log_before = len(chat_requests(council_log.read_text(errors="replace")))
                 runs_before = {run[0] for run in council_runs(db_path)}
+                direct_before = {call[0] for call in direct_calls(db_path)}
                 previous = await ask(page, turn, previous, timeout)
                 await settle(page, council_log, council_url, quiet_s, cap_s=timeout)
                 toasts = await page.locator("[data-sonner-toast]").all_inner_texts()
@@ -266,6 +280,7 @@ async def drive(openwebui_url: str, council_url: str, council_log: Path, db_path
                 turn.tags = list((chat.get("meta") or {}).get("tags") or [])
                 turn.chat_requests = chat_requests(council_log.read_text(errors="replace"))[log_before:]
                 turn.runs = [run for run in council_runs(db_path) if run[0] not in runs_before]
+                turn.direct = [call for call in direct_calls(db_path) if call[0] not in direct_before]
                 turn.screenshot = shots / f"question-{number}.png"
                 await page.screenshot(path=str(turn.screenshot), full_page=True)
                 turns.append(turn)
@@ -299,6 +314,8 @@ def report(turns: list[Turn]) -> list[str]:
                          f"{request.get('latency_ms')} ms {extra or ''}".rstrip())
         lines.append(f"  council runs created: {len(turn.runs)}")
         lines += [f"    {run_id} {status} {question[:60]!r}" for run_id, status, question in turn.runs]
+        lines.append(f"  direct calls stored (one member, no council run): {len(turn.direct)} "
+                     f"{[f'{kind} by {member}' for _, member, kind in turn.direct]}")
         lines.append(f"  screenshot: {turn.screenshot}")
         failures = turn.failures()
         lines.append(f"  check: {'FAIL: ' + '; '.join(failures) if failures else 'ok'}")

@@ -63,6 +63,7 @@ def council_summary(result: CouncilResult) -> dict[str, Any]:
         "simulated": result.simulated,
         "stored": result.stored,
         "preset": result.preset,
+        "judging": result.judging.model_dump(mode="json") if result.judging is not None else None,
         "cost": cost_summary(result),
     }
 

@@ -59,6 +59,8 @@ async def test_each_preset_makes_the_upstream_calls_it_implies(preset_server, mo
     assert council["preset"] == (None if model == "council" else model.removeprefix("council/"))
     stored = preset_server.store.get(council["run_id"])
     assert stored.preset == council["preset"]
+    judging = council["judging"]
+    assert (judging and judging["policy"]) == ("second_judge" if model == "council/quick" else None)
 
 
 async def test_a_streamed_preset_run_names_its_model(preset_server):

@@ -40,9 +40,11 @@ def quoted_history(text: str) -> str:
     return found.group(1).strip() if found else ""
 
 
-def first_user_line(text: str) -> str:
-    """The first ``USER:`` line of a quoted chat history, without its label ('' when there is none)."""
-    for line in quoted_history(text).splitlines():
-        if line.startswith("USER:"):
-            return line.removeprefix("USER:").strip()
-    return ""
+def last_user_line(text: str) -> str:
+    """The last ``USER:`` line of a quoted chat history, without its label ('' when there is none).
+
+    A title follows the first question; follow-ups follow the latest one.
+    """
+    lines = [line.removeprefix("USER:").strip() for line in quoted_history(text).splitlines()
+             if line.startswith("USER:")]
+    return lines[-1] if lines else ""

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 
-from council.side_tasks import SideTaskKind, first_user_line
+from council.side_tasks import SideTaskKind, last_user_line
 from council.simulation.personas import topic_of
 from council.types import ChatMessage
 
 
 def write_side_task(kind: SideTaskKind, task_text: str) -> str:
     """The JSON reply to a side task of ``kind`` whose prompt is ``task_text``."""
-    question = first_user_line(task_text)
+    question = last_user_line(task_text)
     topic = topic_of([ChatMessage(role="user", content=question)]) if question else "the question"
     if kind == "title":
         return json.dumps({"title": topic.capitalize()[:60]})

@@ -44,7 +44,7 @@ WEAK_POINTS = (
 _FILLER = frozenset((
     "why", "what", "how", "when", "where", "who", "which", "whom", "whose", "is", "are", "was", "were", "do", "does",
     "did", "can", "could", "should", "would", "will", "please", "explain", "describe", "tell", "me", "us", "i",
-    "you",
+    "you", "and", "but", "so", "then", "also", "now", "ok", "okay", "thanks",
 ))
 _LENGTHS = {"terse": 3, "balanced": 5, "verbose": 8}
 

@@ -124,3 +124,10 @@ async def test_one_question_with_its_side_tasks_is_one_council_run(default_serve
         assert response.status == 200, (name, raw[:300])
     runs = store.list_runs()
     assert len(runs) == 1 and runs[0].question.startswith("Why is the sky blue?")
+
+
+async def test_follow_ups_after_a_second_turn_are_about_the_second_question(default_server):
+    base, _store = default_server
+    _response, raw = await replay(base, "task-follow-ups-second-turn.json")
+    follow_ups = json.loads(json.loads(raw)["choices"][0]["message"]["content"])["follow_ups"]
+    assert all("ten-year-old" in line or "paragraph" in line for line in follow_ups), follow_ups

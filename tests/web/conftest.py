@@ -152,3 +152,14 @@ async def tab_to(page: Page, target: str, limit: int = 80, key: str = "Tab") -> 
         if seen[-1] == target:
             return
     raise AssertionError(f"{key} never reached {target}: {seen}")
+
+
+async def focus_lands_on(page: Page, target: str, timeout_s: float = 5.0) -> None:
+    """Wait until focus is on ``target`` (as :func:`focused` names it): the page moves it once a call answers."""
+    where = ""
+    for _ in range(int(timeout_s / 0.05)):
+        where = await focused(page)
+        if where == target:
+            return
+        await page.wait_for_timeout(50)
+    raise AssertionError(f"focus is on {where}, not {target}")

@@ -295,7 +295,8 @@ async def test_an_answer_blocked_by_the_safety_gate_is_withheld(fake_llm, tmp_pa
         gamma = turn.locator('.answer-card[data-member="gamma"]')
         await expect(gamma).to_have_attribute("data-status", "blocked")
         await expect(gamma.locator(".badge")).to_have_text("withheld by the safety gate")
-        await expect(gamma.locator(".safety")).to_have_text("Safety: blocked — pii_exposure")
+        await expect(gamma.locator("[data-testid=blocked-why]")).to_have_text(
+            "Not shown and not reviewed: pii_exposure (pii.payment_card).")
         await expect(gamma).not_to_contain_text("4111")
         await expect(turn.locator(".ranking-row")).to_have_count(2)
         await expect(turn.locator("[data-testid=degraded]")).to_contain_text("only two answers survived")
@@ -365,7 +366,7 @@ def review_requests(fake, model: str) -> list:
 
 
 async def test_a_preset_chosen_on_the_page_runs_its_way(web_server, browser):
-    """The quick preset: every member answers, beta alone scores them all, no chairman."""
+    """The quick preset: every member answers, beta scores the others, alpha (the second judge) beta's; no chairman."""
     page = await open_page(browser, web_server.url + "/")
     await page.click("#settings-toggle")
     await expect(page.locator("#preset-choice option")).to_have_count(2)
@@ -376,8 +377,9 @@ async def test_a_preset_chosen_on_the_page_runs_its_way(web_server, browser):
     await expect(turn.locator(".answer-card")).to_have_count(3)
     await expect(turn.locator("[data-testid=final-answer] .byline")).to_contain_text("No chairman")
     fake = web_server.fake
-    assert len(review_requests(fake, "model-beta")) == 1, "the judge scores every answer in one call"
-    assert review_requests(fake, "model-alpha") == [] and review_requests(fake, "model-gamma") == []
+    assert len(review_requests(fake, "model-beta")) == 1, "the judge scores the others' answers in one call"
+    assert len(review_requests(fake, "model-alpha")) == 1, "the second judge scores the judge's answer"
+    assert review_requests(fake, "model-gamma") == []
     assert chairman_requests(fake, "model-alpha") == []
     stored = web_server.store.list_runs()
     assert len(stored) == 1 and web_server.store.get(stored[0].run_id).preset == "quick"

@@ -28,13 +28,20 @@ export function storedKey() {
   return localStorage.getItem(KEY_NAME);
 }
 
+/** Keep `key` in this browser and send it from now on. */
+export function saveKey(key) {
+  localStorage.setItem(KEY_NAME, key);
+}
+
 /** Forget the stored API key. */
 export function forgetKey() {
   localStorage.removeItem(KEY_NAME);
 }
 
-/** Call the API; asks for a key on 401 and tries again with it. */
+/** Call the API; asks for a key on 401 and tries again with it. `body`, when given, must be an object. */
 export async function api(method, path, body) {
+  // A JSON null would reach the server as a body that is not an object: a mistake here, said here.
+  if (body === null) throw new Error(`${method} ${path}: no body to send`);
   let message = "This server needs an API key. It is kept in this browser only.";
   for (;;) {
     const headers = { Accept: "application/json" };
@@ -44,8 +51,8 @@ export async function api(method, path, body) {
     const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (response.status === 401 && keyPrompt) {
       const entered = await keyPrompt(key ? "That key was not accepted. Enter a valid API key." : message);
-      if (!entered) throw new ApiError(401, "This server needs an API key: reload the page to enter one.", "invalid_api_key");
-      localStorage.setItem(KEY_NAME, entered);
+      if (!entered) throw new ApiError(401, "This server needs an API key.", "api_key_needed");
+      saveKey(entered);
       message = "";
       continue;
     }

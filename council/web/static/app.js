@@ -1,7 +1,7 @@
 // The page: conversations in the sidebar, the chosen council, the transcript and the question box.
 // Every text from the server or a model goes in as text, or through the escaping Markdown renderer.
 
-import { api, forgetKey, followRun, onKeyNeeded, storedKey } from "./api.js";
+import { ApiError, api, forgetKey, followRun, onKeyNeeded, saveKey, storedKey } from "./api.js";
 import { h } from "./chart.js";
 import { RunView, dollars } from "./run_view.js";
 
@@ -23,10 +23,11 @@ const state = {
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 const MAX_IMAGES = 4;
 
-function notice(message) {
-  const box = $("notice");
-  box.textContent = message || "";
-  box.hidden = !message;
+/** Show `message` above the transcript (none: hide it); `keyNeeded` adds the button that asks for a key. */
+function notice(message, keyNeeded = false) {
+  $("notice-text").textContent = message || "";
+  $("key-retry").hidden = !keyNeeded;
+  $("notice").hidden = !message;
 }
 
 async function guarded(work) {
@@ -34,9 +35,26 @@ async function guarded(work) {
     notice("");
     return await work();
   } catch (error) {
-    notice(error.message || String(error));
+    const keyNeeded = error instanceof ApiError && error.code === "api_key_needed";
+    notice(error.message || String(error), keyNeeded);
+    // The key dialog closed with Escape hands focus back to where it was, the body at load: give it a place.
+    const lost = !document.activeElement || document.activeElement === document.body
+      || $("key-dialog").contains(document.activeElement);
+    if (keyNeeded && lost) $("key-retry").focus();
     return undefined;
   }
+}
+
+/** Say `text` to a screen reader: emptied first, so the same words said twice are heard twice. */
+function announce(text) {
+  const box = $("announcer");
+  box.textContent = "";
+  if (text) setTimeout(() => { box.textContent = text; }, 100);
+}
+
+/** The line under the question box's tools: why a question was not sent, or where a choice was saved. */
+function composerStatus(text) {
+  $("composer-status").textContent = text || "";
 }
 
 // -- theme and key -------------------------------------------------------------
@@ -80,6 +98,17 @@ function askForKey(message) {
   return pendingKey;
 }
 
+/** The notice's "Enter API key" button: ask again, then load what could not be loaded without it. */
+async function enterKey() {
+  const key = await askForKey("");
+  if (!key) return;
+  saveKey(key);
+  await guarded(async () => {
+    if (!state.options) await load();
+    $("question").focus();
+  });
+}
+
 // -- the council chosen --------------------------------------------------------
 function currentPicks() {
   return state.current
@@ -99,7 +128,7 @@ function drawSettings() {
   preset.replaceChildren(h("option", { value: "", text: "As configured: every member reviews the others" }),
     ...presets.map((p) => h("option", { value: p.name, text: p.description ? `${p.name}: ${p.description}` : p.name })));
   preset.value = picks.preset || "";
-  $("preset-label").hidden = presets.length === 0;
+  $("preset-field").hidden = presets.length === 0;
   const choices = state.options.members.map((member) => {
     const box = h("input", { type: "checkbox", name: "member", value: member.name });
     box.checked = picks.members.includes(member.name);
@@ -129,7 +158,7 @@ function presetPicks(name) {
 
 async function settingsChanged(event) {
   if (event && event.target && event.target.id === "preset-choice") {
-    await savePicks(presetPicks(event.target.value));
+    await savePicks(presetPicks(event.target.value), composerStatus);
     drawSettings();
     return;
   }
@@ -144,15 +173,16 @@ async function settingsChanged(event) {
   await savePicks(picks);
 }
 
-async function savePicks(picks) {
+/** Keep the chosen council; `say` shows where it went (beside the control that changed it). */
+async function savePicks(picks, say = (text) => { $("settings-status").textContent = text; }) {
   if (!state.current) {
     state.picks = picks;
-    $("settings-status").textContent = "Used for the next new conversation.";
+    say("Used for the next new conversation.");
     return;
   }
   await guarded(async () => {
     state.current = { ...state.current, ...(await api("PATCH", `/api/conversations/${state.current.id}`, picks)) };
-    $("settings-status").textContent = "Saved: the next question uses this council.";
+    say("Saved: the next question uses this council.");
   });
 }
 
@@ -185,7 +215,8 @@ function startRename(item, conversation) {
   const input = h("input", { type: "text", class: "rename-input", "aria-label": "New title", maxlength: "120" });
   input.value = conversation.title;
   let settled = false;
-  const finish = async (save) => {
+  // From Enter or Escape focus goes back to the conversation's rename button; from a click elsewhere it stays there.
+  const finish = async (save, refocus) => {
     if (settled) return;
     settled = true;
     const title = input.value.trim();
@@ -199,12 +230,17 @@ function startRename(item, conversation) {
       });
     }
     await guarded(refreshList);
+    if (refocus) {
+      const id = CSS.escape(conversation.id);
+      $("conversation-list").querySelector(`[data-conversation-id="${id}"] .rename`)?.focus();
+    }
   };
   input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") { event.preventDefault(); finish(true); }
-    if (event.key === "Escape") { event.preventDefault(); finish(false); }
+    if (event.key === "Enter") { event.preventDefault(); finish(true, true); }
+    // Escape also closes the phone's drawer: here it only ends the renaming.
+    if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); finish(false, true); }
   });
-  input.addEventListener("blur", () => finish(true));
+  input.addEventListener("blur", () => finish(true, false));
   item.replaceChildren(input);
   input.focus();
   input.select();
@@ -217,17 +253,26 @@ async function deleteConversation(conversation) {
   await refreshList();
 }
 
+// The drawer is shown at once and slides in after; the page under it is inert until it closes.
+const NARROW = window.matchMedia("(max-width: 800px)");
+
+function pageUnderDrawer(inert) {
+  for (const part of document.querySelectorAll(".main, .skip-link")) part.inert = inert;
+}
+
 function openSidebar() {
   $("sidebar").classList.add("open");
   $("sidebar-toggle").setAttribute("aria-expanded", "true");
+  pageUnderDrawer(true);
   $("new-conversation").focus();
 }
 
-function closeSidebar() {
+function closeSidebar(refocus = true) {
   if (!$("sidebar").classList.contains("open")) return;
   $("sidebar").classList.remove("open");
   $("sidebar-toggle").setAttribute("aria-expanded", "false");
-  $("sidebar-toggle").focus();
+  pageUnderDrawer(false);
+  if (refocus) $("sidebar-toggle").focus();
 }
 
 // -- the transcript ---------------------------------------------------------------
@@ -238,8 +283,10 @@ function stopFollowing() {
 }
 
 function updateComposer() {
-  $("send").disabled = state.running !== null;
+  // Marked, not disabled: a disabled button would drop the focus it holds, and Send during a run says why not.
+  $("send").setAttribute("aria-disabled", String(state.running !== null));
   $("send").textContent = state.running ? "Answering…" : "Send";
+  if (state.running === null) composerStatus("");
 }
 
 /**
@@ -294,8 +341,8 @@ function newConversation() {
 
 function addTurn(message, images = []) {
   $("welcome").hidden = true;
-  const question = h("div", { class: "question-bubble", "data-testid": "question" });
-  question.append(h("span", { class: "visually-hidden", text: "You asked: " }), message.content);
+  const question = h("div", { class: "question-bubble", "data-testid": "question" },
+    h("h2", { class: "question-text" }, h("span", { class: "visually-hidden", text: "You asked: " }), message.content));
   if (images.length) {
     // Shown as the user sent them; the conversation keeps the text, so a reload shows the text alone.
     question.append(h("div", { class: "question-images", "data-testid": "question-images" },
@@ -327,8 +374,10 @@ function watch(view, conversationId) {
   updateComposer();
   const stop = followRun(view.runId, (event) => view.apply(event), async (reason) => {
     if (reason === "stopped") return;
-    if (!view.finished) await recover(view);
+    const ended = view.finished ? view : await recover(view);
     if (state.current?.id !== conversationId) return;
+    // The answer came while the reader waited on this page: read it out.
+    announce(ended.spoken());
     if (state.running === view.runId) state.running = null;
     updateComposer();
     guarded(refreshList);
@@ -395,9 +444,16 @@ function drawAttachments() {
 async function send() {
   const text = $("question").value;
   const images = state.images.slice();
-  if ((!text.trim() && !images.length) || state.running) return;
+  if (!text.trim() && !images.length) return;
+  if (state.running) {
+    composerStatus("The council is still answering the last question: send this one when it is done.");
+    return;
+  }
+  composerStatus("");
+  // A page that could not load (an API key refused at first) loads now, asking for the key again.
+  if (!state.options) await load();
   if (!state.current) {
-    state.current = await api("POST", "/api/conversations", state.picks);
+    state.current = await api("POST", "/api/conversations", state.picks || {});
     history.replaceState(null, "", `#c=${state.current.id}`);
   }
   const conversationId = state.current.id;
@@ -409,6 +465,8 @@ async function send() {
   const view = addTurn(posted.message, images);
   view.root.scrollIntoView({ block: "start" });
   watch(view, conversationId);
+  // Focus waits in the question box for the next question (Send clicked or not); the answer is announced.
+  $("question").focus();
   await refreshList();
   const listed = state.conversations.find((c) => c.id === conversationId);
   if (listed) {
@@ -437,6 +495,8 @@ function bindControls() {
   });
   $("new-conversation").addEventListener("click", () => { closeSidebar(); newConversation(); });
   $("settings").addEventListener("change", settingsChanged);
+  $("preset-choice").addEventListener("change", settingsChanged);
+  $("key-retry").addEventListener("click", enterKey);
   $("settings-toggle").addEventListener("click", () => {
     const hidden = !$("settings").hidden;
     $("settings").hidden = hidden;
@@ -444,10 +504,15 @@ function bindControls() {
   });
   // On a narrow screen the list is a drawer: the toggle opens it; Close, Escape or a pick closes it.
   $("sidebar-toggle").addEventListener("click", openSidebar);
-  $("sidebar-close").addEventListener("click", closeSidebar);
+  $("sidebar-close").addEventListener("click", () => closeSidebar());
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && !$("key-dialog").open) closeSidebar();
   });
+  // A tap beside the open drawer closes it; a screen grown wide shows the list in place, so nothing stays inert.
+  document.addEventListener("pointerdown", (event) => {
+    if (!$("sidebar").contains(event.target) && !$("key-dialog").open) closeSidebar(false);
+  });
+  NARROW.addEventListener("change", () => { if (!NARROW.matches) closeSidebar(false); });
   $("forget-key").addEventListener("click", () => {
     forgetKey();
     $("forget-key").hidden = true;
@@ -459,19 +524,22 @@ async function start() {
   onKeyNeeded(askForKey);
   bindControls();
   $("forget-key").hidden = !storedKey();
-  await guarded(async () => {
-    state.options = await api("GET", "/api/options");
-    await refreshList();
-    const wanted = new URLSearchParams(location.hash.slice(1)).get("c");
-    newConversation();
-    if (wanted) {
-      await openConversation(wanted).catch((error) => {
-        newConversation();
-        throw error;
-      });
-    }
-  });
+  await guarded(load);
   document.body.dataset.ready = "true";
+}
+
+/** What the page needs from the server to start: the options, the list, and the conversation in the address. */
+async function load() {
+  state.options = await api("GET", "/api/options");
+  await refreshList();
+  const wanted = new URLSearchParams(location.hash.slice(1)).get("c");
+  newConversation();
+  if (wanted) {
+    await openConversation(wanted).catch((error) => {
+      newConversation();
+      throw error;
+    });
+  }
 }
 
 start();

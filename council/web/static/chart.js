@@ -101,5 +101,7 @@ function breakdown(ranking, dimensions, names, scale) {
     body.append(row);
   }
   table.append(body);
-  return h("div", {}, caption, h("div", { class: "table-wrap" }, table));
+  // A wide table scrolls in its wrap, which the keyboard can reach to scroll it.
+  return h("div", {}, caption, h("div", { class: "table-wrap", tabindex: "0", role: "group",
+    "aria-label": "Mean score per criterion (scrolls sideways)" }, table));
 }

@@ -46,7 +46,7 @@ export function costText(cost) {
   return `Cost ${dollars(cost.total_usd)}${partial}`;
 }
 
-/** The breakdown, one line per stage and per member, for the cost line's tooltip. */
+/** The breakdown, one line per stage and per member, for the cost button's tooltip (the tables say it in full). */
 function costLines(cost) {
   const stages = Object.entries(cost.by_stage || {}).map(([stage, usd]) => `${COST_STAGES[stage] || stage} ${dollars(usd)}`);
   const members = Object.entries(cost.by_member || {}).map(([member, usd]) => `${member} ${dollars(usd)}`);
@@ -62,7 +62,7 @@ function costTables(cost) {
     h("tbody", {}, ...entries.map(([name, usd]) => h("tr", { [`data-${key}`]: name },
       h("th", { scope: "row", text: key === "stage" ? COST_STAGES[name] || name : name }),
       h("td", { class: "usd", text: dollars(usd) })))));
-  const parts = [h("h5", { text: "Cost" })];
+  const parts = [h("h4", { text: "Cost" })];
   const stages = Object.entries(cost.by_stage || {});
   const members = Object.entries(cost.by_member || {});
   if (stages.length) parts.push(table("By stage", stages, "stage"));
@@ -74,10 +74,13 @@ function costTables(cost) {
   return parts;
 }
 
-/** A folding section whose summary has a title and a short count (so a folded one still says what is in it). */
+/**
+ * A folding section whose summary has a title and a short count (so a folded one still says what is in it).
+ * The title is a heading, so the sections are in the page's outline under the question.
+ */
 function section(name, title, open, ...content) {
   const count = h("span", { class: "section-count muted" });
-  const summary = h("summary", {}, h("span", { class: "section-title", text: title }), count);
+  const summary = h("summary", {}, h("h3", { class: "section-title", text: title }), count);
   const details = h("details", { class: "run-section", "data-section": name, open }, summary, ...content);
   details.count = count;
   // A section the reader opened or closed stays that way when the run completes.
@@ -129,10 +132,11 @@ export class RunView {
     this.error = null;
     this.ended = false;
     this.folded = false;
+    this.byline = null; // who wrote the final answer, as its byline says it
 
     this.stageText = h("span", { class: "stage", "data-testid": "run-stage", text: "Starting…" });
     this.waiting = h("span", { class: "waiting", "data-testid": "run-waiting" });
-    this.costLine = h("span", { class: "run-cost", "data-testid": "run-cost", hidden: true });
+    this.costLine = h("span", { class: "run-cost", hidden: true });
     this.status = h("p", { class: "run-status", role: "status", "data-testid": "run-status" }, this.stageText, this.waiting,
       this.costLine);
     this.alerts = h("div", { class: "run-alerts" });
@@ -143,7 +147,9 @@ export class RunView {
     this.answerGrid = h("div", { class: "answer-grid" });
     this.reviewList = h("div", { class: "review-list" });
     this.rankingBox = h("div", { class: "ranking-box" });
-    this.costBox = h("div", { class: "cost-breakdown", "data-testid": "cost-breakdown", hidden: true });
+    // Focused from the cost button, so a keyboard or a touch reaches the breakdown without a hover.
+    this.costBox = h("div", { class: "cost-breakdown", "data-testid": "cost-breakdown", id: `cost-${runId}`,
+      tabindex: "-1", hidden: true });
     this.answerSection = section("answers", "Members' answers", true, this.answerGrid);
     this.reviewSection = section("reviews", "Peer review", false,
       h("p", { class: "note", text: "Reviewers saw only anonymous labels (Response A, B, …) in a shuffled order, "
@@ -267,19 +273,19 @@ export class RunView {
     const body = h("div", { class: "answer-body" });
     if (status === "ok") {
       const markdown = h("div", { class: "markdown" });
-      setMarkdown(markdown, answer.content || "");
+      setMarkdown(markdown, answer.content || "", 5);
       body.append(markdown);
     } else if (status === "failed") {
       body.append(h("p", { class: "failure", text: `No answer: ${answer.error?.message || "the member failed"}` }));
     } else if (status === "blocked") {
-      const finding = verdict?.findings?.[0];
-      body.append(h("p", { class: "failure", text: "This answer is not shown and was not reviewed"
-        + (finding ? `: ${finding.category} (${finding.rule}).` : ".") }));
+      // The badge says the gate withheld it; this line says why, once.
+      const found = (verdict?.findings || []).map((f) => `${f.category} (${f.rule})`);
+      body.append(h("p", { class: "failure", "data-testid": "blocked-why",
+        text: `Not shown and not reviewed${found.length ? `: ${found.join(", ")}` : ""}.` }));
     }
-    const safetyLine = verdict
-      ? h("p", { class: `safety ${verdict.passed ? "passed" : "blocked"}`,
-        text: verdict.passed ? `Safety: passed${verdict.notes?.length ? ` (${verdict.notes.join("; ")})` : ""}`
-          : `Safety: blocked — ${(verdict.findings || []).map((f) => f.category).join(", ") || "unsafe"}` })
+    const safetyLine = verdict?.passed
+      ? h("p", { class: "safety passed",
+        text: `Safety: passed${verdict.notes?.length ? ` (${verdict.notes.join("; ")})` : ""}` })
       : null;
     card.replaceChildren(head, safetyLine || "", body);
     this.countAnswers();
@@ -313,7 +319,7 @@ export class RunView {
       const block = h("div", { class: "review", "data-reviewer": reviewer });
       if (review.status !== "ok") {
         block.classList.add("failed");
-        block.append(h("h5", { text: `${reviewer}'s review` }),
+        block.append(h("h4", { text: `${reviewer}'s review` }),
           h("p", { class: "failure", text: `Failed (${reasonText(review.error)}): ${review.error?.message || ""}` }));
         blocks.push(block);
         continue;
@@ -333,8 +339,10 @@ export class RunView {
           h("td", { text: "normalized" in entry ? percent(entry.overall) : Number(entry.overall).toFixed(2) }),
           h("td", { class: "notes", text: entry.notes || "" }));
       });
-      block.append(h("h5", { text: `${reviewer}'s scores` }),
-        h("div", { class: "table-wrap" }, h("table", { class: "scores" }, h("thead", {}, head), h("tbody", {}, ...rows))));
+      block.append(h("h4", { text: `${reviewer}'s scores` }),
+        // A wide table scrolls in its wrap, which the keyboard can reach to scroll it.
+        h("div", { class: "table-wrap", tabindex: "0", role: "group", "aria-label": `${reviewer}'s scores (scrolls sideways)` },
+          h("table", { class: "scores" }, h("thead", {}, head), h("tbody", {}, ...rows))));
       blocks.push(block);
     }
     this.reviewList.replaceChildren(...blocks);
@@ -382,12 +390,17 @@ export class RunView {
       ? h("p", { class: "warning small", "data-testid": "summary-bias", text: `${plural(flags.length, "bias flag")}: see the full ranking` })
       : null;
     // replaceChildren would write a missing part as the text "null": leave those out.
-    this.summaryBox.replaceChildren(...[h("h4", { text: "Ranking" }),
+    this.summaryBox.replaceChildren(...[h("h3", { text: "Ranking" }),
       h("p", { class: "muted small", text: "Council score, calibrated across reviewers" }), top, more,
       sure ? h("p", { class: this.ranking.tied_for_first?.length ? "warning small" : "small",
         "data-testid": "summary-confidence", text: sure }) : null,
       h("p", { class: "summary-agreement small", "data-testid": "summary-agreement", text: agreementText(agreement, true) }),
       flagged].filter(Boolean));
+  }
+
+  /** Whether the safety gate withheld every answer: the final answer's place then says so, once. */
+  get allBlocked() {
+    return this.cards.size > 0 && [...this.cards.values()].every((card) => card.dataset.status === "blocked");
   }
 
   drawFinal() {
@@ -396,26 +409,41 @@ export class RunView {
     if (!final && !text) return;
     this.finalBox.hidden = false;
     this.lead.hidden = false;
-    const byline = h("p", { class: "byline" });
+    const heading = h("h3", { text: "Final answer" });
+    if (final?.source === "none") {
+      // The council's own words on why there is none (a withheld answer says which gate and why), or the reason.
+      this.byline = null;
+      this.finalBox.replaceChildren(heading, h("p", { class: "alert failure", "data-testid": "no-answer",
+        text: text || (final.fallback_reason ? `No answer could be given: ${final.fallback_reason}.`
+          : "No answer could be given.") }));
+      return;
+    }
     const notes = [];
     if (!final) {
-      byline.textContent = `${this.chairman || "The chairman"} is writing…`;
-    } else if (final.source === "none") {
-      byline.textContent = "No final answer";
-      notes.push(h("p", { class: "alert failure", text: final.fallback_reason
-        ? `No answer could be given: ${final.fallback_reason}.` : "No answer could be given." }));
+      this.byline = `${this.chairman || "The chairman"} is writing…`;
     } else if (final.source === "chairman") {
-      byline.textContent = `Written by the chairman, ${final.by}`;
+      this.byline = `Written by the chairman, ${final.by}`;
     } else if (final.fallback && final.fallback_reason) {
-      byline.textContent = `Top-ranked answer, by ${final.by}`;
+      this.byline = `Top-ranked answer, by ${final.by}`;
       notes.push(h("p", { class: "alert warning", "data-testid": "chairman-fallback",
         text: `Chairman fallback: ${final.fallback_reason}. The top-ranked answer is shown instead.` }));
     } else {
-      byline.textContent = `No chairman: the top-ranked answer, by ${final.by}`;
+      this.byline = `No chairman: the top-ranked answer, by ${final.by}`;
     }
     const body = h("div", { class: "markdown" });
-    setMarkdown(body, text || "");
-    this.finalBox.replaceChildren(h("h4", { text: "Final answer" }), byline, ...notes, body);
+    setMarkdown(body, text || "", 4);
+    this.finalBox.replaceChildren(heading, h("p", { class: "byline", text: this.byline }), ...notes, body);
+  }
+
+  /** What a screen reader should hear when the run ends: the final answer itself, or why there is none. */
+  spoken() {
+    if (this.error) return `The run could not be carried out: ${this.error}`;
+    if (!this.result) return "The connection closed before the run reported its end.";
+    if (this.result.status === "failed") return `The council could not answer: ${this.result.error}`;
+    const answer = this.finalBox.hidden ? "" : this.finalBox.querySelector(".markdown, [data-testid=no-answer]")?.textContent;
+    if (!answer) return `Done in ${seconds(this.result.timings?.total_ms || 0)}, with no final answer.`;
+    if (!this.byline) return answer;
+    return `Final answer, ${this.byline[0].toLowerCase()}${this.byline.slice(1)}: ${answer}`;
   }
 
   drawEnd() {
@@ -430,14 +458,17 @@ export class RunView {
       } else if (r.status === "running" || r.status === "interrupted") {
         alerts.push(h("p", { class: "alert warning", text: "This run did not finish: the server stopped while it ran." }));
       }
-      if (r.degraded) {
+      // Every answer withheld: the final answer's place says it, and the cards say why; a degraded box would repeat it.
+      const blockedRun = r.status === "blocked" || (this.allBlocked && this.final?.source === "none");
+      if (r.degraded && !blockedRun) {
         const reasons = h("ul", {}, ...(r.degraded_reasons || []).map((reason) => h("li", { text: reason })));
         alerts.push(h("div", { class: "alert warning", "data-testid": "degraded" },
           h("strong", { text: "Degraded run: " }), "this result is weaker than a full council run.", reasons));
       }
       if (r.simulated) alerts.push(h("p", { class: "muted small", text: "Simulated members: offline, not real models." }));
+      // A blocked run ended as planned; that its answer was withheld is said once, in the final answer's place.
       this.stageText.textContent = r.status === "complete" ? `Done in ${seconds(r.timings?.total_ms || 0)}.`
-        : r.status === "blocked" ? "Withheld by the safety gate."
+        : r.status === "blocked" ? `Ended in ${seconds(r.timings?.total_ms || 0)}.`
           : r.status === "failed" ? "Failed." : "Interrupted.";
       this.drawCost();
     } else if (this.ended) {
@@ -451,17 +482,31 @@ export class RunView {
     if (this.onEnd) this.onEnd(this);
   }
 
-  /** The cost beside the status line (its breakdown on hover), and per stage and member in the full ranking. */
+  /**
+   * The cost beside the status line and, per stage and member, in the full ranking. When there is a breakdown
+   * the cost is a button that opens it (its tooltip shows it too, for a mouse), so no hover is needed.
+   */
   drawCost() {
     const cost = this.result?.cost ?? null;
-    this.costLine.hidden = false;
-    this.costLine.textContent = costText(cost);
-    this.costLine.classList.toggle("partial", Boolean(cost && (cost.partial || cost.total_usd == null)));
     const lines = cost ? costLines(cost) : [];
-    if (lines.length) this.costLine.title = lines.join("\n");
-    else this.costLine.removeAttribute("title");
+    const shown = lines.length
+      ? h("button", { type: "button", class: "link-button", "data-testid": "run-cost", title: lines.join("\n"),
+        "aria-controls": this.costBox.id, text: costText(cost) })
+      : h("span", { "data-testid": "run-cost", text: costText(cost) });
+    shown.addEventListener("click", () => this.showCost());
+    this.costLine.replaceChildren(shown);
+    this.costLine.hidden = false;
+    this.costLine.classList.toggle("partial", Boolean(cost && (cost.partial || cost.total_usd == null)));
     this.costBox.hidden = !cost || lines.length === 0;
     if (cost) this.costBox.replaceChildren(...costTables(cost));
+  }
+
+  /** Open the full ranking at the cost breakdown and move focus there. */
+  showCost() {
+    this.rankingSection.open = true;
+    this.rankingSection.dataset.touched = "true";
+    this.costBox.focus();
+    this.costBox.scrollIntoView({ block: "nearest" });
   }
 
   /**

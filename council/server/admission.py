@@ -7,9 +7,12 @@ queue or a wait that times out is refused, and the refusal's ``Retry-After``
 comes from how long runs have actually been taking. A client that leaves
 while queued leaves the queue at once. Chat completions and the web page's
 runs share one :class:`Admission`, so neither can starve the other unseen.
+At shutdown :meth:`Admission.close` admits nothing more: every waiting request
+is told at once, and a slot freed by a finishing run is handed to no one.
 
 This module knows asyncio and nothing of HTTP or councils; the server turns
-:class:`AdmissionRefused` into its 429.
+:class:`AdmissionRefused` into its 429 and :class:`AdmissionClosed` into its
+503.
 """
 
 from __future__ import annotations
@@ -30,6 +33,13 @@ class AdmissionRefused(Exception):
     def __init__(self, message: str, retry_after_s: int) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
+
+
+class AdmissionClosed(Exception):
+    """The server is shutting down: no run starts any more, queued or not."""
+
+    def __init__(self) -> None:
+        super().__init__("the server is shutting down")
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,7 @@ class Admission:
         self.queue_size = queue_size
         self.queue_timeout_s = queue_timeout_s
         self.running = 0
+        self.closed = False
         self._waiting: deque[asyncio.Future[None]] = deque()
         self._admitted = 0
         self._refused = 0
@@ -73,7 +84,13 @@ class Admission:
         return max(1, math.ceil(self._mean_run_s * rounds))
 
     async def acquire(self) -> None:
-        """Take a run slot, waiting in line if all are busy; :class:`AdmissionRefused` when none comes."""
+        """Take a run slot, waiting in line if all are busy.
+
+        :class:`AdmissionRefused` when none comes, :class:`AdmissionClosed`
+        once :meth:`close` was called (also for a request already waiting).
+        """
+        if self.closed:
+            raise AdmissionClosed
         started = time.perf_counter()
         if self.running < self.limit and not self.queued:
             self._take(started)
@@ -88,23 +105,32 @@ class Admission:
             async with asyncio.timeout(self.queue_timeout_s):
                 await asyncio.shield(turn)
         except TimeoutError:
-            if turn.done() and not turn.cancelled():
-                self._take(started, handed=True)  # the slot arrived as the clock ran out: keep it
+            if turn.done() and not turn.cancelled() and turn.exception() is None:
+                self._keep_handed(started)  # the slot arrived as the clock ran out: keep it
                 return
             turn.cancel()
+            if self.closed:
+                raise AdmissionClosed from None
             self._refused += 1
             raise AdmissionRefused(f"no council run slot came free within {self.queue_timeout_s:g} s; retry later",
                                    self.retry_after_s()) from None
         except asyncio.CancelledError:
             # The client left while queued: leave the line, and pass on a slot handed over meanwhile.
-            if turn.done() and not turn.cancelled():
+            if turn.done() and not turn.cancelled() and turn.exception() is None:
                 self.running -= 1
                 self._hand_over()
-            else:
+            elif not turn.done():
                 turn.cancel()
             raise
         finally:
             self._forget_done()
+        self._keep_handed(started)
+
+    def _keep_handed(self, started: float) -> None:
+        if self.closed:
+            # Handed a slot just before the shutdown, but not yet running: no run starts now.
+            self.running -= 1
+            raise AdmissionClosed
         self._take(started, handed=True)
 
     def _take(self, started: float, handed: bool = False) -> None:
@@ -123,9 +149,17 @@ class Admission:
         self.running -= 1
         self._hand_over()
 
+    def close(self) -> None:
+        """Admit nothing more: every waiting request gets :class:`AdmissionClosed` now, later ones at once."""
+        self.closed = True
+        while self._waiting:
+            turn = self._waiting.popleft()
+            if not turn.done():
+                turn.set_exception(AdmissionClosed())
+
     def _hand_over(self) -> None:
         # The slot passes straight to the longest waiter, so newcomers cannot jump the queue.
-        while self._waiting and self.running < self.limit:
+        while not self.closed and self._waiting and self.running < self.limit:
             turn = self._waiting.popleft()
             if not turn.done():
                 self.running += 1

@@ -244,15 +244,20 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
             upkeep.append(asyncio.create_task(prune_daily(store, timedelta(days=config.storage.keep_runs_days))))
 
     async def drain_runs(_app: web.Application) -> None:
-        # One grace period for every run, chat and page alike; then the rest are cancelled and their
-        # clients told so (an error event and [DONE] on streams, a 503 otherwise).
+        # Queued requests are answered 503 at once and no run starts from here on; the runs in flight get one
+        # grace period, chat and page alike; then the rest are cancelled and their clients told so (an error
+        # event and [DONE] on streams, a 503 otherwise).
         chat.closing = True
-        running = set(chat.background) | set(web_api.tasks)
-        if running:
-            _done, pending = await asyncio.wait(running, timeout=config.server.shutdown_grace_s)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+        chat.admission.close()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + config.server.shutdown_grace_s
+        # Looped: a page run admitted just before the close may register its task a moment later.
+        while running := set(chat.background) | set(web_api.tasks):
+            _done, pending = await asyncio.wait(running, timeout=max(deadline - loop.time(), 0))
+            if pending:
+                for task in pending:
+                    task.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
 
     async def close_council(_app: web.Application) -> None:
         for task in upkeep:

@@ -23,7 +23,7 @@ from council.pipeline.cost import cost_summary
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.rubrics.catalog import UnknownRubric
-from council.server.admission import Admission, AdmissionRefused
+from council.server.admission import Admission, AdmissionClosed, AdmissionRefused
 from council.server.guards import RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
 from council.server.metrics import ServerMetrics
 from council.server.relay import relay, relayable, uses_tools
@@ -102,13 +102,18 @@ class ChatHandler:
 
     # -- the council model ---------------------------------------------------
     async def admit(self) -> None:
-        """Wait for a run slot (shared with the web page's runs); 429 with Retry-After when none comes."""
+        """Wait for a run slot (shared with the web page's runs).
+
+        429 with Retry-After when none comes; 503 ``shutting_down`` once
+        SIGTERM came, also for a request that was waiting in the queue.
+        """
         if self.closing:
-            raise ApiError(503, "the server is shutting down; send the request to another replica or retry",
-                           type="server_error", code="shutting_down", headers={"Retry-After": "5"})
+            raise shutting_down_error()
         await self.spend.check()
         try:
             await self.admission.acquire()
+        except AdmissionClosed:
+            raise shutting_down_error() from None  # queued when SIGTERM came: told now, not left to be cut
         except AdmissionRefused as refused:
             raise ApiError(429, str(refused), type="rate_limit_error", code="too_many_runs",
                            headers={"Retry-After": str(refused.retry_after_s)}) from None
@@ -300,6 +305,12 @@ def _cancelling() -> bool:
     """Whether the current task itself is being cancelled (by its client leaving, or by the server)."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+def shutting_down_error() -> ApiError:
+    """A request that arrived, or waited in the queue, while the server shuts down: no run starts for it."""
+    return ApiError(503, "the server is shutting down; send the request to another replica or retry",
+                    type="server_error", code="shutting_down", headers={"Retry-After": "5"})
 
 
 def interrupted_error(task: asyncio.Task[Any]) -> ApiError:

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from council.server.admission import Admission, AdmissionRefused
+from council.server.admission import Admission, AdmissionClosed, AdmissionRefused
 
 
 async def test_slots_are_taken_at_once_until_the_limit():
@@ -103,3 +103,30 @@ async def test_a_slot_handed_to_a_waiter_that_is_cancelled_passes_on():
     await asyncio.gather(first, return_exceptions=True)
     await asyncio.wait_for(second, timeout=1)
     assert admission.running == 1
+
+
+async def test_close_tells_every_waiter_at_once_and_frees_no_slot_to_anyone():
+    admission = Admission(limit=1, queue_size=8, queue_timeout_s=30)
+    await admission.acquire()
+    waiters = [asyncio.ensure_future(admission.acquire()) for _ in range(5)]
+    await asyncio.sleep(0)
+    admission.close()
+    outcomes = await asyncio.wait_for(asyncio.gather(*waiters, return_exceptions=True), timeout=1)
+    assert all(isinstance(outcome, AdmissionClosed) for outcome in outcomes)
+    assert admission.queued == 0 and admission.running == 1  # the run in flight keeps its slot
+    admission.release()
+    assert admission.running == 0
+    with pytest.raises(AdmissionClosed):
+        await admission.acquire()  # a free slot, but the server is shutting down
+
+
+async def test_a_slot_handed_over_just_before_close_starts_nothing():
+    admission = Admission(limit=1, queue_size=8, queue_timeout_s=30)
+    await admission.acquire()
+    handed = asyncio.ensure_future(admission.acquire())
+    await asyncio.sleep(0)
+    admission.release()  # the slot goes to `handed`, which has not run again yet ...
+    admission.close()  # ... when the shutdown begins
+    with pytest.raises(AdmissionClosed):
+        await handed
+    assert admission.running == 0

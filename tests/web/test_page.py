@@ -391,7 +391,8 @@ async def test_a_preset_chosen_on_the_page_runs_its_way(web_server, browser):
     await expect(page.locator("#preset-choice")).to_have_value("quick")
     await page.select_option("#preset-choice", "")
     await expect(page.locator("#chairman-choice")).to_have_value("alpha")
-    await expect(page.locator("#settings-status")).to_contain_text("Saved")
+    # Said beside the picker, above the question box.
+    await expect(page.locator("#composer-status")).to_contain_text("Saved")
     await ask(page, "And the full council?")
     turn = await finished_turn(page, 1)
     await expect(turn.locator("[data-testid=final-answer] .byline")).to_have_text("Written by the chairman, alpha")

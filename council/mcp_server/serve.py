@@ -1,7 +1,8 @@
 """Running the MCP server: over stdio (what Claude Desktop and coding agents launch) or streamable HTTP.
 
 HTTP follows ``council serve``'s rules: a non-loopback address needs API
-keys (``$COUNCIL_API_KEYS``), sent as ``Authorization: Bearer KEY``.
+keys (``$COUNCIL_API_KEYS``), sent as ``Authorization: Bearer KEY``, and
+clients are held to its deadlines and connection cap (:mod:`.http_limits`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from council.config import CouncilConfig, server_api_keys
 from council.mcp_server.app import build_server
 from council.mcp_server.failures import route_library_logs
+from council.mcp_server.http_limits import BodyLimits, guarded_protocol
 from council.pipeline.orchestrator import Council
 from council.server.app import check_binding
 
@@ -40,10 +42,14 @@ async def serve_http(config: CouncilConfig, host: str, port: int, *, insecure_no
     route_library_logs(config.logging.level)
     keys = [key.get_secret_value() for key in server_api_keys(config, environ)]
     async with Council(config, environ=environ) as council:
-        app: Any = build_server(council).streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-        if keys:
+        limits = config.server
+        app: Any = build_server(council).streamable_http_app(streamable_http_path=MCP_PATH, host=host,
+                                                             max_request_body_size=limits.max_body_bytes)
+        app = BodyLimits(app, limits)
+        if keys:  # outside the body limits: a client without a key is told so before its body is read
             app = BearerKeys(app, keys)
-        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None))
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", log_config=None,
+                                               http=guarded_protocol(limits)))
         print(f"council: MCP on http://{host}:{port}{MCP_PATH} ({len(council.member_names)} members"
               f"{', API keys required' if keys else ''})", file=sys.stderr, flush=True)
         await server.serve()

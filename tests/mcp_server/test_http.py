@@ -2,72 +2,16 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
-from typing import NamedTuple
 
 import aiohttp
 import httpx2
 import pytest
-import yaml
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from council.cli import main
-from tests.storage.test_store import simulated_without_latency
-
-KEY = "sk-mcp-test-key"
-
-
-class McpOverHttp(NamedTuple):
-    """A running ``council mcp --http``: its endpoint, and the lines it has written to stderr since it announced."""
-
-    url: str
-    log: list[str]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@pytest.fixture
-def mcp_over_http(tmp_path: Path):
-    config = tmp_path / "council.yaml"
-    config.write_text(yaml.safe_dump(simulated_without_latency().model_dump(mode="json", exclude_none=True)))
-    port = free_port()
-    drain = None
-    log: list[str] = []
-    process = subprocess.Popen(
-        [sys.executable, "-m", "council", "mcp", "--config", str(config), "--http", f"127.0.0.1:{port}"],
-        env={"PATH": "/usr/bin:/bin", "COUNCIL_API_KEYS": KEY, "COUNCIL_DB_PATH": str(tmp_path / "council.db")},
-        stderr=subprocess.PIPE, text=True)
-    try:
-        announced = process.stderr.readline() if process.stderr else ""
-        assert announced.startswith(f"council: MCP on http://127.0.0.1:{port}/mcp"), announced
-        assert "API keys required" in announced
-        # Keep reading what the server logs, so a full pipe never blocks it, and keep it for the tests.
-        drain = threading.Thread(target=lambda: log.extend(process.stderr or []), daemon=True)
-        drain.start()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:  # uvicorn binds just after the announcement
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        yield McpOverHttp(f"http://127.0.0.1:{port}/mcp", log)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        if drain is not None:
-            drain.join(timeout=5)
-        if process.stderr:
-            process.stderr.close()
+from tests.mcp_server.conftest import KEY
 
 
 async def test_without_the_key_the_endpoint_answers_401(mcp_over_http):

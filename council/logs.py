@@ -3,6 +3,11 @@
 Secrets are scrubbed in one place: every key Council reads is registered with
 :func:`register_secret`, and a processor replaces it in every log value, so
 no log level, message or upstream error text can print one.
+
+Text from outside (a request's path, an upstream's error) may hold control
+characters: a NUL, a terminal escape sequence, a newline that would forge a
+line. JSON lines escape them; console lines show such a value as Python writes
+a string (``'/a\\x00b'``), so every event stays one plain line.
 """
 
 from __future__ import annotations
@@ -53,6 +58,28 @@ def _redaction_processor(_logger: Any, _method: str, event_dict: MutableMapping[
     }
 
 
+class _Escaped:
+    """A console log value holding control characters: shown quoted and escaped, never raw."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+    __str__ = __repr__
+
+
+def _escape_controls(_logger: Any, _method: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    # The console renderer quotes a string only when it holds a space, '=', a quote or a line break.
+    for key, value in event_dict.items():
+        if isinstance(value, str) and not value.isprintable():
+            event_dict[key] = _Escaped(value)
+    return event_dict
+
+
 def configure_logging(level: str = "warning", fmt: str = "console", stream: TextIO | None = None) -> None:
     """Set up structlog for the process. ``fmt`` is ``console`` or ``json``."""
     renderer: Any = (structlog.processors.JSONRenderer() if fmt == "json"
@@ -63,6 +90,7 @@ def configure_logging(level: str = "warning", fmt: str = "console", stream: Text
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             _redaction_processor,
+            *([] if fmt == "json" else [_escape_controls]),
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),

@@ -64,3 +64,16 @@ async def test_retry_logs_never_carry_the_key(fake_llm, make_provider, log_strea
     output = log_stream.getvalue()
     assert "retrying" in output
     assert SECRET not in output
+
+
+def test_console_lines_show_control_characters_escaped_and_stay_one_line():
+    stream = io.StringIO()
+    configure_logging("info", "console", stream)
+    try:
+        get_logger("test").info("seen\x1b[2J", path="/a\x00b", plain="/healthz", note="line\nforged=1")
+    finally:
+        configure_logging("warning", "console")
+    output = stream.getvalue()
+    assert output.count("\n") == 1 and "\x00" not in output and "\x1b" not in output
+    assert "path='/a\\x00b'" in output and "plain=/healthz" in output and "note='line\\nforged=1'" in output
+    assert "'seen\\x1b[2J'" in output

@@ -5,11 +5,15 @@
 writer that batches what runs write as they go. :mod:`.store` holds runs
 (one compressed row per stage, :mod:`.run_records`), the rubric registry
 and reviewer history; :mod:`.conversations` the web page's conversations.
+When the database is down or locked, writes wait in :mod:`.backlog` and
+land when it is back.
 Stores the results it is given: knows nothing of how a council runs.
 """
 
 from council.errors import StorageError
 from council.storage.conversations import Conversation, ConversationError, ConversationStore
 from council.storage.store import RunSummary, Store
+from council.storage.tables import StorageUnavailable
 
-__all__ = ["Conversation", "ConversationError", "ConversationStore", "RunSummary", "StorageError", "Store"]
+__all__ = ["Conversation", "ConversationError", "ConversationStore", "RunSummary", "StorageError",
+           "StorageUnavailable", "Store"]

@@ -25,11 +25,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from council.storage.backlog import BacklogFigures
 from council.storage.group_commit import GroupCommitter
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
 DEFAULT_POOL_SIZE = 10
+#: ``storage.critical_wait_s``'s default: the longest a connection, a lock or a run waits for the database.
+DEFAULT_CRITICAL_WAIT_S = 2.0
 
 
 class Session(Protocol):
@@ -58,8 +61,9 @@ class Database(ABC):
     #: Whether transactions lock rows (PostgreSQL's FOR UPDATE) rather than the whole database (SQLite).
     row_locks: ClassVar[bool] = False
 
-    def __init__(self, location: str, workers: int) -> None:
+    def __init__(self, location: str, workers: int, critical_wait_s: float = DEFAULT_CRITICAL_WAIT_S) -> None:
         self.location = location  # safe to print: no password
+        self.critical_wait_s = critical_wait_s
         self._workers = workers
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
@@ -81,6 +85,20 @@ class Database(ABC):
     @abstractmethod
     def integrity_check(self) -> str | None:
         """The backend's own consistency check (``ok`` or its findings); None where there is none."""
+
+    @abstractmethod
+    def unavailable(self, error: BaseException) -> bool:
+        """Whether ``error`` says the database cannot be reached for now (down, restarting, locked elsewhere).
+
+        Writes failing so are kept and retried in the background
+        (:mod:`.backlog`) rather than failed; other errors (a full disk, a
+        bad statement) fail at once.
+        """
+
+    def write_backlog(self) -> BacklogFigures:
+        """Writes waiting for the database now, and those written late or dropped so far (zeros before any)."""
+        committer = self._committer
+        return committer.backlog() if committer is not None else BacklogFigures()
 
     def close(self) -> None:
         """Close the connections and stop the worker threads (waiting for calls in progress)."""
@@ -116,7 +134,8 @@ class Database(ABC):
         if committer is None:
             with self._executor_lock:
                 if self._committer is None:
-                    self._committer = GroupCommitter(self, name=f"council-{self.backend}-writer")
+                    self._committer = GroupCommitter(self, name=f"council-{self.backend}-writer",
+                                                     unavailable=self.unavailable, where=self.location)
                 committer = self._committer
         return committer
 

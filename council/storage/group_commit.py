@@ -23,6 +23,12 @@ otherwise take them in opposite orders and deadlock.
 
 Batched jobs are committed in the order they were queued, so a run's
 stage rows land in order without the run waiting for each.
+
+When the database is unavailable (``unavailable(error)`` says which errors
+mean that: a refused connection, a pool timeout, a lock another process
+holds), writes queued as ``durable`` are not failed but kept in a bounded
+:class:`~council.storage.backlog.Backlog` and tried again until they land;
+reads fail at once, so whoever waits for them can go on without.
 """
 
 from __future__ import annotations
@@ -35,6 +41,9 @@ import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
+
+from council.errors import StorageError
+from council.storage.backlog import MAX_PENDING_WRITES, Backlog, BacklogFigures
 
 T = TypeVar("T")
 MAX_BATCH = 256  # writes per transaction: enough to amortize a commit, short enough to keep locks brief
@@ -57,6 +66,9 @@ class _Job(Generic[T]):
     loop: asyncio.AbstractEventLoop
     alone: bool
     translate: Callable[[BaseException], BaseException]
+    durable: bool = False  # kept and retried while the database is unavailable (a write, not a read)
+    group: str | None = None  # the run it belongs to: a full backlog drops a run's writes together
+    postponed: bool = False  # waited in the backlog at least once
 
 
 @dataclass
@@ -69,13 +81,19 @@ class _Waiting:
 
 
 _STOP = object()
+_Outcome = tuple[_Job[Any], Any, BaseException | None]
 
 
 class GroupCommitter:
     """Commits work queued from event loops, in batches, on one thread of its own."""
 
-    def __init__(self, db: Transactional, name: str) -> None:
+    def __init__(self, db: Transactional, name: str, *,
+                 unavailable: Callable[[BaseException], bool] = lambda error: False,
+                 max_pending: int = MAX_PENDING_WRITES, where: str = "the database") -> None:
         self._db = db
+        self._unavailable = unavailable
+        self._backlog = Backlog(where, max_pending)
+        self._held: list[_Job[Any]] = []  # reads that arrived while writes wait: tried with them
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         # Each loop's entry is touched by that loop's thread only (and by close, at the end).
         self._waiting: dict[asyncio.AbstractEventLoop, _Waiting] = {}
@@ -85,7 +103,8 @@ class GroupCommitter:
 
     def submit(self, work: Any, *, combine: Callable[[Any, list[Any]], list[T]] | None = None,
                soon: bool = True, alone: bool = False,
-               translate: Callable[[BaseException], BaseException] = lambda exc: exc) -> asyncio.Future[T]:
+               translate: Callable[[BaseException], BaseException] = lambda exc: exc,
+               durable: bool = False, group: str | None = None) -> asyncio.Future[T]:
         """Queue ``work`` for the writer; a future (on the running loop) for what it returns or raises.
 
         ``work`` is a function of a session; or, with ``combine``, an item
@@ -94,14 +113,17 @@ class GroupCommitter:
         item). ``soon=False`` lets the write wait up to
         :data:`WRITE_BEHIND_S` for company. ``translate`` turns an exception
         raised into the one the caller should see (a driver error into a
-        StorageError).
+        StorageError). A ``durable`` write outlives an outage: while the
+        database is unavailable it waits in the backlog (its future with
+        it) and lands when the database is back, unless the backlog
+        overflows and drops its ``group`` (its run) first.
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         waiting = self._waiting.get(loop)
         if waiting is None:
             waiting = self._waiting[loop] = _Waiting([])
-        waiting.jobs.append(_Job(work, combine, future, loop, alone, translate))
+        waiting.jobs.append(_Job(work, combine, future, loop, alone, translate, durable, group))
         if soon:
             self._hand_over_soon(loop, waiting)
         elif waiting.handover is None:
@@ -143,12 +165,19 @@ class GroupCommitter:
             self._queue.put(_STOP)
             self._thread.join()
 
+    def backlog(self) -> BacklogFigures:
+        """Writes waiting for the database now, and those written late or dropped so far."""
+        return self._backlog.figures()
+
     def _serve(self) -> None:
         stopping = False
         while not stopping:
             batch: list[_Job[Any]] = []
-            item = self._queue.get()
-            while item is not _STOP:
+            try:
+                item = self._queue.get(timeout=self._backlog.wait_s())
+            except queue.Empty:
+                item = None
+            while item is not None and item is not _STOP:
                 batch.extend(item)
                 if len(batch) >= MAX_BATCH:
                     break
@@ -157,8 +186,30 @@ class GroupCommitter:
                 except queue.Empty:
                     break
             stopping = item is _STOP
-            if batch:
+            if self._backlog:
+                # Writes wait for the database: new ones queue behind them, reads go with the next try.
+                self._held.extend(job for job in batch if not job.durable)
+                self._settle([(job, None, _dropped()) for job in self._backlog.keep(
+                    (job for job in batch if job.durable), "")])
+                if self._backlog.due():
+                    self._retry()
+            elif batch:
                 self._settle(self._commit(batch))
+        # Closing: one more try for what waits (all of it, while the database takes it), then give up the rest.
+        while self._backlog and self._retry():
+            pass
+        self._settle([(job, None, _abandoned()) for job in self._backlog.abandon()])
+
+    def _retry(self) -> bool:
+        """Try the oldest waiting writes again (with the reads held meanwhile); whether all of them were settled."""
+        jobs, held, self._held = self._backlog.head(MAX_BATCH), self._held, []
+        outcomes = self._commit(jobs + held)
+        done = [job for job, _, _ in outcomes if job.postponed]
+        stored = sum(1 for job, _, error in outcomes if job.postponed and error is None)
+        progressed = len(done) == len(jobs)
+        self._backlog.settled(done, stored=stored, failed_again=not progressed)
+        self._settle(outcomes)
+        return progressed
 
     def _commit(self, batch: list[_Job[Any]]) -> list[tuple[_Job[Any], Any, BaseException | None]]:
         outcomes: list[tuple[_Job[Any], Any, BaseException | None]] = []
@@ -167,18 +218,29 @@ class GroupCommitter:
             try:
                 self.commits += 1
                 results = self._db.transaction(lambda session: _apply(session, together))
-            except Exception:  # each job is retried alone below, failing with its own error
-                pass
+            except Exception as exc:  # each job is retried alone below, failing with its own error
+                if self._unavailable(exc):
+                    return self._postpone(batch, exc)  # each alone would wait out the same outage
             else:
                 outcomes.extend((job, result, None) for job, result in zip(together, results, strict=True))
                 batch = [job for job in batch if job.alone]
-        for job in batch:
+        for index, job in enumerate(batch):
             self.commits += 1
             try:
                 outcomes.append((job, self._db.transaction(functools.partial(_apply_one, job)), None))
             except Exception as exc:  # handed to the caller: its future raises it
+                if self._unavailable(exc):
+                    return outcomes + self._postpone(batch[index:], exc)
                 outcomes.append((job, None, job.translate(exc)))
         return outcomes
+
+    def _postpone(self, jobs: list[_Job[Any]], error: BaseException) -> list[_Outcome]:
+        """Keep the durable ``jobs`` for later (those in the backlog stay where they are); fail the reads."""
+        fresh = [job for job in jobs if job.durable and not job.postponed]
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        dropped = self._backlog.keep(fresh, detail) if fresh else []
+        return ([(job, None, job.translate(error)) for job in jobs if not job.durable]
+                + [(job, None, _dropped()) for job in dropped])
 
     @staticmethod
     def _settle(outcomes: list[tuple[_Job[Any], Any, BaseException | None]]) -> None:
@@ -205,6 +267,18 @@ class Ahead(Generic[T]):
     def __await__(self) -> Generator[Any, None, T]:
         self._committer.hurry(self.future)
         return self.future.__await__()
+
+
+def _dropped() -> StorageError:
+    error = StorageError("not stored: dropped from a full backlog of writes waiting for the database")
+    error.cause = "the database was unavailable for too long: dropped"
+    return error
+
+
+def _abandoned() -> StorageError:
+    error = StorageError("not stored: the database was still unavailable when the writer closed")
+    error.cause = "the database was unavailable: not stored"
+    return error
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:

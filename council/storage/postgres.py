@@ -9,11 +9,20 @@ tests alike, whichever event loop, if any, they run on.
 Statements arrive with SQLite's ``?`` placeholders and are translated once
 per distinct text. Row locks (``FOR UPDATE``) make read-then-write
 updates safe across replicas.
+
+Outages: a caller waits for a pooled connection at most
+``storage.critical_wait_s``; each connection is checked as it is lent, and
+one found dead (PostgreSQL restarted) has every idle one checked at once,
+so the first call after a restart gets a live connection instead of an
+error; the pool's attempts to reconnect give up and start afresh within
+that bound too, so a database that is back is used at once rather than
+after a backoff grown through the outage.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -21,10 +30,18 @@ import psycopg
 import psycopg_pool
 
 from council.errors import StorageError
-from council.storage.database import Database, Row, redact_url
+from council.storage.database import DEFAULT_CRITICAL_WAIT_S, Database, Row, redact_url
 
 T = TypeVar("T")
 CONNECT_TIMEOUT_S = 10.0
+# SQLSTATE classes that mean "not now" rather than "never": connection exceptions, the server shutting
+# down or starting, too many connections, serialization failures and deadlocks.
+_TRANSIENT_STATES = ("08", "57P", "53300", "40001", "40P01")
+
+# The pool logs a warning for every failed reconnection attempt and every broken connection it drops:
+# during an outage that is a line every second. The store logs an outage once (council.storage.backlog).
+if logging.getLogger("psycopg.pool").level == logging.NOTSET:
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 
 
 @functools.lru_cache(maxsize=512)
@@ -60,18 +77,36 @@ class PostgresDatabase(Database):
     row_locks = True
     driver_errors: ClassVar[tuple[type[BaseException], ...]] = (psycopg.Error, psycopg_pool.PoolTimeout)
 
-    def __init__(self, url: str, pool_size: int) -> None:
-        super().__init__(redact_url(url), workers=pool_size)
+    def __init__(self, url: str, pool_size: int, critical_wait_s: float = DEFAULT_CRITICAL_WAIT_S) -> None:
+        super().__init__(redact_url(url), workers=pool_size, critical_wait_s=critical_wait_s)
         self.pool_size = pool_size
         # The pool logs connection attempts itself; our own error below says what failed, once.
         self._pool: psycopg_pool.ConnectionPool[psycopg.Connection[Row]] = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, kwargs={"autocommit": True}, open=False,
-            timeout=CONNECT_TIMEOUT_S * 3, name="council")
+            timeout=critical_wait_s, check=self._check, reconnect_timeout=max(critical_wait_s, 1.0),
+            name="council")
         try:
             self._pool.open(wait=True, timeout=CONNECT_TIMEOUT_S)
         except (psycopg.Error, psycopg_pool.PoolTimeout) as exc:
             self._pool.close()
             raise StorageError(f"cannot connect to PostgreSQL at {self.location}: {_first_line(exc)}") from None
+
+    def _check(self, connection: psycopg.Connection[Row]) -> None:
+        try:
+            psycopg_pool.ConnectionPool.check_connection(connection)
+        except Exception:
+            # One dead connection means PostgreSQL went away: its idle siblings are dead too. Drop them all
+            # now, or the pool would hand them out one by one, sleeping a growing backoff between them.
+            self._pool.check()
+            raise
+
+    def unavailable(self, error: BaseException) -> bool:
+        if isinstance(error, psycopg_pool.PoolTimeout):
+            return True
+        if not isinstance(error, psycopg.OperationalError):
+            return False
+        state = error.sqlstate
+        return state is None or state.startswith(_TRANSIENT_STATES)
 
     def run(self, work: Callable[[_PostgresSession], T]) -> T:
         with self._pool.connection() as connection:

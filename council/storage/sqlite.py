@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from council.errors import StorageError
-from council.storage.database import Database, Row
+from council.storage.database import DEFAULT_CRITICAL_WAIT_S, Database, Row
 
 T = TypeVar("T")
-BUSY_TIMEOUT_MS = 5000
 PAGE_SIZE = 16384
 
 
@@ -49,16 +48,17 @@ class SQLiteDatabase(Database):
     backend = "sqlite"
     driver_errors: ClassVar[tuple[type[BaseException], ...]] = (sqlite3.Error,)
 
-    def __init__(self, path: str) -> None:
-        super().__init__(path, workers=1)
+    def __init__(self, path: str, critical_wait_s: float = DEFAULT_CRITICAL_WAIT_S) -> None:
+        super().__init__(path, workers=1, critical_wait_s=critical_wait_s)
         self.path = path
         self._lock = threading.RLock()
         try:
             if path != ":memory:":
                 Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
             self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            # Several connections write the same file: wait for each other rather than fail.
-            self._connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            # Several connections write the same file: wait for each other rather than fail, but no longer
+            # than a run may wait; a write still locked out then is retried in the background.
+            self._connection.execute(f"PRAGMA busy_timeout={round(critical_wait_s * 1000)}")
             # A new file gets 16 KB pages: stage rows of 1-3 KB pack into them with little left over
             # (4 KB pages held about one such row each). No effect on a file that already exists.
             self._connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
@@ -86,6 +86,11 @@ class SQLiteDatabase(Database):
                 raise
             self._connection.execute("COMMIT")
             return outcome
+
+    def unavailable(self, error: BaseException) -> bool:
+        # Another connection (often another process) holds the write lock: it will let go. A full disk or a
+        # read-only file will not, and fails at once.
+        return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
 
     def table_names(self) -> list[str]:
         rows = self.fetchall("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "

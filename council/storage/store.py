@@ -89,10 +89,13 @@ class Store(Tables):
         """Queue a stage prepared by :func:`prepare_stage` to the group-commit writer (from an event loop).
 
         A run's stages are committed in the order queued; the future says
-        when this one is on record, or raises :class:`StorageError`. With
+        when this one is on record, or raises :class:`StorageError`. While
+        the database is unavailable the write waits in the background
+        backlog, and so does its future (:mod:`.backlog`). With
         ``soon=False`` the write may wait a few milliseconds to go with others.
         """
-        return self._queue("saving a run", write, combine=StageWrite.apply_many, soon=soon)
+        return self._queue("saving a run", write, combine=StageWrite.apply_many, soon=soon, durable=True,
+                           group=write.run_id)
 
     def save(self, result: CouncilResult) -> None:
         """Store a whole run at once (an import, a test), over what was stored of it before."""
@@ -315,13 +318,15 @@ class Store(Tables):
 
         The fold is plain arithmetic on whatever is stored when the write
         lands, under the rows' locks: runs on any number of replicas lose no
-        update. The future raises :class:`StorageError` if it failed.
+        update. While the database is unavailable the update waits in the
+        background backlog and lands when it is back; the future raises
+        :class:`StorageError` if it failed for good.
         """
         def update(current: dict[str, ReviewerHistory]) -> dict[str, ReviewerHistory]:
             return {key: fold_increment(current.get(key), increment) for key, increment in increments.items()}
 
         return self._queue("updating reviewer statistics", _HistoryFold(list(increments), update),
-                           combine=_fold_many, soon=False, locks_rows=True)
+                           combine=_fold_many, soon=False, locks_rows=True, durable=True)
 
 
 _NO_SUMS = pack_sums(())

@@ -16,9 +16,13 @@ from typing import Any, ClassVar, TypeVar
 
 from council.errors import StorageError
 from council.storage.connect import open_database
-from council.storage.database import DEFAULT_POOL_SIZE, Database, Session
+from council.storage.database import DEFAULT_CRITICAL_WAIT_S, DEFAULT_POOL_SIZE, Database, Session
 
 T = TypeVar("T")
+
+
+class StorageUnavailable(StorageError):
+    """The database cannot be reached for now (down, restarting, locked by another process): try later."""
 
 
 class Tables:
@@ -28,12 +32,12 @@ class Tables:
     what: ClassVar[str] = "the database"
 
     def __init__(self, location: str | Path | Database, *, pool_size: int = DEFAULT_POOL_SIZE,
-                 migrate: bool = True) -> None:
+                 migrate: bool = True, critical_wait_s: float = DEFAULT_CRITICAL_WAIT_S) -> None:
         if isinstance(location, Database):
             self.db, self._owns_db = location, False
             return
         try:
-            self.db = open_database(location, pool_size=pool_size, migrate=migrate)
+            self.db = open_database(location, pool_size=pool_size, migrate=migrate, critical_wait_s=critical_wait_s)
         except StorageError as exc:
             raise self.error(f"cannot open {self.what}: {exc}") from None
         self._owns_db = True
@@ -58,17 +62,19 @@ class Tables:
         return await self.db.call(fn, *args, **kwargs)
 
     def _queue(self, action: str, work: Any, *, combine: Callable[[Session, list[Any]], list[T]] | None = None,
-               soon: bool = True, locks_rows: bool = False) -> asyncio.Future[T]:
+               soon: bool = True, locks_rows: bool = False, durable: bool = False,
+               group: str | None = None) -> asyncio.Future[T]:
         """Queue ``work`` to the database's group-commit writer; a future that raises this store's error.
 
-        ``work``, ``combine`` and ``soon`` are :meth:`GroupCommitter.submit`'s; work
-        that ``locks_rows`` is committed on its own where the backend locks rows.
+        ``work``, ``combine``, ``soon``, ``durable`` and ``group`` are
+        :meth:`GroupCommitter.submit`'s; work that ``locks_rows`` is committed
+        on its own where the backend locks rows.
         """
         def translate(exc: BaseException) -> BaseException:
             return self._storage_error(action, exc) if isinstance(exc, self.db.driver_errors) else exc
 
         return self.db.committer.submit(work, combine=combine, soon=soon, alone=locks_rows and self.db.row_locks,
-                                        translate=translate)
+                                        translate=translate, durable=durable, group=group)
 
     def _guard(self, action: str, work: Callable[[], T]) -> T:
         try:
@@ -78,7 +84,10 @@ class Tables:
 
     def _storage_error(self, action: str, exc: BaseException) -> StorageError:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        error = self.error(f"{action} failed in {self.path}: {detail}")
+        message = f"{action} failed in {self.path}: {detail}"
+        # Stores with an error class of their own keep it (their callers catch it); the run store says more.
+        unavailable = self.db.unavailable(exc) and issubclass(StorageUnavailable, self.error)
+        error = StorageUnavailable(message) if unavailable else self.error(message)
         # The cause without the location, for messages that leave the machine (an HTTP client's error).
         error.cause = f"{action} failed: {detail}"
         return error

@@ -69,6 +69,7 @@ class PostgresServer:
         self.bindir = found
         self.port = _free_port()
         self.base_dir: Path | None = None
+        self._settings = ""
         self._user = RUN_AS if os.geteuid() == 0 else None
 
     @property
@@ -100,12 +101,28 @@ class PostgresServer:
         data, sockets = self.base_dir / "data", self.base_dir
         self._run("initdb", "-D", str(data), "-U", "council", "--auth=trust", "-E", "UTF8", "--no-sync",
                   "--no-instructions")
-        settings = (f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={sockets} "
-                    "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
-                    "-c shared_buffers=32MB")
-        self._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(data), "-l", str(self.base_dir / "server.log"),
-                  "-o", settings)
+        self._settings = (f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={sockets} "
+                          "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
+                          "-c shared_buffers=32MB")
+        self.resume()
         return self
+
+    def halt(self) -> None:
+        """Stop the server as an operator would (``pg_ctl stop -m fast``: sessions are cut), keeping its data.
+
+        For outage tests: clients now get refused connections, and their
+        pooled connections go stale; :meth:`resume` starts it again.
+        """
+        if self.base_dir is None:
+            raise RuntimeError("the server was never started")
+        self._run("pg_ctl", "stop", "-m", "fast", "-w", "-D", str(self.base_dir / "data"))
+
+    def resume(self) -> None:
+        """Start the server (again) on its data folder and port, and wait until it accepts connections."""
+        if self.base_dir is None:
+            raise RuntimeError("the server was never started")
+        self._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(self.base_dir / "data"),
+                  "-l", str(self.base_dir / "server.log"), "-o", self._settings)
 
     def create_database(self, name: str) -> str:
         """Create database ``name`` and return its URL."""
@@ -120,7 +137,8 @@ class PostgresServer:
         if self.base_dir is None:
             return
         try:
-            self._run("pg_ctl", "stop", "-m", "immediate", "-w", "-D", str(self.base_dir / "data"))
+            if (self.base_dir / "data" / "postmaster.pid").exists():  # not when a test left it halted
+                self._run("pg_ctl", "stop", "-m", "immediate", "-w", "-D", str(self.base_dir / "data"))
         finally:
             shutil.rmtree(self.base_dir, ignore_errors=True)
             self.base_dir = None

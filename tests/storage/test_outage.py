@@ -1,0 +1,173 @@
+"""Database outages on real databases: PostgreSQL stopped and restarted, SQLite locked by another process.
+
+What is checked is what a server needs: a write that cannot land is kept and
+retried in the background (in order, within a bounded backlog, counted) and
+lands once the database is back; a read fails within the short bound instead
+of waiting out a 30 s pool; and a restart leaves no stale pooled connection
+that loses a calibration update.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from council.errors import StorageError
+from council.ranking.aggregation import BIAS_SUMS
+from council.ranking.sheet import HistoryIncrement
+from council.storage.backlog import BacklogFigures
+from council.storage.connect import open_database
+from council.storage.group_commit import GroupCommitter
+from council.storage.run_writes import StageWrite
+from council.storage.store import Store, prepare_stage
+from council.testing.postgres import PostgresServer
+from tests.storage.outage import eventually, private_postgres, sqlite_locked_elsewhere
+from tests.storage.test_store import result
+
+__all__ = ["private_postgres"]  # the fixture, imported for pytest
+
+BOUND_S = 1.0
+ONE = HistoryIncrement(count=1, mean=0.5, m2=0.0, resid_count=1, resid_m2=0.25, bias=(1.0,) * BIAS_SUMS)
+
+
+async def stored(store: Store, run_id: str) -> bool:
+    try:
+        return await store.call(store.run_statuses, [run_id]) == {run_id: "complete"}
+    except StorageError:
+        return False
+
+
+def run_stages(store: Store, run_id: str) -> list[str]:
+    rows = store.db.fetchall("SELECT stage FROM run_stages WHERE run_id = ? ORDER BY seq", (run_id,))
+    return [row[0] for row in rows]
+
+
+async def test_writes_during_a_postgres_outage_are_kept_and_land_in_order_when_it_is_back(private_postgres):
+    server: PostgresServer = private_postgres
+    store = Store(server.create_database("outage"), critical_wait_s=BOUND_S)
+    try:
+        await store.queue_stage(prepare_stage(result("before"), "finished"))
+        server.halt()
+        running = result("during", status="running")
+        writes = [store.queue_stage(prepare_stage(running, "started"), soon=False),
+                  store.add_to_reviewer_history({"r": ONE})]
+        running.status = "complete"
+        writes.append(store.queue_stage(prepare_stage(running, "finished")))
+        done, _ = await asyncio.wait(writes, timeout=3 * BOUND_S)
+        assert not done, "a write during the outage neither landed nor was given up: it waits for the database"
+        assert store.db.write_backlog().pending == 3
+
+        started = time.monotonic()
+        with pytest.raises(StorageError, match="reading reviewer statistics failed"):
+            await store.read_reviewer_history(["r"])
+        # At most the try in progress and the next one (each waits the bound for a connection), not a 30 s pool.
+        assert time.monotonic() - started < 3 * BOUND_S + 1, "a read waited far beyond the bound"
+
+        server.resume()
+        await asyncio.wait_for(asyncio.gather(*writes), timeout=5 * BOUND_S)
+        assert run_stages(store, "during") == ["started", "finished"]
+        assert store.get("during").status == "complete"
+        assert store.reviewer_history(["r"])["r"].count == 1
+        backlog = store.db.write_backlog()
+        assert (backlog.pending, backlog.retried, backlog.dropped) == (0, 3, 0)
+    finally:
+        if not _accepting(server):
+            server.resume()
+        store.close()
+
+
+def _accepting(server: PostgresServer) -> bool:
+    import psycopg
+
+    try:
+        psycopg.connect(server.url, connect_timeout=2).close()
+    except psycopg.OperationalError:
+        return False
+    return True
+
+
+async def test_after_a_restart_no_stale_pooled_connection_loses_a_calibration_update(private_postgres):
+    server: PostgresServer = private_postgres
+    store = Store(server.create_database("restart"), pool_size=4, critical_wait_s=BOUND_S)
+    try:
+        # Fill the pool: four connections busy at once, then idle in the pool.
+        await asyncio.gather(*(store.call(lambda: store.db.fetchone("SELECT pg_sleep(0.2)")) for _ in range(4)))
+        await store.add_to_reviewer_history({"r": ONE})
+        server.halt()
+        server.resume()
+        started = time.monotonic()
+        await asyncio.gather(*(store.add_to_reviewer_history({"r": ONE}) for _ in range(9)))
+        assert time.monotonic() - started < BOUND_S, "the first writes after a restart waited to reconnect"
+        assert await store.call(store.run_statuses, ["nothing"]) == {}  # a read on the worker threads too
+        assert store.reviewer_history(["r"])["r"].count == 10
+    finally:
+        store.close()
+
+
+async def test_a_run_written_while_another_process_holds_sqlite_locked_lands_when_it_lets_go(tmp_path):
+    path = tmp_path / "council.db"
+    store = Store(path, critical_wait_s=BOUND_S)
+    try:
+        with sqlite_locked_elsewhere(path):
+            write = store.queue_stage(prepare_stage(result("locked-out"), "finished"))
+            done, _ = await asyncio.wait([write], timeout=3 * BOUND_S)
+            assert not done and store.db.write_backlog().pending == 1
+            started = time.monotonic()
+            with pytest.raises(StorageError, match="locked"):
+                await store.read_reviewer_history(["r"])
+            assert time.monotonic() - started < 3 * BOUND_S + 1, "a read waited out a long busy timeout"
+        await asyncio.wait_for(write, timeout=5 * BOUND_S)
+        assert await stored(store, "locked-out")
+        assert store.db.write_backlog().retried == 1
+    finally:
+        store.close()
+
+
+async def test_a_full_backlog_drops_the_oldest_runs_whole_and_counts_them(tmp_path):
+    path = tmp_path / "council.db"
+    db = open_database(path, critical_wait_s=BOUND_S)
+    store = Store(db)
+    committer = GroupCommitter(db, "test-writer", unavailable=db.unavailable, max_pending=6)
+    try:
+        with sqlite_locked_elsewhere(path):
+            writes = {}
+            for n in range(5):  # three writes a run, room for six: the newest two runs are kept
+                run = result(f"run-{n}", status="running")
+                writes[n] = [committer.submit(prepare_stage(run, stage), combine=StageWrite.apply_many, soon=False,
+                                              durable=True, group=run.run_id)
+                             for stage in ("started", "answers", "finished")]
+                await asyncio.sleep(0.1)
+            await eventually(lambda: _true(committer.backlog().pending + committer.backlog().dropped == 15),
+                             within_s=5 * BOUND_S, what="every write kept or dropped")
+            assert (committer.backlog().pending, committer.backlog().dropped) == (6, 9)
+            for n in range(3):
+                dropped = await asyncio.gather(*writes[n], return_exceptions=True)
+                assert all(isinstance(e, StorageError) and "dropped" in str(e) for e in dropped), dropped
+        await asyncio.wait_for(asyncio.gather(*writes[3], *writes[4]), timeout=5 * BOUND_S)
+        assert [run_stages(store, f"run-{n}") for n in range(5)] == [[]] * 3 + [["started", "answers", "finished"]] * 2
+        assert committer.backlog() == BacklogFigures(pending=0, retried=6, dropped=9)
+    finally:
+        committer.close()
+        db.close()
+
+
+async def _true(value: bool) -> bool:
+    return value
+
+
+async def test_closing_during_an_outage_gives_up_within_the_bound_and_says_what_was_lost(private_postgres):
+    server: PostgresServer = private_postgres
+    store = Store(server.create_database("closing"), critical_wait_s=BOUND_S)
+    server.halt()
+    try:
+        write = store.queue_stage(prepare_stage(result("lost"), "finished"))
+        await asyncio.sleep(2 * BOUND_S)
+        started = time.monotonic()
+        await asyncio.to_thread(store.close)
+        assert time.monotonic() - started < BOUND_S + 2
+        with pytest.raises(StorageError, match="not stored"):
+            await write
+    finally:
+        server.resume()

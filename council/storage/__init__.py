@@ -11,9 +11,9 @@ Stores the results it is given: knows nothing of how a council runs.
 """
 
 from council.errors import StorageError
+from council.storage.backlog import StorageUnavailable
 from council.storage.conversations import Conversation, ConversationError, ConversationStore
 from council.storage.store import RunSummary, Store
-from council.storage.tables import StorageUnavailable
 
 __all__ = ["Conversation", "ConversationError", "ConversationStore", "RunSummary", "StorageError",
            "StorageUnavailable", "Store"]

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from council.errors import StorageError
 from council.logs import get_logger
 
 #: Writes kept for a database that is down (a run is about five: its four stages and its calibration update).
@@ -28,6 +29,10 @@ MAX_PENDING_WRITES = 10_000
 RETRY_EVERY_S = 0.5
 
 _log = get_logger("storage")
+
+
+class StorageUnavailable(StorageError):
+    """The database cannot be reached for now (down, restarting, locked by another process): try later."""
 
 
 class Postponable(Protocol):

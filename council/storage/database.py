@@ -95,6 +95,11 @@ class Database(ABC):
         bad statement) fail at once.
         """
 
+    @property
+    def writes_waiting(self) -> bool:
+        """Whether writes are waiting for the database now (it is down or locked): a caller need not wait."""
+        return self.write_backlog().pending > 0
+
     def write_backlog(self) -> BacklogFigures:
         """Writes waiting for the database now, and those written late or dropped so far (zeros before any)."""
         committer = self._committer

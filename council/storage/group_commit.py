@@ -28,7 +28,8 @@ When the database is unavailable (``unavailable(error)`` says which errors
 mean that: a refused connection, a pool timeout, a lock another process
 holds), writes queued as ``durable`` are not failed but kept in a bounded
 :class:`~council.storage.backlog.Backlog` and tried again until they land;
-reads fail at once, so whoever waits for them can go on without.
+reads queued while writes wait fail at once (:class:`StorageUnavailable`),
+so whoever waits for them goes on without.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from council.errors import StorageError
-from council.storage.backlog import MAX_PENDING_WRITES, Backlog, BacklogFigures
+from council.storage.backlog import MAX_PENDING_WRITES, Backlog, BacklogFigures, StorageUnavailable
 
 T = TypeVar("T")
 MAX_BATCH = 256  # writes per transaction: enough to amortize a commit, short enough to keep locks brief
@@ -93,7 +94,6 @@ class GroupCommitter:
         self._db = db
         self._unavailable = unavailable
         self._backlog = Backlog(where, max_pending)
-        self._held: list[_Job[Any]] = []  # reads that arrived while writes wait: tried with them
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         # Each loop's entry is touched by that loop's thread only (and by close, at the end).
         self._waiting: dict[asyncio.AbstractEventLoop, _Waiting] = {}
@@ -187,10 +187,11 @@ class GroupCommitter:
                     break
             stopping = item is _STOP
             if self._backlog:
-                # Writes wait for the database: new ones queue behind them, reads go with the next try.
-                self._held.extend(job for job in batch if not job.durable)
-                self._settle([(job, None, _dropped()) for job in self._backlog.keep(
-                    (job for job in batch if job.durable), "")])
+                # Writes wait for the database: new ones queue behind them, and reads fail at once (whoever
+                # reads goes on without, rather than wait through the outage).
+                self._settle([(job, None, _unavailable(len(self._backlog))) for job in batch if not job.durable]
+                             + [(job, None, _dropped()) for job in self._backlog.keep(
+                                 (job for job in batch if job.durable), "")])
                 if self._backlog.due():
                     self._retry()
             elif batch:
@@ -201,9 +202,9 @@ class GroupCommitter:
         self._settle([(job, None, _abandoned()) for job in self._backlog.abandon()])
 
     def _retry(self) -> bool:
-        """Try the oldest waiting writes again (with the reads held meanwhile); whether all of them were settled."""
-        jobs, held, self._held = self._backlog.head(MAX_BATCH), self._held, []
-        outcomes = self._commit(jobs + held)
+        """Try the oldest waiting writes again; whether all of them were settled."""
+        jobs = self._backlog.head(MAX_BATCH)
+        outcomes = self._commit(jobs)
         done = [job for job, _, _ in outcomes if job.postponed]
         stored = sum(1 for job, _, error in outcomes if job.postponed and error is None)
         progressed = len(done) == len(jobs)
@@ -267,6 +268,12 @@ class Ahead(Generic[T]):
     def __await__(self) -> Generator[Any, None, T]:
         self._committer.hurry(self.future)
         return self.future.__await__()
+
+
+def _unavailable(waiting: int) -> StorageUnavailable:
+    error = StorageUnavailable(f"the database is unavailable: {waiting} writes are waiting for it")
+    error.cause = "the database is unavailable"
+    return error
 
 
 def _dropped() -> StorageError:

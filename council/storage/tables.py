@@ -15,14 +15,11 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from council.errors import StorageError
+from council.storage.backlog import StorageUnavailable
 from council.storage.connect import open_database
 from council.storage.database import DEFAULT_CRITICAL_WAIT_S, DEFAULT_POOL_SIZE, Database, Session
 
 T = TypeVar("T")
-
-
-class StorageUnavailable(StorageError):
-    """The database cannot be reached for now (down, restarting, locked by another process): try later."""
 
 
 class Tables:

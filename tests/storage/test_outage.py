@@ -17,7 +17,7 @@ import pytest
 from council.errors import StorageError
 from council.ranking.aggregation import BIAS_SUMS
 from council.ranking.sheet import HistoryIncrement
-from council.storage.backlog import BacklogFigures
+from council.storage.backlog import BacklogFigures, StorageUnavailable
 from council.storage.connect import open_database
 from council.storage.group_commit import GroupCommitter
 from council.storage.run_writes import StageWrite
@@ -60,10 +60,10 @@ async def test_writes_during_a_postgres_outage_are_kept_and_land_in_order_when_i
         assert store.db.write_backlog().pending == 3
 
         started = time.monotonic()
-        with pytest.raises(StorageError, match="reading reviewer statistics failed"):
+        with pytest.raises(StorageUnavailable, match="the database is unavailable: 3 writes are waiting"):
             await store.read_reviewer_history(["r"])
-        # At most the try in progress and the next one (each waits the bound for a connection), not a 30 s pool.
-        assert time.monotonic() - started < 3 * BOUND_S + 1, "a read waited far beyond the bound"
+        # At most the end of the try in progress (which waits the bound for a connection), not a 30 s pool.
+        assert time.monotonic() - started < BOUND_S + 0.5, "a read waited beyond the bound"
 
         server.resume()
         await asyncio.wait_for(asyncio.gather(*writes), timeout=5 * BOUND_S)
@@ -115,9 +115,9 @@ async def test_a_run_written_while_another_process_holds_sqlite_locked_lands_whe
             done, _ = await asyncio.wait([write], timeout=3 * BOUND_S)
             assert not done and store.db.write_backlog().pending == 1
             started = time.monotonic()
-            with pytest.raises(StorageError, match="locked"):
+            with pytest.raises(StorageUnavailable):
                 await store.read_reviewer_history(["r"])
-            assert time.monotonic() - started < 3 * BOUND_S + 1, "a read waited out a long busy timeout"
+            assert time.monotonic() - started < BOUND_S + 0.5, "a read waited out a long busy timeout"
         await asyncio.wait_for(write, timeout=5 * BOUND_S)
         assert await stored(store, "locked-out")
         assert store.db.write_backlog().retried == 1

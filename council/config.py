@@ -246,11 +246,24 @@ class ServerConfig(_Strict):
         description="Time a connection gets to send a request's headers; also how long an idle one stays open.")
     body_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Time a client gets to send a request body.")
     max_connections: int = Field(default=512, ge=1, le=100_000, description="Open client connections; more are closed.")
+    max_connections_per_client: int | None = Field(
+        default=None, ge=1, le=100_000,
+        description="Open connections from one client address (an IPv6 /64 counts as one); more get 429. None: an "
+                    "eighth of max_connections, at least 64. Behind a reverse proxy on another address every client "
+                    "has the proxy's address: raise it to max_connections and let the proxy limit its clients.")
+    per_client_loopback: bool = Field(
+        default=False,
+        description="Hold loopback clients to max_connections_per_client too. Off: a reverse proxy, chat app or "
+                    "load test on this machine, one address for all its users, is limited by max_connections alone.")
     access_log: bool = Field(default=True, description="One log line per request: method, path, status, latency.")
     metrics_public: bool = Field(default=False, description="Serve GET /metrics without an API key.")
     cors_origins: list[str] = Field(
         default_factory=list,
         description="Browser origins allowed to call the API (e.g. https://chat.example.com); empty: same origin only.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host header values served besides loopback ones on a loopback bind (a reverse proxy's name: "
+                    "council.example.com for any port, or host:port); on another bind, when set, the only ones.")
     task_model: str = Field(
         default="auto",
         description="Where chat apps' side tasks (titles, tags, follow-ups) go: auto (one member: the chairman, "
@@ -262,6 +275,16 @@ class ServerConfig(_Strict):
         if value in ("auto", "council") or re.fullmatch(r"member/[A-Za-z0-9_.-]+", value):
             return value
         raise ValueError(f"task_model must be auto, council or member/NAME, got {value[:80]!r}")
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _hosts_are_hosts(cls, hosts: list[str]) -> list[str]:
+        for host in hosts:
+            match = re.fullmatch(r"(?:[A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?", host)
+            if match is None or int(match.group(1) or 0) > 65535:
+                raise ValueError(f"allowed_hosts: {host[:80]!r} is not a Host value like council.example.com or "
+                                 "council.example.com:8443 (no scheme, no path)")
+        return [host.lower() for host in hosts]
 
     @field_validator("cors_origins")
     @classmethod
@@ -294,6 +317,12 @@ class StorageConfig(_Strict):
     keep_runs_days: int | None = Field(
         default=None, ge=1, description="`council serve` deletes finished runs older than this (daily); "
                                         "none keeps every run. Calibration history is always kept.")
+    critical_wait_s: float = Field(
+        default=2.0, gt=0, le=60,
+        description="The longest a run waits for the database before answering (reading reviewers' history, "
+                    "writing its last row): past it the run ranks without history, answers with stored: false, "
+                    "and its writes are retried in the background. Also bounds PostgreSQL pool waits and "
+                    "SQLite's busy timeout.")
 
     @field_validator("url")
     @classmethod

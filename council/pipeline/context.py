@@ -43,6 +43,8 @@ class RunContext:
     queued_writes: list[tuple[asyncio.Future[None], str]] = field(default_factory=list)
     #: What the run may spend (None: no cap); every stage's calls go through it.
     budget: RunBudget | None = None
+    #: Seconds the run has waited for its database so far (at most ``storage.critical_wait_s`` in all).
+    storage_waited_s: float = 0.0
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

@@ -25,13 +25,14 @@ from typing import Any
 from council._version import __version__
 from council.assets import prompt_hash
 from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
-from council.errors import InvalidRequest, StorageError, storage_cause
+from council.errors import InvalidRequest
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
 from council.pipeline.answer import collect_answers, member_failures, quorum_problem
 from council.pipeline.budget import RunBudget, run_budget
 from council.pipeline.context import RunContext, elapsed_ms, timed
 from council.pipeline.cost import run_cost
+from council.pipeline.persist import HISTORY_NOT_STORED, queue_save, save_finished
 from council.pipeline.rank import HistoryRead, rank_answers, read_history_ahead, survivor_problem, unranked
 from council.pipeline.review import judging_for, mark_oversized, review_answers
 from council.pipeline.safety_gate import apply_safety_gate
@@ -45,14 +46,13 @@ from council.rubrics.load import load_rubric
 from council.rubrics.model import CriterionValue, Rubric
 from council.simulation import behaviour_for
 from council.storage.run_records import Stage
-from council.storage.store import Store, prepare_stage
+from council.storage.store import Store
 from council.transport.http import Transport
 from council.types import ChatMessage, GenerationParams, as_messages
 
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
            "feedback_system.md")
 _UNSET: Any = object()
-_NOT_STORED = "the run could not be stored"
 _log = get_logger("council")
 
 
@@ -99,7 +99,7 @@ class Council:
 
     def _open_store(self) -> Store:
         storage = self.config.storage
-        return Store(storage.location, pool_size=storage.pool_size)
+        return Store(storage.location, pool_size=storage.pool_size, critical_wait_s=storage.critical_wait_s)
 
     async def __aenter__(self) -> Council:
         self._entered += 1
@@ -263,41 +263,7 @@ class Council:
                              simulated=simulated, reproducibility=reproducibility)
 
     def _queue_save(self, ctx: RunContext, stage: Stage) -> None:
-        # The run goes on while the store commits this stage (in order with the run's others); the run's
-        # last write checks how they went.
-        if self.store is not None:
-            ctx.queued_writes.append((self.store.queue_stage(prepare_stage(ctx.result, stage), soon=False),
-                                      _NOT_STORED))
-
-    async def _save_finished(self, ctx: RunContext) -> None:
-        # A failing database costs the record, never the answer: the run goes on and says it was not stored.
-        store, result = self.store, ctx.result
-        if store is None:
-            return
-        # asyncio.wait, not gather: a cancelled run still learns how the writes it began went. Most are
-        # committed by now (they wait at most WRITE_BEHIND_S for company): only the others are waited for.
-        if pending := [future for future, _ in ctx.queued_writes if not future.done()]:
-            await asyncio.wait(pending)
-        for future, loss in ctx.queued_writes:
-            error = None if future.cancelled() else future.exception()  # every one retrieved, none left to warn
-            if error is not None:
-                self._write_failed(result, loss, error)
-        try:
-            await asyncio.shield(store.queue_stage(prepare_stage(result, "finished")))
-        except Exception as error:
-            self._write_failed(result, _NOT_STORED, error)
-
-    @staticmethod
-    def _write_failed(result: CouncilResult, loss: str, error: BaseException) -> None:
-        cause = storage_cause(error) if isinstance(error, StorageError) else f"{type(error).__name__}: {error}"
-        if loss == _NOT_STORED:
-            if not result.stored:
-                return  # said once
-            result.stored = False
-        # Operators alert on these event names: one for the run's record, one for calibration history.
-        _log.error("run_not_stored" if loss == _NOT_STORED else "reviewer_history_not_stored",
-                   run_id=result.run_id, cause=str(error))
-        result.degrade(f"{loss} ({cause})")
+        queue_save(ctx, self.store, stage)
 
     async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
                    providers: dict[str, Provider], sink: EventSink, run_id: str | None,
@@ -363,7 +329,7 @@ class Council:
         try:
             ranked = await rank_answers(ctx, surviving, result.reviews, self.store, history)
             if ranked.history_write is not None:
-                ctx.queued_writes.append((ranked.history_write, "reviewer calibration history could not be updated"))
+                ctx.queued_writes.append((ranked.history_write, HISTORY_NOT_STORED))
             result.ranking = with_verdicts(ctx.rubric, ranked.ranking, result.reviews, fixed, evidence)
             result.agreement, result.bias_flags, result.calibration = (ranked.agreement, ranked.bias_flags,
                                                                        ranked.calibration)
@@ -395,6 +361,6 @@ class Council:
             if ctx.budget.refused:
                 result.degrade(f"budget ${ctx.budget.limit_usd:g} reached: not called: {', '.join(ctx.budget.refused)}")
         result.timings.total_ms = elapsed_ms(started)
-        await self._save_finished(ctx)
+        await save_finished(ctx, self.store)
         ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)
         return result

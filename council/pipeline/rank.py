@@ -17,6 +17,7 @@ import numpy as np
 from council.errors import StorageError, storage_cause
 from council.logs import get_logger
 from council.pipeline.context import RunContext
+from council.pipeline.persist import waited_for_storage
 from council.providers import Provider
 from council.ranking.aggregation import aggregate
 from council.ranking.sheet import HistoryIncrement, ReviewerHistory, ScoreSheet
@@ -29,6 +30,7 @@ from council.result import (
     ReviewRecord,
 )
 from council.rubrics.model import Rubric
+from council.storage.backlog import StorageUnavailable
 
 _log = get_logger("council")
 
@@ -152,9 +154,17 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
     stored: dict[str, ReviewerHistory] | None = {}
     if calibration is not None and keys:
         # Read as the reviews went out (or now) and recorded in the result: the ranking is reproducible from the run.
+        # A database that does not answer within storage.critical_wait_s costs the calibration, not the answer.
         try:
-            stored = await (ahead.stored if ahead is not None and ahead.keys.issuperset(keys.values())
-                            else calibration.read_reviewer_history(list(keys.values())))
+            stored = await waited_for_storage(ctx, ahead.stored if ahead is not None and ahead.keys.issuperset(
+                keys.values()) else calibration.read_reviewer_history(list(keys.values())))
+        except (TimeoutError, StorageUnavailable) as error:
+            # Not logged per run: the store logs the outage once (council.storage.backlog).
+            why = ("the database is unavailable" if isinstance(error, StorageUnavailable) else
+                   f"the database did not answer within {ctx.config.storage.critical_wait_s:g} s")
+            problems.append(f"reviewer calibration history was not read ({why}): ranked without it, "
+                            "and this run does not add to it")
+            stored = None
         except StorageError as error:
             _log.error("reviewer_history_unavailable", run_id=ctx.result.run_id, cause=str(error))
             problems.append(f"reviewer calibration history could not be read ({storage_cause(error)})")

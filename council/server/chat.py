@@ -97,7 +97,7 @@ class ChatHandler:
         self.closing = False  # set at shutdown: no new runs
         self.admission = Admission(self.config.max_concurrent_runs, self.config.queue_size,
                                    self.config.queue_timeout_s)
-        self.metrics = ServerMetrics(self.admission)
+        self.metrics = ServerMetrics(self.admission, lambda: council.store)
         self.spend = DailySpend(council.config, lambda: council.store)
 
     # -- the council model ---------------------------------------------------

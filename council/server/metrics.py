@@ -5,20 +5,28 @@ stage durations (histograms), upstream calls by member, role and outcome
 (``ok`` or the failure reason: timeout, rate_limited, upstream_error, parse,
 ...), retries by member (provider attempts after the first, and ballots asked
 again), tokens by member and direction, admission queue depth, queue wait
-(histogram) and runs in flight. Figures come from each finished run's result
-and from admission, so the pipeline knows nothing of metrics. One registry per
+(histogram) and runs in flight, and the database's writes waiting for it
+(pending), written late (retried) and dropped while it was down or locked.
+Figures come from each finished run's result, from admission and from the
+store's writer, so the pipeline knows nothing of metrics. One registry per
 server app, not the process-global one, so two apps in one process (tests)
 never share counts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
 
 from council.pipeline.verdicts import AUTOMATIC_REVIEWER
 from council.result import CouncilResult, Failure
 from council.server.admission import Admission
+from council.storage.backlog import BacklogFigures
+from council.storage.store import Store
 from council.types import Usage
 
 _STAGE_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
@@ -32,12 +40,31 @@ def _outcome(failure: Failure | None) -> str:
     return "ok" if failure is None else failure.reason
 
 
-class ServerMetrics:
-    """The server's Prometheus series, fed by finished runs and by admission."""
+class _StorageCollector(Collector):
+    """The store's writer as it stands at each scrape (its counts live in the writer, not in this registry)."""
 
-    def __init__(self, admission: Admission) -> None:
+    def __init__(self, store: Callable[[], Store | None]) -> None:
+        self._store = store
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        store = self._store()
+        figures = store.db.write_backlog() if store is not None else BacklogFigures()
+        yield GaugeMetricFamily("council_storage_pending_writes",
+                                "Writes waiting for a database that is down or locked.", value=figures.pending)
+        yield CounterMetricFamily("council_storage_writes_retried",
+                                  "Writes that landed after the database was back.", value=figures.retried)
+        yield CounterMetricFamily("council_storage_writes_dropped",
+                                  "Writes given up: the backlog was full, or the server closed during an outage.",
+                                  value=figures.dropped)
+
+
+class ServerMetrics:
+    """The server's Prometheus series, fed by finished runs, by admission and by the store's writer."""
+
+    def __init__(self, admission: Admission, store: Callable[[], Store | None] = lambda: None) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
+        r.register(_StorageCollector(store))
         self.runs_started = Counter("council_runs_started", "Council runs started.", registry=r)
         self.runs_finished = Counter("council_runs_finished", "Council runs finished, by status.", ["status"],
                                      registry=r)

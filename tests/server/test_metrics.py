@@ -5,9 +5,11 @@ from __future__ import annotations
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
+from council.storage.store import Store
 from council.testing.fake_llm import Step
 from council.testing.scripted import council_member
-from tests.server.conftest import API_KEY, MEMBERS, quality_judge, script, start_server
+from tests.server.conftest import API_KEY, MEMBERS, quality_judge, script, serve, server_config, start_server
+from tests.storage.outage import eventually, sqlite_locked_elsewhere
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION_BODY = {"model": "council", "messages": [{"role": "user", "content": "What is six times seven?"}]}
@@ -62,3 +64,33 @@ async def test_metrics_need_the_key_unless_public(fake_llm):
         finally:
             await runner.cleanup()
             running.store.close()
+
+
+async def test_metrics_count_writes_waiting_for_a_locked_database_and_written_late(fake_llm, tmp_path):
+    script(fake_llm)
+    path = tmp_path / "runs.db"
+    runner, running = await serve(fake_llm, server_config(fake_llm), Store(path, critical_wait_s=1), API_KEY)
+    try:
+        async with aiohttp.ClientSession(headers=AUTH) as http:
+            with sqlite_locked_elsewhere(path):
+                async with http.post(running.url + "/v1/chat/completions", json=QUESTION_BODY) as response:
+                    assert response.status == 200
+                    assert (await response.json())["council"]["stored"] is False
+                async with http.get(running.url + "/metrics") as response:
+                    during = samples(await response.text())
+            assert during[("council_storage_pending_writes", ())] >= 1  # the run's stages (some may be in a try)
+            assert during[("council_storage_writes_retried_total", ())] == 0
+
+            async def written() -> bool:
+                async with http.get(running.url + "/metrics") as response:
+                    return samples(await response.text())[("council_storage_pending_writes", ())] == 0
+
+            await eventually(written, within_s=10, what="the waiting writes written")
+            async with http.get(running.url + "/metrics") as response:
+                after = samples(await response.text())
+        assert len(running.store.list_runs()) == 1 and running.store.list_runs()[0].status == "complete"
+    finally:
+        await runner.cleanup()
+        running.store.close()
+    assert after[("council_storage_writes_retried_total", ())] >= during[("council_storage_pending_writes", ())]
+    assert after[("council_storage_writes_dropped_total", ())] == 0

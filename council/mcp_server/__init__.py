@@ -4,7 +4,9 @@
 :class:`~council.Council`, and :mod:`.prompts` the prompts; :mod:`.results`
 cuts results down to what a calling model needs; :mod:`.failures` words
 what went wrong for the caller and logs it in one line; :mod:`.serve` runs
-it over stdio or streamable HTTP.
+it over stdio (:mod:`.stdio`) or streamable HTTP (:mod:`.http_limits` holds
+clients to ``council serve``'s limits); :mod:`.envelope` answers messages
+the SDK would misread.
 Knows the council's public API (and `council serve`'s binding rule), nothing of its stages or storage.
 """
 

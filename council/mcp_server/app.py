@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from pydantic import AfterValidator, Field
 
 from council._version import __version__
 from council.errors import CouncilError, StorageError
@@ -41,6 +42,42 @@ from council.pipeline.orchestrator import Council
 from council.pipeline.targets import evaluate_target as evaluate_target_with
 from council.result import CouncilResult
 from council.rubrics import Rubric, UnknownRubric
+
+#: The most runs list_runs returns at once (what it returned at most before it checked its limit).
+MAX_LISTED_RUNS = 200
+
+
+def _plain_text(value: str) -> str:
+    # Refused as the HTTP API refuses it: a NUL is never meant, and cuts the text short where C code reads it.
+    # (An unpaired surrogate never gets this far: the JSON-RPC envelope is refused, see envelope.py.)
+    if "\x00" in value:
+        raise ValueError("must not contain a NUL character")
+    return value
+
+
+def _plain_json(value: dict[str, Any]) -> dict[str, Any]:
+    def visit(item: Any, where: str) -> None:
+        if isinstance(item, str):
+            try:
+                _plain_text(item)
+            except ValueError as problem:
+                raise ValueError(f"{where or 'a value'}: {problem}") from None
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                visit(str(key), where)
+                visit(inner, f"{where}.{key}" if where else str(key))
+        elif isinstance(item, list):
+            for index, inner in enumerate(item):
+                visit(inner, f"{where}[{index}]")
+
+    visit(value, "")
+    return value
+
+
+#: Text a caller sends: a string with no NUL character.
+Text = Annotated[str, AfterValidator(_plain_text)]
+#: A JSON object whose strings, at any depth, are such text.
+PlainJson = Annotated[dict[str, Any], AfterValidator(_plain_json)]
 
 INSTRUCTIONS = (
     "A council of language models: ask_council gets one question answered by every member, peer-reviewed "
@@ -98,20 +135,20 @@ def build_server(council: Council) -> MCPServer:
                              "much reviewers agreed, anything that degraded the run, and its run id. Optional: "
                              "members (a subset), chairman (a member, or 'none' for the top answer as is), "
                              f"rubric (a name from the rubric:// resources), preset (presets: {presets}).")
-    async def ask_council(question: str, ctx: Context, members: list[str] | None = None,
-                          chairman: str | None = None, rubric: str | None = None,
-                          preset: str | None = None) -> dict[str, Any]:
+    async def ask_council(question: Text, ctx: Context, members: list[Text] | None = None,
+                          chairman: Text | None = None, rubric: Text | None = None,
+                          preset: Text | None = None) -> dict[str, Any]:
         return ask_summary(await run(question, ctx, members, chairman, rubric, preset))
 
     @server.tool(description="Ask the council and compare: every member's answer side by side with its rank, "
                              "score and per-criterion scores from the peer review.")
-    async def compare_answers(question: str, ctx: Context, members: list[str] | None = None,
-                              rubric: str | None = None, preset: str | None = None) -> dict[str, Any]:
+    async def compare_answers(question: Text, ctx: Context, members: list[Text] | None = None,
+                              rubric: Text | None = None, preset: Text | None = None) -> dict[str, Any]:
         return comparison(await run(question, ctx, members, "none", rubric, preset))
 
     @server.tool(description="Judge a given answer to a question against a rubric (a name from the rubric:// "
                              "resources): pass or fail, the score, each criterion, and feedback on what to improve.")
-    async def evaluate_answer(rubric: str, question: str, answer: str) -> dict[str, Any]:
+    async def evaluate_answer(rubric: Text, question: Text, answer: Text) -> dict[str, Any]:
         chosen = rubric_named(rubric)
         try:
             verdict = await judge_answer(council, question, answer, chosen)
@@ -121,7 +158,7 @@ def build_server(council: Council) -> MCPServer:
 
     @server.tool(description="Evaluate a structured target (a JSON object: a plan, a config, a record) against a "
                              "rubric by name: each criterion's level, the weighted score, pass or fail, feedback.")
-    async def evaluate_target(rubric: str, target: dict[str, Any]) -> dict[str, Any]:
+    async def evaluate_target(rubric: Text, target: PlainJson) -> dict[str, Any]:
         chosen = rubric_named(rubric)
         assert chosen is not None
         judge = council.config.chairman or council.member_names[0]
@@ -135,19 +172,20 @@ def build_server(council: Council) -> MCPServer:
         data: dict[str, Any] = evaluation.model_dump(mode="json")
         return data
 
-    @server.tool(description="The most recent stored council runs, newest first: run id, time, status, question.")
-    async def list_runs(limit: int = 20) -> dict[str, Any]:
+    @server.tool(description="The most recent stored council runs, newest first: run id, time, status, question "
+                             f"(limit: how many, 1 to {MAX_LISTED_RUNS}).")
+    async def list_runs(limit: Annotated[int, Field(ge=1, le=MAX_LISTED_RUNS)] = 20) -> dict[str, Any]:
         store = council.store
         if store is None:
             raise ToolError("this council keeps no run database")
         try:
-            runs = await store.call(store.list_runs, max(1, min(limit, 200)))
+            runs = await store.call(store.list_runs, limit)
         except StorageError as exc:
             raise ToolError(f"the run database failed: {exc.cause or exc}") from None
         return {"runs": [run_line(r) for r in runs]}
 
     @server.tool(description="One stored run in full (every answer, review, score and the final answer), by run id.")
-    async def get_run(run_id: str) -> dict[str, Any]:
+    async def get_run(run_id: Text) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(await stored_run(run_id, ToolError))
         return data
 

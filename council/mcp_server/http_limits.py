@@ -13,7 +13,8 @@ reads a body as slowly as the client sends it. Here, with the settings of
   they trickle (the connection is closed otherwise);
 * :class:`BodyLimits`, ASGI middleware: a body in full within
   ``body_timeout_s`` (408 otherwise) and no larger than ``max_body_bytes``
-  (413, read no further).
+  (413, read no further); then a message the SDK would misread is answered
+  400 with the JSON-RPC error for it (:mod:`.envelope`).
 
 Every refusal is a JSON-RPC error with ``id: null`` in a JSON body, as the
 SDK words its own HTTP-level refusals, so an MCP client can show it.
@@ -29,7 +30,8 @@ from typing import Any
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from council.config import ServerConfig
-from council.mcp_server.envelope import rpc_error
+from council.logs import get_logger
+from council.mcp_server.envelope import envelope_error, rpc_error
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -37,6 +39,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+_log = get_logger("mcp")
 # Not one of JSON-RPC's own codes: -32000 to -32099 are the server's to define.
 SERVER_BUSY = -32000
 REQUEST_TIMEOUT = -32001
@@ -127,6 +130,12 @@ class BodyLimits:
             return
         if body is None:  # the client went away
             return
+        if scope["method"] == "POST" and body.strip():
+            problem = envelope_error(body)
+            if problem is not None:
+                _log.warning("message_refused", error=problem["error"]["message"])
+                await _send_json(send, 400, problem)
+                return
         await self.app(scope, _replay(body, receive), send)
 
     async def _read(self, receive: Receive) -> bytes | None:

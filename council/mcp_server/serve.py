@@ -17,6 +17,7 @@ from council.config import CouncilConfig, server_api_keys
 from council.mcp_server.app import build_server
 from council.mcp_server.failures import route_library_logs
 from council.mcp_server.http_limits import BodyLimits, guarded_protocol
+from council.mcp_server.stdio import run_screened_stdio
 from council.pipeline.orchestrator import Council
 from council.server.app import check_binding
 
@@ -30,7 +31,7 @@ async def serve_stdio(config: CouncilConfig, environ: Mapping[str, str] | None =
     """Serve MCP on stdin/stdout until the client closes them (logs go to stderr, one line each)."""
     route_library_logs(config.logging.level)
     async with Council(config, environ=environ) as council:
-        await build_server(council).run_stdio_async()
+        await run_screened_stdio(build_server(council))
 
 
 async def serve_http(config: CouncilConfig, host: str, port: int, *, insecure_no_auth: bool = False,

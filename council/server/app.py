@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
@@ -29,6 +28,7 @@ from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, PRESET_PREFIX, Cha
 from council.server.guards import Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from council.server.request_guard import is_loopback, request_guard
 from council.server.schema import ApiError, decode_body, is_side_task, parse_request
 from council.server.task_routing import TASK_MODEL_HEADER, side_task_member
 from council.server.web import page_access_middleware, register_web
@@ -41,16 +41,6 @@ LIMIT_KEY = web.AppKey("max_body_bytes", int)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 PRUNE_EVERY_S = 24 * 3600
 _OPEN_PATHS = frozenset({"/healthz"})
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` only accepts connections from this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _error_response(error: ApiError) -> web.Response:
@@ -142,14 +132,19 @@ def _models(council: Council, created: int) -> list[dict[str, object]]:
 
 
 def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = None,
-               council: Council | None = None) -> web.Application:
-    """The server application for ``config``; the council opens on startup and closes on cleanup."""
+               council: Council | None = None, bind_host: str | None = None) -> web.Application:
+    """The server application for ``config``; the council opens on startup and closes on cleanup.
+
+    ``bind_host`` is the address it will listen on (default ``server.host``): on a loopback one, only
+    loopback ``Host`` names and ``server.allowed_hosts`` are answered.
+    """
     keys = server_api_keys(config, environ)
     cors = Cors(config.server)
     # Outermost first: the access log sees every answer, CORS answers preflights before routing and auth.
     open_paths = _OPEN_PATHS | ({"/metrics"} if config.server.metrics_public else set())
-    middlewares: list[Middleware] = [cors.preflight, errors_middleware, page_access_middleware,
-                                     auth_middleware(keys, open_paths)]
+    middlewares: list[Middleware] = [cors.preflight, errors_middleware,
+                                     request_guard(config.server, bind_host or config.server.host),
+                                     page_access_middleware, auth_middleware(keys, open_paths)]
     if config.server.access_log:
         middlewares.insert(0, access_log_middleware)
     app = web.Application(client_max_size=config.server.max_body_bytes, middlewares=middlewares)
@@ -296,7 +291,7 @@ def run_server(config: CouncilConfig, host: str, port: int, *, insecure_no_auth:
                environ: Mapping[str, str] | None = None) -> None:
     """Serve until SIGTERM or SIGINT, then drain within ``server.shutdown_grace_s``."""
     check_binding(config, host, insecure_no_auth, environ)
-    app = create_app(config, environ=environ)
+    app = create_app(config, environ=environ, bind_host=host)
 
     def announce(site: CappedSite) -> None:
         print(f"council: serving {len(config.members)} members on http://{host}:{site.port}/v1 "

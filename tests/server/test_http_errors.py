@@ -14,6 +14,7 @@ from council.testing.fake_llm import Step
 from tests.server.conftest import API_KEY, script, server_config, start_server
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
+JSON = {"Content-Type": "application/json"}
 GOOD = {"model": "council", "messages": [{"role": "user", "content": "hi"}]}
 
 
@@ -21,7 +22,7 @@ async def post(server, body: bytes | str | dict, headers: dict[str, str] | None 
                path: str = "/v1/chat/completions") -> tuple[int, dict, dict[str, str]]:
     data = json.dumps(body).encode() if isinstance(body, dict) else body
     async with aiohttp.ClientSession() as http, http.post(server.url + path, data=data,
-                                                          headers={**AUTH, **(headers or {})}) as response:
+                                                          headers={**AUTH, **JSON, **(headers or {})}) as response:
         return response.status, await response.json(content_type=None), dict(response.headers)
 
 
@@ -87,8 +88,9 @@ async def test_oversized_body_is_refused(server, chunked):
         for start in range(0, len(big), 16_384):
             yield big[start:start + 16_384]
 
-    async with aiohttp.ClientSession() as http, http.post(
-            server.url + "/v1/chat/completions", data=body_stream() if chunked else big, headers=AUTH) as response:
+    async with aiohttp.ClientSession() as http, http.post(server.url + "/v1/chat/completions",
+                                                          data=body_stream() if chunked else big,
+                                                          headers={**AUTH, **JSON}) as response:
         assert response.status == 413
         assert_error_shape(await response.json())
 

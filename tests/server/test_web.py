@@ -40,8 +40,11 @@ async def server(fake_llm, tmp_path) -> AsyncIterator[RunningServer]:
 async def call(server: RunningServer, method: str, path: str, body: Any = None, *, raw: bytes | None = None,
                headers: dict[str, str] | None = None) -> tuple[int, Any]:
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    async with aiohttp.ClientSession() as http, http.request(
-            method, server.url + path, data=data, headers=AUTH if headers is None else headers) as response:
+    sent = dict(AUTH if headers is None else headers)
+    if data is not None:
+        sent["Content-Type"] = "application/json"
+    async with aiohttp.ClientSession() as http, http.request(method, server.url + path, data=data,
+                                                             headers=sent) as response:
         text = await response.text()
         return response.status, json.loads(text) if text else None
 

@@ -120,6 +120,10 @@ class GroupCommitter:
         """
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
+        if not durable and (waiting_writes := len(self._backlog)):
+            # The database is down: a read would wait for the writer, itself waiting on the database.
+            future.set_exception(_unavailable(waiting_writes))
+            return future
         waiting = self._waiting.get(loop)
         if waiting is None:
             waiting = self._waiting[loop] = _Waiting([])

@@ -62,8 +62,7 @@ async def test_writes_during_a_postgres_outage_are_kept_and_land_in_order_when_i
         started = time.monotonic()
         with pytest.raises(StorageUnavailable, match="the database is unavailable: 3 writes are waiting"):
             await store.read_reviewer_history(["r"])
-        # At most the end of the try in progress (which waits the bound for a connection), not a 30 s pool.
-        assert time.monotonic() - started < BOUND_S + 0.5, "a read waited beyond the bound"
+        assert time.monotonic() - started < 0.2, "a read waited while writes were known to wait for the database"
 
         server.resume()
         await asyncio.wait_for(asyncio.gather(*writes), timeout=5 * BOUND_S)
@@ -117,7 +116,7 @@ async def test_a_run_written_while_another_process_holds_sqlite_locked_lands_whe
             started = time.monotonic()
             with pytest.raises(StorageUnavailable):
                 await store.read_reviewer_history(["r"])
-            assert time.monotonic() - started < BOUND_S + 0.5, "a read waited out a long busy timeout"
+            assert time.monotonic() - started < 0.2, "a read waited out the busy timeout"
         await asyncio.wait_for(write, timeout=5 * BOUND_S)
         assert await stored(store, "locked-out")
         assert store.db.write_backlog().retried == 1

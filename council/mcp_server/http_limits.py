@@ -8,7 +8,10 @@ reads a body as slowly as the client sends it. Here, with the settings of
 
 * :func:`guarded_protocol`, uvicorn's HTTP/1.1 protocol with limits: at most
   ``max_connections`` connections (one more is answered 503 and closed
-  without reading a byte), and a request's headers in full within
+  without reading a byte), each client address holding at most its share
+  (``max_connections_per_client``; loopback clients only with
+  ``per_client_loopback``, as for ``council serve``; one more is answered
+  429), and a request's headers in full within
   ``header_timeout_s`` of the connection opening or its last answer, however
   they trickle (the connection is closed otherwise);
 * :class:`BodyLimits`, ASGI middleware: a body in full within
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -32,6 +36,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from council.config import ServerConfig
 from council.logs import get_logger
 from council.mcp_server.envelope import envelope_error, rpc_error
+from council.server.listen import client_key, connection_share, is_loopback_peer
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -48,32 +53,51 @@ TOO_LARGE = -32002
 
 def _http_error(status: str, code: int, message: str, close: bool) -> bytes:
     body = json.dumps(rpc_error(code, message)).encode()
-    return (f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-            + ("Connection: close\r\n" if close else "") + ("Retry-After: 1\r\n" if status.startswith("503") else "")
-            + "\r\n").encode() + body
+    retry = "Retry-After: 1\r\n" if status.startswith(("503", "429")) else ""
+    return (f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n{retry}"
+            + ("Connection: close\r\n" if close else "") + "\r\n").encode() + body
 
 
 _BUSY = _http_error("503 Service Unavailable", SERVER_BUSY,
                     "the server has too many open connections; retry shortly", close=True)
+_CLIENT_BUSY = _http_error("429 Too Many Requests", SERVER_BUSY,
+                           "this client address has too many open connections; close some, or retry shortly",
+                           close=True)
 
 
 def guarded_protocol(limits: ServerConfig) -> type[H11Protocol]:
-    """uvicorn's HTTP/1.1 protocol, capped at ``limits.max_connections`` and with the header deadline."""
+    """uvicorn's HTTP/1.1 protocol with the connection cap, each client's share of it, and the header deadline."""
+    share = connection_share(limits)
+    per_client: Counter[str] = Counter()
 
     class GuardedH11(H11Protocol):
-        """One client connection: turned away over the cap, closed when its headers are late."""
+        """One client connection: turned away over the cap or its client's share, closed when its headers are late."""
 
         turned_away = False
+        client_address: str | None = None  # None: held to the cap alone (a loopback client, by default)
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            if len(self.connections) >= limits.max_connections:
+            peer = transport.get_extra_info("peername")
+            if not is_loopback_peer(peer) or limits.per_client_loopback:
+                self.client_address = client_key(peer)
+            full = len(self.connections) >= limits.max_connections
+            if full or (self.client_address is not None and per_client[self.client_address] >= share):
                 self.turned_away = True
                 self.transport = transport  # connection_lost closes it again, harmlessly
-                transport.write(_BUSY)
+                transport.write(_BUSY if full else _CLIENT_BUSY)
                 transport.close()
                 return
+            if self.client_address is not None:
+                per_client[self.client_address] += 1
             super().connection_made(transport)
             self._arm_header_deadline()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if not self.turned_away and self.client_address is not None:
+                per_client[self.client_address] -= 1
+                if per_client[self.client_address] <= 0:
+                    del per_client[self.client_address]
+            super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
             # uvicorn stops its timer on any byte, so a request sent a byte at a time would be waited for

@@ -128,3 +128,22 @@ async def test_a_legitimate_client_is_served_beside_half_sent_requests(tmp_path:
         for sock in stalled:
             sock.close()
     assert "ask_council" in tools and took < 5
+
+
+async def test_one_client_address_holds_only_its_share_of_the_cap(tmp_path: Path):
+    # Loopback addresses are held to the share only with per_client_loopback (one local proxy serves many).
+    with running_mcp_http(tmp_path, {"max_connections": 16, "max_connections_per_client": 4,
+                                     "per_client_loopback": True, "header_timeout_s": 30}) as server:
+        time.sleep(0.3)  # the fixture's readiness probe has gone from the server's connections
+        held = [connect(server, OTHER_CLIENT) for _ in range(4)]
+        time.sleep(0.3)
+        over = [connect(server, OTHER_CLIENT) for _ in range(50)]
+        over[0].settimeout(3)
+        answer = over[0].recv(65536)
+        # Another address, while the first holds all it may: served, with room to spare under the cap.
+        tools = await list_tools(server)
+        for sock in held + over:
+            sock.close()
+    assert answer.startswith(b"HTTP/1.1 429"), answer[:200]
+    assert "too many open connections" in json.loads(answer.partition(b"\r\n\r\n")[2])["error"]["message"]
+    assert "ask_council" in tools

@@ -26,6 +26,7 @@ from council.providers.openai import OpenAIProvider, read_usage
 from council.server.schema import ApiError, ChatCompletionRequest
 from council.server.wire import DONE_EVENT, error_event, finish_fields, sse_event
 from council.transport.retry import call_with_retry
+from council.transport.upstream_text import first_line, scrub_secrets
 from council.types import Usage
 
 TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
@@ -137,5 +138,7 @@ def _upstream_error_event(error: Any) -> bytes:
     """The member's own mid-stream error, in the one error shape (its message and, if a string, its code)."""
     message = error.get("message") if isinstance(error, dict) else error
     code = error.get("code") if isinstance(error, dict) else None
-    return error_event(f"the member reported an error: {message}" if isinstance(message, str) else
-                       "the member reported an error", "upstream_error", code if isinstance(code, str) else None)
+    # Its first line only, and nothing that looks like a secret: an upstream's words are not echoed whole.
+    return error_event(f"the member reported an error: {scrub_secrets(first_line(message, 200))}"
+                       if isinstance(message, str) else "the member reported an error", "upstream_error",
+                       scrub_secrets(code[:100]) if isinstance(code, str) else None)

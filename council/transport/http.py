@@ -31,9 +31,9 @@ from council.errors import (
     error_for_status,
 )
 from council.logs import redact
+from council.transport.upstream_text import redirect_message, scrub_secrets, summarise_body
 
 _ERROR_BODY_LIMIT = 64 * 1024
-_SNIPPET = 200
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,9 @@ class Endpoint:
     member: str | None = None
 
     def error(self, cls: type[ProviderError], message: str, **kwargs: Any) -> ProviderError:
-        """Build a typed error about this endpoint, with secrets scrubbed from the message."""
-        return cls(redact(message), provider=self.provider, model=self.model, member=self.member, **kwargs)
+        """Build a typed error about this endpoint, with secrets (known, and what looks like one) scrubbed."""
+        return cls(scrub_secrets(redact(message)), provider=self.provider, model=self.model, member=self.member,
+                   **kwargs)
 
 
 @dataclass(frozen=True)
@@ -94,27 +95,6 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
         value = when.timestamp() - time.time()
         return max(value, 0.0)
     return value if math.isfinite(value) and value >= 0 else None
-
-
-def _error_message(body: bytes, content_type: str) -> str:
-    """The most useful line of an upstream error body."""
-    text = body.decode("utf-8", errors="replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, list) and data and isinstance(data[0], dict):
-        data = data[0]  # Gemini has been seen wrapping its error object in a list.
-    if isinstance(data, dict):
-        err = data.get("error", data)
-        if isinstance(err, dict):
-            message = err.get("message") or err.get("type") or json.dumps(err)[:_SNIPPET]
-            return str(message)[:_SNIPPET]
-        if isinstance(err, str):
-            return err[:_SNIPPET]
-    if "html" in content_type or text.lower().startswith(("<!doctype", "<html")):
-        return "the upstream sent an HTML page instead of JSON"
-    return text[:_SNIPPET] or "empty body"
 
 
 class Transport:
@@ -181,10 +161,8 @@ class Transport:
         try:
             data = json.loads(body)
         except ValueError:
-            content_type = response.headers.get("content-type", "unknown")
-            raise endpoint.error(
-                ProtocolError, f"expected a JSON body, got {content_type}: {_error_message(body, content_type)}"
-            ) from None
+            summary = summarise_body(body, response.headers.get("content-type", ""))
+            raise endpoint.error(ProtocolError, f"expected a JSON body, got {summary}") from None
         if not isinstance(data, dict):
             raise endpoint.error(ProtocolError, f"expected a JSON object, got a JSON {type(data).__name__}")
         return data
@@ -237,11 +215,15 @@ class Transport:
     async def _raise_for_status(self, response: aiohttp.ClientResponse, endpoint: Endpoint) -> None:
         if response.status < 300:
             return
+        if response.status < 400:
+            # Not followed: a redirect could lead to an internal address whose answer would come back to the client.
+            raise endpoint.error(ProtocolError, redirect_message(response.headers.get("location"), str(response.url)),
+                                 status=response.status)
         try:
             body = await response.content.read(_ERROR_BODY_LIMIT)
         except (TimeoutError, aiohttp.ClientError):
             body = b""
-        message = _error_message(body, response.headers.get("content-type", ""))
+        message = summarise_body(body, response.headers.get("content-type", ""), cap=_ERROR_BODY_LIMIT)
         cls = error_for_status(response.status)
         raise endpoint.error(cls, message, status=response.status, retry_after_s=parse_retry_after(response.headers))
 
@@ -294,7 +276,7 @@ class _Send:
         endpoint = self._endpoint
         try:
             self._response = await self._session.post(
-                self._request.url, json=self._request.json, headers=dict(self._request.headers)
+                self._request.url, json=self._request.json, headers=dict(self._request.headers), allow_redirects=False
             )
         except aiohttp.InvalidURL:
             raise endpoint.error(BadUpstreamRequest, f"invalid URL {self._request.url!r}") from None

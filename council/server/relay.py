@@ -20,7 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
-from council.errors import ProviderError
+from council.errors import ProtocolError, ProviderError
 from council.providers import Provider
 from council.providers.openai import OpenAIProvider, read_usage
 from council.server.schema import ApiError, ChatCompletionRequest
@@ -107,19 +107,25 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await response.prepare(request)
     usage: Usage | None = None
+    whole = False  # [DONE] or a finish reason came: a stream closed before either was cut off
     try:
         while (event := await stream.next_event()) is not None:
             if event.data.strip() == "[DONE]":
+                whole = True
                 break
             chunk = json.loads(event.data)
             if not isinstance(chunk, dict):
                 raise ValueError("a chunk that is not a JSON object")
             if "error" in chunk and "choices" not in chunk:
                 await response.write(_upstream_error_event(chunk["error"]))
+                whole = True  # the member said what went wrong; nothing more to add
                 break
             if isinstance(chunk.get("usage"), dict):
                 usage = read_usage(chunk["usage"])
+            whole = whole or _finished(chunk)
             await response.write(sse_event(relayed_chunk(chunk, body.model, provider)))
+        if not whole:
+            raise provider.endpoint.error(ProtocolError, "the stream ended before the answer was complete")
     except (ProviderError, ValueError) as error:
         if isinstance(error, ProviderError):
             await response.write(error_event(str(error), "upstream_error", error.reason))
@@ -132,6 +138,12 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
     await response.write(DONE_EVENT)
     await response.write_eof()
     return response
+
+
+def _finished(chunk: dict[str, Any]) -> bool:
+    """Whether a chunk ends the answer (a choice with a finish reason)."""
+    choices = chunk.get("choices")
+    return isinstance(choices, list) and any(isinstance(c, dict) and c.get("finish_reason") for c in choices)
 
 
 def _upstream_error_event(error: Any) -> bytes:

@@ -171,7 +171,7 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
         if request.content_length is not None and request.content_length > limit:
             raise ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
         raw = decode_body(await read_body(request, config.server.body_timeout_s))
-        body = parse_request(raw)
+        body = parse_request(raw, allow_private_images=config.transport.allow_private_image_urls)
         preset_name = body.model.removeprefix(PRESET_PREFIX) if body.model.startswith(PRESET_PREFIX) else None
         council_model = body.model == COUNCIL_MODEL or preset_name in council.presets
         if council_model and is_side_task(body):

@@ -32,6 +32,7 @@ from pydantic import (
     field_validator,
 )
 
+from council.providers.images import image_url_refusal
 from council.side_tasks import side_task_kind
 from council.types import ChatMessage, GenerationParams, ImageRef, ReasoningEffort, check_response_format
 
@@ -353,8 +354,13 @@ def is_side_task(request: ChatCompletionRequest) -> bool:
     return side_task_kind(last.content) is not None
 
 
-def parse_request(data: dict[str, Any]) -> ChatCompletionRequest:
-    """Validate a decoded body; raises :class:`ApiError` naming the parameter."""
+def parse_request(data: dict[str, Any], *, allow_private_images: bool = False) -> ChatCompletionRequest:
+    """Validate a decoded body; raises :class:`ApiError` naming the parameter.
+
+    An image URL whose host is not public is refused here, before any member
+    is called or sent it, unless ``allow_private_images``
+    (``transport.allow_private_image_urls``) says otherwise.
+    """
     try:
         request = ChatCompletionRequest.model_validate(data)
     except ValidationError as exc:
@@ -368,7 +374,19 @@ def parse_request(data: dict[str, Any]) -> ChatCompletionRequest:
         raise ApiError(400, "the request is nested too deeply") from None
     if request.n is not None and request.n != 1:
         raise ApiError(400, f"n: only 1 completion per request is supported, got {request.n}", param="n")
+    if not allow_private_images:
+        _refuse_private_images(request)
     return request
+
+
+def _refuse_private_images(request: ChatCompletionRequest) -> None:
+    for index, message in enumerate(request.messages):
+        for part_index, part in enumerate(message.content if isinstance(message.content, list) else ()):
+            if part.type == "image_url" and part.image_url is not None:
+                reason = image_url_refusal(part.image_url.url)
+                if reason is not None:
+                    param = f"messages[{index}].content[{part_index}].image_url.url"
+                    raise ApiError(400, f"{param}: {reason}", param=param, code="invalid_image")
 
 
 def _content_of(message: RequestMessage, index: int) -> tuple[str, tuple[ImageRef, ...]]:

@@ -10,6 +10,7 @@ from aiohttp import web
 from council import Council
 from council.config import CouncilConfig, TransportConfig
 from council.errors import BadUpstreamRequest
+from council.providers.images import image_url_refusal
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.transport.http import Transport
 from council.types import MAX_IMAGE_BYTES, ChatMessage, ImageRef
@@ -91,3 +92,35 @@ async def test_the_python_api_takes_images_in_messages(fake_llm: FakeLLMServer):
     assert blind == "What is it?"
     assert result.degraded_reasons[0] == ("blind has vision: false and answered from the text alone "
                                           "(the images were not sent to it)")
+
+
+# -- addresses refused on principle: one rule, when a request is read and when an image is fetched ---------
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1/a.png", "http://localhost:8000/a.png", "http://sub.localhost/a.png", "http://10.1.2.3/a.png",
+    "http://169.254.169.254/latest/meta-data/", "http://metadata.google.internal/", "http://metadata/",
+    "http://instance-data/latest/", "http://2130706433/", "http://0x7f.1/", "http://0x7F000001/",
+    "http://017700000001/", "http://127.1/", "http://10.1/", "http://[::1]/", "http://[::ffff:127.0.0.1]/",
+    "http://[::ffff:a9fe:a9fe]/", "http://[fe80::1%25eth0]/", "http://[::]/", "http://0/", "http://host.internal/",
+    "http://nas.home.arpa/", "http://printer.local./", "http://intranet/",
+])
+def test_refused_on_principle(url):
+    reason = image_url_refusal(url)
+    assert reason is not None and "public" in reason
+
+
+@pytest.mark.parametrize("url", ["https://example.com/cat.png", "http://8.8.8.8/a.png", "https://1.1.1.1/x",
+                                 "https://[2606:4700:4700::1111]/x.png", "https://cdn.example.co.uk:8443/a.png",
+                                 "https://123.example.com/a.png", "https://0x7f.example.com/a.png", DATA_URL])
+def test_public_and_inline_images_pass(url):
+    assert image_url_refusal(url) is None
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "2130706433", "0x7f.1"])
+async def test_a_fetch_refuses_the_same_addresses(fake_llm, make_provider, host):
+    # Built from Python (no HTTP request to refuse it first): the fetch itself checks, with the same rule.
+    url = fake_llm.serve_image("pixel.png", base64.b64decode(PNG_B64)).replace("127.0.0.1", host)
+    provider = make_provider("anthropic", "claude-x")
+    with pytest.raises(BadUpstreamRequest, match="public"):
+        await provider.complete(looking(url))
+    assert fake_llm.images_served == [] and fake_llm.requests == []

@@ -112,14 +112,6 @@ async def failed_answers(server, url: str) -> dict[str, str]:
     return {a.member: a.error.message for a in result.answers if a.error is not None}
 
 
-@pytest.mark.parametrize("vision_server", [False], indirect=True)
-async def test_a_linked_image_on_a_private_address_is_not_fetched(vision_server):
-    url = vision_server.fake.serve_image("pixel.png", PNG)
-    failed = await failed_answers(vision_server, url)
-    assert set(failed) == {"an", "ge"}
-    assert all("non-public address (127.0.0.1)" in message for message in failed.values())
-    assert answer_request(vision_server.fake, "oa").body["messages"][-1]["content"][1]["image_url"]["url"] == url
-    assert vision_server.fake.images_served == [], "the private address was never fetched"
 
 
 async def test_a_linked_image_that_is_not_an_image_fails_the_member_named(vision_server):
@@ -184,3 +176,53 @@ async def test_an_image_alone_is_a_question(vision_server):
                 {"type": "image_url", "image_url": {"url": DATA_URL}}]}])
     assert completion.choices[0].message.content
     assert answer_request(vision_server.fake, "an").body["messages"][-1]["content"][0]["type"] == "image"
+
+
+# -- URLs refused on principle, when the request is read ----------------------------------------------
+
+REFUSED_URLS = [
+    "http://127.0.0.1:9/pixel.png", "http://localhost/pixel.png", "http://LOCALHOST./pixel.png",
+    "http://app.localhost/pixel.png", "http://10.0.0.5/pixel.png", "http://192.168.1.1/pixel.png",
+    "http://172.16.3.4/pixel.png", "http://100.64.0.1/pixel.png", "http://169.254.169.254/latest/meta-data/",
+    "http://metadata.google.internal/computeMetadata/v1/", "http://0.0.0.0/pixel.png",
+    "http://2130706433/pixel.png", "http://0x7f.1/pixel.png", "http://0177.0.0.1/pixel.png",
+    "http://127.1/pixel.png", "http://0x7f000001/pixel.png", "http://[::1]:8080/pixel.png",
+    "http://[::ffff:127.0.0.1]/pixel.png", "http://[::ffff:7f00:1]/pixel.png", "http://[fe80::1]/pixel.png",
+    "http://[fd00::1]/pixel.png", "http://intranet/pixel.png", "http://printer.local/pixel.png",
+    "http://user:pw@127.0.0.1/pixel.png", "http://example.com@10.1.2.3/pixel.png",
+]
+
+
+@pytest.mark.parametrize("vision_server", [False], indirect=True)
+@pytest.mark.parametrize("model", ["council", "member/oa", "member/an"])
+@pytest.mark.parametrize("url", REFUSED_URLS)
+async def test_an_image_url_refused_on_principle_is_a_400_before_any_member_is_called(vision_server, model, url):
+    messages = [{"role": "user", "content": "look"}, {"role": "assistant", "content": "ok"},
+                {"role": "user", "content": [{"type": "text", "text": "this one"},
+                                             {"type": "image_url", "image_url": {"url": url}}]}]
+    async with sdk(vision_server) as client:
+        with pytest.raises(openai.BadRequestError) as caught:
+            await client.chat.completions.create(model=model, messages=messages)
+    assert caught.value.body["code"] == "invalid_image"
+    assert caught.value.body["param"] == "messages[2].content[1].image_url.url"
+    assert "public" in caught.value.message
+    assert vision_server.fake.requests == [], "no member was called, none was sent the URL"
+
+
+@pytest.mark.parametrize("vision_server", [False], indirect=True)
+async def test_a_refused_url_is_a_400_on_the_tools_relay_too(vision_server):
+    tool = {"type": "function", "function": {"name": "look", "parameters": {"type": "object"}}}
+    async with sdk(vision_server) as client:
+        with pytest.raises(openai.BadRequestError) as caught:
+            await client.chat.completions.create(model="member/oa", tools=[tool],
+                                                 messages=question("http://169.254.169.254/latest/meta-data/"))
+    assert caught.value.body["code"] == "invalid_image"
+    assert vision_server.fake.requests == []
+
+
+async def test_private_urls_are_read_when_the_lab_setting_allows_them(vision_server):
+    # vision_server allows private URLs by default: the URL is taken and sent on as it came.
+    async with sdk(vision_server) as client:
+        await client.chat.completions.create(model="member/oa", messages=question("http://10.0.0.5/pixel.png"))
+    turn = answer_request(vision_server.fake, "oa").body["messages"][-1]
+    assert turn["content"][1]["image_url"]["url"] == "http://10.0.0.5/pixel.png"

@@ -14,15 +14,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from council.config import CouncilConfig
-from council.errors import InvalidRequest
+from council.errors import InvalidRequest, StorageError
 from council.logs import get_logger
 from council.pipeline.budget import run_budget
 from council.pipeline.cost import usd_of
 from council.pipeline.orchestrator import Council
 from council.result import CouncilResult
 from council.server.schema import ApiError
-from council.storage.direct_calls import CallKind, DirectCall, record_call
-from council.storage.spend import add_spend, spent_on, today
+from council.storage.direct_calls import CallKind, DirectCall, queue_call
+from council.storage.spend import queue_spend, spent_on, today
 from council.storage.store import Store
 from council.types import Usage
 
@@ -44,6 +44,8 @@ class DailySpend:
         self.prices = {m.name: m.price for m in config.members}
         self._store = store  # the council opens its store lazily: ask for it each time
         self._local: dict[str, float] = {}  # without a store: this process's sums
+        self._last_read = ("", 0.0)  # with a store: the last day's sum read from it ...
+        self._unread: dict[str, float] = {}  # ... and what this process added since, for when it cannot be read
         self._adding: set[asyncio.Task[None]] = set()
 
     @property
@@ -56,7 +58,18 @@ class DailySpend:
         day, store = today(), self.store
         if store is None:
             return self._local.get(day, 0.0)
-        return await store.call(spent_on, store, day)
+        try:
+            spent = await store.call(spent_on, store, day)
+        except StorageError as error:
+            # The database is down: judge by the last sum read plus what this process added since, rather
+            # than refuse every run (or hold each one) for the length of the outage.
+            last_day, last = self._last_read
+            estimate = (last if last_day == day else 0.0) + self._unread.get(day, 0.0)
+            _log.warning("daily_spend_estimated", cause=str(error), usd=round(estimate, 6))
+            return estimate
+        self._last_read = (day, spent)
+        self._unread = {}
+        return spent
 
     async def check(self) -> None:
         """A 429 naming the cap when today's spend has reached it; nothing when there is no cap."""
@@ -77,8 +90,10 @@ class DailySpend:
         if store is None:
             self._local[day] = self._local.get(day, 0.0) + usd
             return
+        self._unread[day] = self._unread.get(day, 0.0) + usd
         try:
-            await store.call(add_spend, store, day, usd)
+            # Through the store's writer: an outage keeps the addition and writes it when the database is back.
+            await queue_spend(store, day, usd)
         except Exception as error:  # the answer is already computed: losing the tally must not lose it
             _log.error("daily_spend_not_stored", cause=str(error), usd=usd)
 
@@ -108,7 +123,7 @@ class DailySpend:
         if store is None:
             return
         try:
-            await store.call(record_call, store, call)
+            await queue_call(store, call)
         except Exception as error:  # the answer went out already: a lost row must not become an error
             _log.error("direct_call_not_stored", cause=str(error), member=call.member, kind=call.kind)
 

@@ -9,6 +9,7 @@ runs and in direct calls. Rows are small and written behind the answer.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -46,13 +47,21 @@ class DirectCallTotals:
     unpriced: int
 
 
-def record_call(store: Store, call: DirectCall) -> None:
-    """Add one call's row."""
+_INSERT = ("INSERT INTO direct_calls (created_at, member, kind, prompt_tokens, completion_tokens, cost_usd) "
+           "VALUES (?, ?, ?, ?, ?, ?)")
+
+
+def _values(call: DirectCall) -> tuple[object, ...]:
     row = call.stamped()
-    store._guard("recording a direct call", lambda: store.db.transaction(lambda session: session.execute(
-        "INSERT INTO direct_calls (created_at, member, kind, prompt_tokens, completion_tokens, cost_usd) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (row.created_at, row.member, row.kind, row.prompt_tokens, row.completion_tokens, row.cost_usd))))
+    return row.created_at, row.member, row.kind, row.prompt_tokens, row.completion_tokens, row.cost_usd
+
+
+def queue_call(store: Store, call: DirectCall) -> asyncio.Future[None]:
+    """Add one call's row through the store's writer (from an event loop), with the runs' writes: kept
+    through an outage and written when the database is back."""
+    values = _values(call)
+    return store._queue("recording a direct call", lambda session: session.execute(_INSERT, values),
+                        soon=False, durable=True)
 
 
 def direct_cost_since(store: Store, since: datetime) -> DirectCallTotals:

@@ -7,6 +7,7 @@ with one atomic upsert, so replicas adding at once lose nothing.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from council.storage.store import Store
@@ -23,8 +24,16 @@ def spent_on(store: Store, day: str) -> float:
     return float(row[0]) if row else 0.0
 
 
+_ADD = "INSERT INTO daily_spend VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET usd = daily_spend.usd + excluded.usd"
+
+
 def add_spend(store: Store, day: str, usd: float) -> None:
     """Add ``usd`` to ``day``'s sum, atomically (replicas adding at once each count)."""
-    store.db.transaction(lambda session: session.execute(
-        "INSERT INTO daily_spend VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET usd = daily_spend.usd + excluded.usd",
-        (day, usd)))
+    store.db.transaction(lambda session: session.execute(_ADD, (day, usd)))
+
+
+def queue_spend(store: Store, day: str, usd: float) -> asyncio.Future[None]:
+    """:func:`add_spend` through the store's writer (from an event loop): kept through an outage, added when
+    the database is back."""
+    return store._queue("adding to the day's spend", lambda session: session.execute(_ADD, (day, usd)),
+                        soon=False, locks_rows=True, durable=True)

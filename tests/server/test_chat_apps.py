@@ -19,6 +19,7 @@ from council.storage.store import Store
 from council.testing.fake_llm import Step
 from council.testing.scripted import read_review_task, request_messages
 from tests.server.conftest import script, serve, server_config
+from tests.storage.outage import eventually, sqlite_locked_elsewhere
 
 # The shape of Open WebUI's title task (its default template, abridged): a "### Task:" header and the chat
 # quoted between <chat_history> tags.
@@ -349,6 +350,32 @@ async def test_relayed_tool_calls_carry_their_cost_and_are_counted(fake_llm, tmp
             await asyncio.sleep(0.01)
         # The scripted stream reports no usage: that call is counted, its cost unknown.
         assert (totals.calls, totals.unpriced) == (2, 1) and totals.usd == pytest.approx(280 / 1e6)
+    finally:
+        await runner.cleanup()
+        store.close()
+
+
+async def test_a_locked_database_holds_no_direct_call_and_loses_none_of_its_cost(fake_llm, tmp_path):
+    script(fake_llm)
+    config = priced(fake_llm, "alpha", beta=1.0)
+    config = config.model_copy(update={"budget": config.budget.model_copy(update={"max_usd_per_day": 50.0})})
+    store = Store(tmp_path / "runs.db")
+    runner, running = await serve(fake_llm, config, store, None)
+    try:
+        with sqlite_locked_elsewhere(tmp_path / "runs.db"):
+            async with sdk(running) as client:
+                # wait_for guards against a hang; how long it takes is the benchmark's business, not this test's.
+                raw = await asyncio.wait_for(client.chat.completions.with_raw_response.create(
+                    model="member/beta", messages=[{"role": "user", "content": "Hello?"}]), timeout=20)
+            assert raw.parse().choices[0].message.content and float(raw.headers["x-council-cost-usd"]) > 0
+            assert direct_cost_since(store, datetime.now(UTC) - timedelta(hours=1)).calls == 0, "not written yet"
+        since = datetime.now(UTC) - timedelta(hours=1)
+
+        async def landed() -> bool:
+            return direct_cost_since(store, since).calls == 1 and spent_on(store, today()) > 0
+
+        await eventually(landed, within_s=20, what="the call's row and its cost, once the lock was let go")
+        assert spent_on(store, today()) == pytest.approx(float(raw.headers["x-council-cost-usd"]), rel=1e-3)
     finally:
         await runner.cleanup()
         store.close()

@@ -247,7 +247,7 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
         loop = asyncio.get_running_loop()
         deadline = loop.time() + config.server.shutdown_grace_s
         # Looped: a page run admitted just before the close may register its task a moment later.
-        while running := set(chat.background) | set(web_api.tasks):
+        while running := set(chat.background) | set(web_api.tasks) | set(chat.passthrough):
             _done, pending = await asyncio.wait(running, timeout=max(deadline - loop.time(), 0))
             if pending:
                 for task in pending:

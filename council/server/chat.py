@@ -35,7 +35,7 @@ from council.server.schema import (
     to_messages,
 )
 from council.server.spend import DailySpend, call_cost_headers, check_run_budget, cost_headers
-from council.server.wire import ChunkWriter, completion_body
+from council.server.wire import ChunkWriter, completion_body, end_cut_stream
 from council.storage.direct_calls import CallKind
 from council.types import GenerationParams
 
@@ -94,6 +94,7 @@ class ChatHandler:
         self.app = app
         self.config = council.config.server
         self.background: set[asyncio.Task[Any]] = set()
+        self.passthrough: set[asyncio.Task[Any]] = set()  # handlers relaying one member's answer
         self.closing = False  # set at shutdown: no new runs
         self.admission = Admission(self.config.max_concurrent_runs, self.config.queue_size,
                                    self.config.queue_timeout_s)
@@ -236,6 +237,18 @@ class ChatHandler:
         server routed) toward the day's spend and ``council runs --since``;
         a plain answer carries ``x-council-cost-usd`` when the member is priced.
         """
+        task = asyncio.current_task()
+        if task is not None:
+            self.passthrough.add(task)  # the shutdown drain gives these the same grace period as runs
+        try:
+            return await self._member_completion(request, body, member, headers, raw, kind)
+        finally:
+            if task is not None:
+                self.passthrough.discard(task)
+
+    async def _member_completion(self, request: web.Request, body: ChatCompletionRequest, member: str,
+                                 headers: dict[str, str] | None, raw: dict[str, Any] | None,
+                                 kind: CallKind) -> web.StreamResponse:
         try:
             provider = self.council.provider(member)
         except KeyError:
@@ -282,6 +295,12 @@ class ChatHandler:
             await writer.error(str(error), code=error.reason)
             await writer.done()
             await response.write_eof()
+            return response
+        except asyncio.CancelledError:
+            if not started:
+                raise
+            # The server shutting down past its grace period (or the client gone): say why, then [DONE].
+            await end_cut_stream(response)
             return response
         finally:
             await stream.aclose()

@@ -14,6 +14,7 @@ refused with a 400 that says so.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -24,7 +25,7 @@ from council.errors import ProtocolError, ProviderError
 from council.providers import Provider
 from council.providers.openai import OpenAIProvider, read_usage
 from council.server.schema import ApiError, ChatCompletionRequest
-from council.server.wire import DONE_EVENT, error_event, finish_fields, sse_event
+from council.server.wire import DONE_EVENT, end_cut_stream, error_event, finish_fields, sse_event
 from council.transport.retry import call_with_retry
 from council.transport.upstream_text import first_line, scrub_secrets
 from council.types import Usage
@@ -126,6 +127,9 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
             await response.write(sse_event(relayed_chunk(chunk, body.model, provider)))
         if not whole:
             raise provider.endpoint.error(ProtocolError, "the stream ended before the answer was complete")
+    except asyncio.CancelledError:
+        await end_cut_stream(response)  # shutting down past the grace period: say why, [DONE], end the body
+        return response
     except (ProviderError, ValueError) as error:
         if isinstance(error, ProviderError):
             await response.write(error_event(str(error), "upstream_error", error.reason))

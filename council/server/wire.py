@@ -11,6 +11,7 @@ A member's own stop reason, when it had another word for it, rides along as
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -109,3 +110,19 @@ class ChunkWriter:
     async def done(self) -> None:
         """The ``[DONE]`` sentinel."""
         await self.response.write(DONE_EVENT)
+
+
+async def end_cut_stream(response: web.StreamResponse) -> None:
+    """End a stream whose handler was cancelled (the server shutting down) with an error event and [DONE].
+
+    Called from the handler's ``except CancelledError``, which then returns
+    the response rather than re-raise: a handler cancelled out of aiohttp
+    leaves the chunked body unterminated, and clients then drop the whole
+    stream, the error event with it. When the client has gone already there
+    is nobody to tell, and nothing is.
+    """
+    with contextlib.suppress(Exception):
+        await response.write(error_event("the server is shutting down and stopped this answer before it finished",
+                                         "server_error", "shutting_down"))
+        await response.write(DONE_EVENT)
+        await response.write_eof()

@@ -116,3 +116,39 @@ async def test_sigterm_answers_every_queued_request_and_starts_no_new_run(tmp_pa
     assert not asked_upstream(fake_llm, questions - started_before, since=signalled)
     assert code == 0
     assert "Traceback" not in err.decode()
+
+
+@pytest.mark.parametrize(("grace", "ending"), [(20, "complete"), (0.3, "interrupted")])
+async def test_sigterm_gives_a_member_stream_the_grace_period_then_ends_it_properly(tmp_path, fake_llm, grace, ending):
+    """A member/NAME stream in flight at SIGTERM finishes within the grace period, or ends with an error and [DONE]."""
+    words = " ".join(f"word{i}" for i in range(12))
+    fake_llm.script("model-0", Step(reply=words, chunk_delay_s=0.25))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = await start("--config", queued_config(tmp_path, fake_llm, grace), "--port", str(port),
+                          env={"COUNCIL_DB_PATH": str(tmp_path / "s.db")})
+    try:
+        await wait_healthy(url)
+        async with aiohttp.ClientSession() as http:
+            body = {"model": "member/m0", "stream": True, "messages": [{"role": "user", "content": "Count."}]}
+            async with http.post(url + "/v1/chat/completions", json=body) as response:
+                assert response.status == 200
+                first = await response.content.readline()  # the stream is under way
+                assert first.startswith(b"data: ")
+                process.send_signal(signal.SIGTERM)
+                text = first.decode() + (await asyncio.wait_for(response.read(), timeout=30)).decode()
+        code = await asyncio.wait_for(process.wait(), timeout=15)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        _out, err = await process.communicate()
+    events = [line.removeprefix("data: ") for line in text.splitlines() if line.startswith("data: ")]
+    assert events[-1] == "[DONE]", text[-300:]
+    last = json.loads(events[-2])
+    if ending == "interrupted":
+        assert last["error"]["code"] == "shutting_down"
+    else:
+        content = "".join(c["delta"].get("content") or "" for e in events[:-1] for c in json.loads(e)["choices"])
+        assert content == words
+    assert code == 0 and "Traceback" not in err.decode()

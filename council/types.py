@@ -26,6 +26,36 @@ ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _DATA_URL = re.compile(r"^data:(image/[a-z+.-]+);base64,([A-Za-z0-9+/]*={0,2})$")
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
+# How each supported type's bytes begin: (name, offset, magic) alternatives; WebP is RIFF....WEBP.
+_SIGNATURES: dict[str, tuple[str, tuple[tuple[int, bytes], ...]]] = {
+    "image/png": ("PNG", ((0, b"\x89PNG\r\n\x1a\n"),)),
+    "image/jpeg": ("JPEG", ((0, b"\xff\xd8\xff"),)),
+    "image/gif": ("GIF", ((0, b"GIF87a"), (0, b"GIF89a"))),
+    "image/webp": ("WebP", ((0, b"RIFF"), (8, b"WEBP"))),
+}
+_HEAD_BYTES = 16
+
+
+def _is(media_type: str, head: bytes) -> bool:
+    _name, parts = _SIGNATURES[media_type]
+    if media_type == "image/webp":  # both parts, not either
+        return all(head[offset:offset + len(magic)] == magic for offset, magic in parts)
+    return any(head[offset:offset + len(magic)] == magic for offset, magic in parts)
+
+
+def image_bytes_problem(media_type: str, head: bytes) -> str | None:
+    """Why bytes beginning with ``head`` are not an image of ``media_type`` (one of IMAGE_TYPES), or None.
+
+    Only the signature is read (the first bytes each format begins with):
+    enough to refuse a file renamed or a body that is no image at all, which
+    members would otherwise be sent and fail on, each in its own words.
+    """
+    if _is(media_type, head):
+        return None
+    name = _SIGNATURES[media_type][0]
+    actual = next((other for other in IMAGE_TYPES if other != media_type and _is(other, head)), None)
+    found = f" (its bytes are a {_SIGNATURES[actual][0]} image)" if actual else ""
+    return f"the image is declared {media_type} but is not a {name} image{found}"
 
 
 # Dumps leave out what a field holds by default where the field came later or is mostly unset (exclude_if
@@ -71,6 +101,19 @@ class ImageRef(BaseModel):
         match = _DATA_URL.match(self.url)
         return (match.group(1), match.group(2)) if match else None
 
+    def content_problem(self) -> str | None:
+        """Why a data URL's bytes are not the type it declares, or None (a web URL is checked when fetched).
+
+        Not a validator: a stored run keeps loading whatever it held; the
+        server, the page and :func:`as_messages` call it on what comes in.
+        """
+        inline = self.inline
+        if inline is None:
+            return None
+        media_type, data = inline
+        head = base64.b64decode(data[: (_HEAD_BYTES // 3 + 1) * 4])
+        return image_bytes_problem(media_type, head)
+
 
 class ChatMessage(BaseModel):
     """One turn of a conversation: its text, and the images a user attached to it (members that see images)."""
@@ -99,6 +142,10 @@ def as_messages(question: str | Sequence[ChatMessage | dict[str, Any]]) -> list[
     messages = [m if isinstance(m, ChatMessage) else ChatMessage.model_validate(m) for m in question]
     if not messages:
         raise ValueError("the message list is empty")
+    for index, message in enumerate(messages):
+        for image_index, image in enumerate(message.images):
+            if (problem := image.content_problem()) is not None:
+                raise ValueError(f"messages[{index}].images[{image_index}]: {problem}")
     if messages[-1].role != "user":
         raise ValueError(f"the last message must come from the user, not {messages[-1].role!r}")
     return messages

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from council.errors import BadUpstreamRequest
 from council.transport.http import Endpoint, Transport
-from council.types import IMAGE_TYPES, MAX_IMAGE_BYTES, ChatMessage, ImageRef
+from council.types import IMAGE_TYPES, MAX_IMAGE_BYTES, ChatMessage, ImageRef, image_bytes_problem
 
 
 def inline_image(image: ImageRef) -> tuple[str, str]:
@@ -58,6 +58,9 @@ async def _fetch(url: str, transport: Transport, endpoint: Endpoint, allow_priva
         found = content_type or "no content type"
         raise endpoint.error(BadUpstreamRequest, f"{url} is not an image of a supported type ({found}; expected "
                                                  f"{', '.join(IMAGE_TYPES)})")
+    problem = image_bytes_problem(content_type, body[:16])
+    if problem is not None:
+        raise endpoint.error(BadUpstreamRequest, f"{url}: {problem}")
     return ImageRef(url=f"data:{content_type};base64,{base64.b64encode(body).decode()}")
 
 

@@ -38,6 +38,12 @@ from council.types import ChatMessage, GenerationParams, ImageRef, ReasoningEffo
 
 MAX_TOKENS_LIMIT = 1_000_000
 """The largest ``max_tokens`` / ``max_completion_tokens`` accepted; no model comes near it."""
+MAX_STOP_SEQUENCES = 4
+"""The most ``stop`` sequences a request may carry: OpenAI's own limit."""
+MAX_STOP_LENGTH = 100
+"""The longest ``stop`` sequence, in characters."""
+MAX_MESSAGES = 2048
+"""The most ``messages`` a request may carry; each member is sent them all."""
 _INT64 = 2**63
 _TOOL_CHOICES = ("none", "auto", "required")
 
@@ -152,6 +158,27 @@ class ChatCompletionRequest(_Lenient):
     # Council's own.
     council_rubric: StrictStr | None = Field(default=None, max_length=300)
     council_max_usd: Number | None = Field(default=None, gt=0, le=100_000)
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _not_too_many_messages(cls, value: Any) -> Any:
+        # Before the messages are read one by one: 30,000 of them are refused at once.
+        if isinstance(value, list) and len(value) > MAX_MESSAGES:
+            raise ValueError(f"at most {MAX_MESSAGES} messages a request, got {len(value)}")
+        return value
+
+    @field_validator("stop")
+    @classmethod
+    def _stop_within_caps(cls, value: str | list[str] | None) -> str | list[str] | None:
+        sequences = [value] if isinstance(value, str) else value or []
+        if len(sequences) > MAX_STOP_SEQUENCES:
+            raise ValueError(f"at most {MAX_STOP_SEQUENCES} stop sequences (as OpenAI allows), got {len(sequences)}")
+        for index, sequence in enumerate(sequences):
+            if len(sequence) > MAX_STOP_LENGTH:
+                where = "the stop sequence" if isinstance(value, str) else f"stop[{index}]"
+                raise ValueError(f"a stop sequence is at most {MAX_STOP_LENGTH} characters; {where} has "
+                                 f"{len(sequence)}")
+        return value
 
     @field_validator("tool_choice")
     @classmethod
@@ -417,11 +444,14 @@ def _image_of(part: ContentPart, param: str, role: str) -> ImageRef:
         raise ApiError(400, f"{param}: images are accepted in user messages only, not in a {role} message",
                        param=param)
     try:
-        return ImageRef(url=part.image_url.url)
+        image = ImageRef(url=part.image_url.url)
+        reason = image.content_problem()
     except ValidationError as exc:
         reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+    if reason is not None:
         raise ApiError(400, f"{param}.image_url.url: {reason}", param=f"{param}.image_url.url",
                        code="invalid_image") from None
+    return image
 
 
 def to_messages(request: ChatCompletionRequest) -> list[ChatMessage]:

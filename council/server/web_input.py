@@ -108,7 +108,10 @@ def _images(value: Any) -> tuple[ImageRef, ...]:
         if not isinstance(url, str) or not url.startswith("data:"):
             raise _bad(field, "must be a data: URL (data:image/png;base64,...)")
         try:
-            images.append(ImageRef(url=url))
+            image = ImageRef(url=url)
         except ValidationError as exc:
             raise _bad(field, exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")) from None
+        if (problem := image.content_problem()) is not None:
+            raise _bad(field, problem)
+        images.append(image)
     return tuple(images)

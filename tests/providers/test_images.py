@@ -124,3 +124,12 @@ async def test_a_fetch_refuses_the_same_addresses(fake_llm, make_provider, host)
     with pytest.raises(BadUpstreamRequest, match="public"):
         await provider.complete(looking(url))
     assert fake_llm.images_served == [] and fake_llm.requests == []
+
+
+async def test_a_fetched_image_whose_bytes_are_not_its_type_fails_the_member(fake_llm, make_provider, lab_transport):
+    url = fake_llm.serve_image("renamed.png", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32)
+    provider = make_provider("gemini", "gem-x")
+    provider.transport = lab_transport
+    with pytest.raises(BadUpstreamRequest, match=r"declared image/png but is not a PNG image \(its bytes are a JPEG"):
+        await provider.complete(looking(url))
+    assert fake_llm.requests == [], "the member was not sent it"

@@ -25,6 +25,8 @@ from tests.server.test_http_errors import assert_error_shape
 from tests.web.server import PRICE, WEB_KEY, script_usage, start_web
 
 AUTH = {"Authorization": f"Bearer {WEB_KEY}"}
+PIXEL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6"
+         "kgAAAABJRU5ErkJggg==")  # a 1x1 PNG
 
 
 @pytest.fixture
@@ -248,9 +250,10 @@ async def test_chosen_rubric_is_used(server):
         ("POST", "/api/conversations/{id}/messages", {"content": "hi", "images": "data:x"}, 400, "images"),
         ("POST", "/api/conversations/{id}/messages", {"content": "hi", "images": ["https://e.com/a.png"]}, 400,
          "images[0]"),
-        ("POST", "/api/conversations/{id}/messages", {"content": "", "images": ["data:image/png;base64,AAAA",
-                                                                               "data:image/bmp;base64,AAAA"]}, 400,
-         "images[1]"),
+        ("POST", "/api/conversations/{id}/messages", {"content": "", "images": [PIXEL, "data:image/bmp;base64,AAAA"]},
+         400, "images[1]"),
+        ("POST", "/api/conversations/{id}/messages", {"content": "", "images": [PIXEL, "data:image/png;base64,AAAA"]},
+         400, "images[1]"),
         ("POST", "/api/conversations/{id}/messages", {"content": "hi", "images": ["data:image/png;base64,AAAA"] * 5},
          400, "images"),
         ("POST", "/api/conversations/{id}/messages", b"", 400, None),

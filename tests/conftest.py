@@ -7,12 +7,18 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from council.config import MemberConfig, RetryPolicy, TransportConfig
 from council.providers import Provider, build_provider
 from council.testing.fake_llm import FakeLLMServer
 from council.testing.postgres import PostgresServer, require_pg_bindir
 from council.transport.http import Transport
+
+# Tests do not assert timings: hypothesis's per-example deadline would fail a property on a busy machine
+# (parallel workers, CI) for being slow, not for being wrong.
+settings.register_profile("council", deadline=None)
+settings.load_profile("council")
 
 # Short waits keep the retry tests fast while exercising the same code paths.
 FAST_RETRY = RetryPolicy(max_attempts=3, initial_backoff_s=0.01, max_backoff_s=0.05, jitter_s=0.01)

@@ -29,6 +29,7 @@ def test_bench_pipeline_prints_every_line_with_no_failed_question():
     assert "the slow member is failed (timeout)" in straggler
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1200)  # eight runs under valgrind, two at a time: a few minutes
 def test_bench_instructions_counts_the_store_against_a_baseline_checkout(tmp_path):
     """Tiny runs under callgrind: every figure printed, and the store adding instructions to a question."""
@@ -57,6 +58,7 @@ def test_bench_instructions_counts_the_store_against_a_baseline_checkout(tmp_pat
     assert re.search(r"This checkout's store adds -?\d+\.\d\dx the instructions a question", done.stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)  # four short runs under valgrind, two at a time
 def test_bench_call_counts_councils_call_against_a_bare_post():
     """Tiny runs under callgrind: both sides counted, and the ratio printed is the ratio of the figures."""

@@ -316,7 +316,8 @@ def test_a_megabyte_reply_is_parsed_quickly(name):
     result = parse_ballot(text, LABELS, RUBRIC, NONCE, (text[: len(text) // 2],))
     elapsed = time.perf_counter() - started
     assert isinstance(result, BallotParse)
-    assert elapsed < 0.25, f"{name}: {elapsed:.3f} s"
+    # Not a speed figure (scripts/ measure speed): a parse that went quadratic on a megabyte takes minutes.
+    assert elapsed < 5, f"{name}: {elapsed:.3f} s"
     assert result.ok == (name == "prose")
 
 

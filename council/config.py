@@ -126,10 +126,11 @@ class Price(_Strict):
 class BudgetConfig(_Strict):
     """Spending caps, in US dollars (every member needs a ``price`` for them to hold)."""
 
-    max_usd_per_run: float | None = Field(default=None, gt=0, le=100_000, description="A run degrades (fewer "
-                                          "reviews, no chairman) rather than spend more.")
+    max_usd_per_run: float | None = Field(default=None, gt=0, le=100_000, description="The most a run may spend, "
+                                          "in USD; a request may ask for less. A run degrades (fewer reviews, no "
+                                          "chairman) rather than spend more.")
     max_usd_per_day: float | None = Field(default=None, gt=0, le=10_000_000, description="council serve: new runs "
-                                          "get a 429 once the day's spend (UTC) reaches it.")
+                                          "and pass-through calls get a 429 once the UTC day's spend reaches it.")
     max_output_tokens: int = Field(default=2048, ge=16, le=1_000_000, description="Under a budget, the max_tokens "
                                    "of calls that set none (a call's cost is bounded before it is made).")
 
@@ -143,12 +144,18 @@ class MemberConfig(_Strict):
     base_url: Annotated[str | None, AfterValidator(_no_credentials_in_url)] = Field(
         default=None, pattern=r"^https?://\S+$", description="Provider default if unset; never with a key in it.")
     api_key_env: EnvVarName | None = Field(default=None, description="Variable holding the API key.")
-    timeout_s: float | None = Field(default=None, gt=0, le=3600, description="Overrides stages.member_timeout_s.")
-    vision: bool = Field(default=True, description="Send it the images a user attaches (false: the text only).")
-    price: Price | None = Field(default=None, description="USD per million tokens; unset: its calls' cost is "
-                                                          "unknown (null), never 0.")
-    params: GenerationParams = Field(default_factory=GenerationParams, description="Sampling settings.")
-    persona: SimulatedPersona | None = Field(default=None, description="Only for provider: simulated.")
+    timeout_s: float | None = Field(default=None, gt=0, le=3600, description="This member's call deadline; unset: "
+                                                                                   "stages.member_timeout_s.")
+    vision: bool = Field(default=True, description="Send it the images a user attaches "
+                                                                 "(false: the text only, noted in the run).")
+    price: Price | None = Field(default=None, description="USD per million tokens (input_per_mtok, "
+                                                          "output_per_mtok, cached_input_per_mtok); unset: its "
+                                                          "calls' cost is unknown (null), never 0.")
+    params: GenerationParams = Field(
+        default_factory=GenerationParams,
+        description="Generation settings sent with every call; unset: the provider's defaults.")
+    persona: SimulatedPersona | None = Field(default=None, description="Simulated members only; unset: derived "
+                                                                               "from the name.")
 
     @model_validator(mode="after")
     def _check_provider_fields(self) -> MemberConfig:
@@ -166,21 +173,27 @@ class MemberConfig(_Strict):
 class StageConfig(_Strict):
     """Time limits and quorum of the council stages."""
 
-    member_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Deadline of one member's call.")
-    stage_deadline_s: float = Field(default=90.0, gt=0, le=3600, description="A stage ends by then.")
+    member_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Deadline of one member's call, "
+                                                                              "retries included.")
+    stage_deadline_s: float = Field(default=90.0, gt=0, le=3600, description="A stage ends by then with what has "
+                                                                              "arrived.")
     quorum: int = Field(default=2, ge=1, le=64, description="Fewest answers for a council result.")
 
 
 class ReviewConfig(_Strict):
     """Stage 2: who reviews whom, and how scores are aggregated."""
 
-    include_self: bool = Field(default=False, description="Let a reviewer see and score its own answer.")
+    include_self: bool = Field(
+        default=False,
+        description="Let a reviewer see and score its own answer (its self-bonus, learnt from its history, is "
+                    "taken off).")
     tie_threshold: float = Field(default=0.6, ge=0.5, le=1.0, description="Below this confidence in its top "
                                  "answer, the council calls it a tie with the answers that often beat it.")
     retry_on_parse_failure: bool = Field(default=True, description="Ask a reviewer once more after a bad ballot.")
     seed: int | None = Field(default=None, description="Shuffle seed; none draws one per run (always recorded).")
     aggregation: Literal["calibrated", "raw_mean", "per_question_z", "borda", "bradley_terry"] = Field(
-        default="calibrated", description="How scores become a ranking."
+        default="calibrated", description="How scores become a ranking (calibrated: z-scores "
+                                          "against each reviewer's history)."
     )
     max_answer_chars: int | None = Field(
         default=32_000, ge=1_000,
@@ -192,7 +205,7 @@ class ReviewConfig(_Strict):
 class SafetyConfig(_Strict):
     """The safety gate between answers and review."""
 
-    enabled: bool = Field(default=True, description="Check answers before review.")
+    enabled: bool = Field(default=True, description="Run the safety gate: check answers before review.")
     llm_member: str | None = Field(default=None, description="A member that also acts as an LLM safety classifier.")
 
 
@@ -203,9 +216,10 @@ class RetryPolicy(_Strict):
     initial_backoff_s: float = Field(default=0.5, ge=0, le=60, description="First backoff before jitter.")
     max_backoff_s: float = Field(default=8.0, ge=0, le=300, description="Cap on one exponential backoff.")
     jitter_s: float = Field(default=0.25, ge=0, le=60, description="Random extra wait, up to this.")
-    max_retry_after_s: float = Field(default=30.0, ge=0, le=600, description="A longer Retry-After fails now.")
+    max_retry_after_s: float = Field(default=30.0, ge=0, le=600, description="A longer Retry-After fails the call at "
+                                                                              "once.")
     attempt_timeout_s: float | None = Field(
-        default=None, gt=0, le=3600, description="Per attempt; None = call deadline."
+        default=None, gt=0, le=3600, description="Per-attempt limit; none means the call deadline."
     )
 
 
@@ -213,10 +227,12 @@ class TransportConfig(_Strict):
     """The shared HTTP client: connection pool, socket timeouts and size caps."""
 
     connect_timeout_s: float = Field(default=10.0, gt=0, le=300, description="TCP and TLS connect.")
-    read_idle_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Longest silence mid-response.")
-    max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Bigger bodies are refused.")
-    max_connections: int = Field(default=200, ge=1, le=10_000, description="Open connections in all.")
-    max_connections_per_host: int = Field(default=50, ge=1, le=10_000, description="Open connections per host.")
+    read_idle_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Longest silence inside a response.")
+    max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Larger bodies and "
+                                                                                  "streams are refused.")
+    max_connections: int = Field(default=200, ge=1, le=10_000, description="Pooled connections to upstreams.")
+    max_connections_per_host: int = Field(default=50, ge=1, le=10_000, description="Pooled connections per "
+                                                                                       "upstream host.")
     allow_private_image_urls: bool = Field(
         default=False, description="Fetch image URLs on loopback or private addresses (off: refused, against SSRF).")
 
@@ -224,11 +240,12 @@ class TransportConfig(_Strict):
 class ServerConfig(_Strict):
     """Settings of ``council serve``."""
 
-    host: str = Field(default="127.0.0.1", description="Address to bind.")
+    host: str = Field(default="127.0.0.1", description="Address council serve listens on.")
     port: int = Field(default=8000, ge=0, le=65535, description="Port to bind; 0 picks a free one.")
     api_keys_env: EnvVarName = Field(default=ENV_API_KEYS, description="Variable with accepted keys, comma-separated.")
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024, description="Larger request bodies get 413.")
-    max_concurrent_runs: int = Field(default=32, ge=1, le=10_000, description="Runs at once; more wait in the queue.")
+    max_concurrent_runs: int = Field(default=32, ge=1, le=10_000, description="Runs at once, chat and page "
+                                                                                   "together; more wait in the queue.")
     queue_size: int = Field(default=256, ge=0, le=100_000,
                             description="Requests that may wait for a run slot; beyond it they get 429.")
     queue_timeout_s: float = Field(default=30.0, gt=0, le=3600,
@@ -244,8 +261,10 @@ class ServerConfig(_Strict):
     header_timeout_s: float = Field(
         default=15.0, gt=0, le=600,
         description="Time a connection gets to send a request's headers; also how long an idle one stays open.")
-    body_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Time a client gets to send a request body.")
-    max_connections: int = Field(default=512, ge=1, le=100_000, description="Open client connections; more are closed.")
+    body_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Time a client gets to send a request "
+                                                                                     "body, then 408.")
+    max_connections: int = Field(default=512, ge=1, le=100_000, description="Open client connections; more are "
+                                                                                       "answered 503 and closed.")
     max_connections_per_client: int | None = Field(
         default=None, ge=1, le=100_000,
         description="Open connections from one client address (an IPv6 /64 counts as one); more get 429. None: an "
@@ -313,7 +332,8 @@ class StorageConfig(_Strict):
         default=None,
         description="postgresql://user@host:5432/dbname: a PostgreSQL database shared by several replicas. "
                     "Put a password in PGPASSWORD or COUNCIL_DB_URL, never in the config file.")
-    pool_size: int = Field(default=10, ge=1, le=200, description="PostgreSQL connections per process.")
+    pool_size: int = Field(default=10, ge=1, le=200, description="PostgreSQL connections (and worker "
+                                                                 "threads) per process.")
     keep_runs_days: int | None = Field(
         default=None, ge=1, description="`council serve` deletes finished runs older than this (daily); "
                                         "none keeps every run. Calibration history is always kept.")
@@ -345,7 +365,7 @@ class LoggingConfig(_Strict):
     """Structured log output (always to stderr)."""
 
     level: Literal["debug", "info", "warning", "error"] = Field(
-        default="warning", description="Least severe level shown."
+        default="warning", description="Least severe level shown; logs go to stderr."
     )
     format: Literal["console", "json"] = Field(default="console", description="Human text or JSON lines.")
 
@@ -366,7 +386,9 @@ class CouncilConfig(_Strict):
     budget: BudgetConfig = Field(default_factory=BudgetConfig, description="Spending caps.")
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Log output.")
     councils: dict[Annotated[str, StringConstraints(pattern=PRESET_NAME)], CouncilPreset] = Field(
-        default_factory=dict, description="Named presets (council/NAME on the server, --preset NAME).")
+        default_factory=dict, description="Named presets (council/NAME on the server, --preset NAME): members, "
+                    "chairman (none for no chairman), rubric, review (peers or judge), judge, second_judge, "
+                    "description.")
 
     _source: str = PrivateAttr(default="<memory>")
 

@@ -1,8 +1,8 @@
 """The ``council`` command: one module per command group.
 
 :mod:`~council.cli.app` parses arguments and runs ``ask``, ``compare``,
-``show``, ``runs``, ``config`` and ``serve``; :mod:`~council.cli.rubric` and
-:mod:`~council.cli.evals` add their groups; :mod:`~council.cli.common` holds
+``show``, ``runs``, ``config`` and ``serve``; :mod:`~council.cli.rubric_command` and
+:mod:`~council.cli.eval_command` add their groups; :mod:`~council.cli.common` holds
 what they share; :mod:`~council.cli.render` draws results as terminal text.
 Nothing outside this package imports it except ``council.__main__``: the
 pipeline knows no screen.

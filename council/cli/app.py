@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="print what the safety gate blocked as it was written (masked otherwise), for an audit")
 
     from council.cli.db import add_db_commands
-    from council.cli.rubric import add_rubric_commands
+    from council.cli.rubric_command import add_rubric_commands
 
     add_rubric_commands(commands)
     add_db_commands(commands)
@@ -99,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     config_commands.required = True
     check = config_commands.add_parser("check", help="validate a config and check its key variables")
     check.add_argument("file", nargs="?", help="the config file (default: as for ask)")
-    from council.cli.evals import add_eval_commands
+    from council.cli.eval_command import add_eval_commands
 
     add_eval_commands(commands)
     return parser
@@ -235,13 +235,13 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     if args.command == "show":
         return _show(args, environ)
     if args.command == "rubric":
-        from council.cli.rubric import run_rubric_command
+        from council.cli.rubric_command import run_rubric_command
 
         return run_rubric_command(args, environ)
     if args.command == "config" and args.config_command == "check":
         return _config_check(args.file, environ)
     if args.command == "eval":
-        from council.cli.evals import run_eval_command
+        from council.cli.eval_command import run_eval_command
 
         return run_eval_command(args, environ)
     raise UsageError(f"unknown command {args.command!r}")

@@ -1,6 +1,6 @@
 """Evaluation runs: a dataset through the council (or each member), scored, gated and recorded.
 
-``council eval DATASET.jsonl`` is the front end (:mod:`council.cli.evals`).
+``council eval DATASET.jsonl`` is the front end (:mod:`council.cli.eval_command`).
 The parts, each usable on its own:
 
 - :mod:`council.evals.dataset`: reading and validating JSONL datasets;

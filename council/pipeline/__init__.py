@@ -1,7 +1,7 @@
 """The council run: :class:`Council` and the stages it runs, in order.
 
-Answers (:mod:`.answer`), the safety gate (:mod:`.safety_gate`), peer review
-(:mod:`.review`), the ranking (:mod:`.rank`, arithmetic in
+Answers (:mod:`.answer`), the safety gate (:mod:`.safety_stage`), peer review
+(:mod:`.review_stage`), the ranking (:mod:`.rank`, arithmetic in
 :mod:`council.ranking`), rubric verdicts with the automatic criteria
 (:mod:`.verdicts`) and the final answer (:mod:`.synthesize`), each a function
 from a :class:`~council.pipeline.context.RunContext` and plain records to

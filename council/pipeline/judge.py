@@ -14,7 +14,7 @@ import asyncio
 
 from council.errors import ProviderError
 from council.pipeline.orchestrator import Council
-from council.pipeline.review import review_one, with_fixed_scores
+from council.pipeline.review_stage import review_one, with_fixed_scores
 from council.pipeline.verdicts import automatic_review, automatic_scores, with_verdicts
 from council.result import AnswerRecord, RankingEntry, ReviewRecord
 from council.review.sandbox import fence, neutralize, new_nonce, render_prompt

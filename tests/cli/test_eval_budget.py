@@ -15,7 +15,7 @@ import os
 import pytest
 
 from council.cli.app import main
-from council.cli.evals import EXIT_BUDGET_STOPPED
+from council.cli.eval_command import EXIT_BUDGET_STOPPED
 from council.evals.records import EvalStore
 from tests.evals.conftest import PRICES, QUESTIONS, priced_council_file, script_priced, write_dataset
 

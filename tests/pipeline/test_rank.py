@@ -13,7 +13,7 @@ from council.pipeline.rank import (
     survivor_problem,
     unranked,
 )
-from council.pipeline.review import review_answers
+from council.pipeline.review_stage import review_answers
 from council.ranking.sheet import ReviewerHistory
 from council.storage import Store
 from tests.pipeline.stages import answer, context, member

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from council.pipeline.rank import rank_answers, reviewer_key
-from council.pipeline.review import review_answers
+from council.pipeline.review_stage import review_answers
 from council.ranking import self_preference as sp
 from council.ranking.aggregation import (
     BIAS_SUMS,

@@ -15,7 +15,7 @@ import pytest
 
 from council.assets import prompts_dir
 from council.pipeline.judge import feedback_messages
-from council.pipeline.safety_gate import classifier_messages
+from council.pipeline.safety_stage import classifier_messages
 from council.result import RankingEntry
 from council.review.chairman import render_chairman_prompt
 from council.review.evaluation import render_evaluation_prompt

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from council.pipeline.safety_gate import apply_safety_gate, parse_classifier_reply
+from council.pipeline.safety_stage import apply_safety_gate, parse_classifier_reply
 from council.types import ChatMessage
 from tests.pipeline.stages import answer, context, member
 

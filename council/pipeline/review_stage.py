@@ -1,0 +1,210 @@
+"""Stage 2: each member reviews the others' surviving answers under anonymous labels.
+
+Every reviewer sees the candidates in its own shuffled order (seeded from the
+run seed and its name, so a run can be replayed), sandboxed with a fresh
+nonce. A bad ballot is data, not an exception: the reviewer is asked once
+more, naming the problem, and if the second ballot is bad too, the review is
+recorded as failed with the parser's reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+
+from council.errors import ProviderError
+from council.pipeline.budget import RunBudget, complete
+from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.pipeline.verdicts import automatic_review
+from council.presets import CouncilPreset
+from council.providers import Provider
+from council.result import AnswerRecord, DimensionScoresRecord, Failure, JudgingRecord, ReviewRecord
+from council.review.ballot import BallotParse, parse_ballot
+from council.review.prompt import (
+    Candidate,
+    labels_for,
+    render_retry_message,
+    render_review_prompt,
+    shown_to_reviewers,
+)
+from council.review.sandbox import new_nonce
+from council.rubrics.model import CriterionValue, Rubric
+from council.types import ChatMessage, Usage
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:16]
+
+
+def with_fixed_scores(
+    record: ReviewRecord, rubric: Rubric, fixed: dict[str, dict[str, CriterionValue]]
+) -> ReviewRecord:
+    """Add the automatic (deterministic, schema) criteria to a ballot and recompute every overall score."""
+    scores = {}
+    for member, entry in record.scores.items():
+        values = {**entry.scores, **fixed.get(member, {})}
+        normalized = {c.id: rubric.normalize(c, values[c.id]) for c in rubric.criteria if c.id in values}
+        scores[member] = entry.model_copy(update={"scores": values, "overall": rubric.overall(values),
+                                                  "normalized": {k: round(v, 4) for k, v in normalized.items()}})
+    return record.model_copy(update={"scores": scores})
+
+
+def presentation_order(seed: int, reviewer: str, candidates: list[str]) -> list[str]:
+    """The order in which ``reviewer`` sees ``candidates``: shuffled, independent per reviewer."""
+    order = sorted(candidates)
+    random.Random(f"{seed}/{reviewer}").shuffle(order)
+    return order
+
+
+def judging_for(preset: CouncilPreset | None, answering: list[str], member_names: list[str]) -> JudgingRecord | None:
+    """How a run of ``preset`` with these answering members keeps its judge from scoring its own answer.
+
+    None for peer review. A judge that does not answer scores every
+    answer; one that answers scores the others, and a second judge scores
+    every answer but its own, the judge's included.
+    """
+    if preset is None or preset.judge is None:
+        return None
+    if preset.judge not in answering:
+        return JudgingRecord(policy="judge_does_not_answer", judge=preset.judge)
+    return JudgingRecord(policy="second_judge", judge=preset.judge,
+                         second_judge=preset.second_judge_for(answering, member_names))
+
+
+def reviewers_and_candidates(
+    answers: list[AnswerRecord], include_self: bool, judges: list[str] | None = None
+) -> dict[str, list[str]]:
+    """Who reviews whom: members that answered review the surviving answers (their own only if allowed).
+
+    With ``judges`` (a preset's judge, and the second judge when the judge
+    answers too), each judge scores every surviving answer but its own,
+    whatever ``include_self`` says: a judge's answer is scored by someone
+    else or by nobody, never ranked by its own score alone.
+    """
+    surviving = [a.member for a in answers if a.status == "ok"]
+    if judges is not None:
+        shown_to = {judge: [m for m in surviving if m != judge] for judge in judges}
+        return {judge: shown for judge, shown in shown_to.items() if shown}
+    plan: dict[str, list[str]] = {}
+    for answer in answers:
+        if answer.status == "failed":
+            continue  # A member that could not answer is unlikely to review in time.
+        shown = [m for m in surviving if include_self or m != answer.member]
+        if shown:
+            plan[answer.member] = shown
+    return plan
+
+
+async def review_one(
+    provider: Provider,
+    question: list[ChatMessage],
+    order: list[str],
+    texts: dict[str, str],
+    rubric: Rubric,
+    retry_on_failure: bool,
+    budget: RunBudget | None = None,
+) -> ReviewRecord:
+    started = time.perf_counter()
+    labels = labels_for(len(order))
+    label_to_member = dict(zip(labels, order, strict=True))
+    candidate_texts = [texts[m] for m in order]
+    nonce = new_nonce([*candidate_texts, *(m.content for m in question)])
+    messages = render_review_prompt(
+        question, [Candidate(label=label, text=texts[m]) for label, m in label_to_member.items()], rubric, nonce
+    )
+    record = ReviewRecord(reviewer=provider.member.name, order=order, labels=label_to_member)
+    usage = Usage()
+    attempts = 0
+    parsed: BallotParse | None = None
+    while True:
+        attempts += 1
+        try:
+            completion = await complete(budget, provider, messages, None, f"the review by {provider.member.name}")
+        except ProviderError as error:
+            failure = Failure.from_error(error)
+            return record.model_copy(update={"status": "failed", "error": failure, "attempts": attempts,
+                                             "latency_ms": elapsed_ms(started), "usage": usage})
+        usage = usage + completion.usage
+        parsed = parse_ballot(completion.content, labels, rubric, nonce, candidate_texts)
+        if parsed.ok or attempts >= 2 or not retry_on_failure:
+            break
+        messages = [*messages, ChatMessage(role="assistant", content=completion.content),
+                    ChatMessage(role="user", content=render_retry_message(parsed.error or "invalid ballot", nonce))]
+    common = {"attempts": attempts, "latency_ms": elapsed_ms(started), "usage": usage, "model": provider.member.model,
+              "prompt_hash": _hash("\n".join(f"{m.role}: {m.content}" for m in messages)),
+              "response_hash": _hash(completion.content)}
+    if not parsed.ok:
+        failure = Failure(reason="parse", message=parsed.error or "invalid ballot", attempts=attempts)
+        return record.model_copy(update={"status": "failed", "error": failure, **common})
+    scores = {
+        label_to_member[label]: DimensionScoresRecord(
+            scores=dict(evaluation.scores), overall=evaluation.overall, notes=evaluation.notes,
+            reported_overall=parsed.reported_overall.get(label),
+            normalized={cid: round(value, 4) for cid, value in evaluation.normalized.items()},
+        )
+        for label, evaluation in parsed.evaluations.items()
+    }
+    ranking = [label_to_member[label] for label in parsed.ranking]
+    return record.model_copy(update={"scores": scores, "ranking": ranking, **common})
+
+
+def mark_oversized(answers: list[AnswerRecord], max_chars: int | None) -> list[AnswerRecord]:
+    """The answers, each longer than ``max_chars`` recording its length: reviewers will see it cut."""
+    if max_chars is None:
+        return answers
+    return [a.model_copy(update={"review_truncated_from": len(a.content)})
+            if a.status == "ok" and a.content is not None and len(a.content) > max_chars else a
+            for a in answers]
+
+
+async def collect_reviews(
+    ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]] | None = None
+) -> list[ReviewRecord]:
+    """Every reviewer at once, within the stage deadline; ``fixed`` holds each answer's automatic criteria."""
+    started = time.perf_counter()
+    plan = reviewers_and_candidates(answers, ctx.config.review.include_self, ctx.judges)
+    limit = ctx.config.review.max_answer_chars
+    texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
+    orders = {reviewer: presentation_order(ctx.seed, reviewer, shown) for reviewer, shown in plan.items()}
+    jobs = {
+        reviewer: review_one(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,
+                          ctx.config.review.retry_on_parse_failure, ctx.budget)
+        for reviewer, order in orders.items()
+    }
+
+    def report(name: str, record: ReviewRecord) -> None:
+        if record.status == "ok" and fixed:
+            record = finished_records[name] = with_fixed_scores(record, ctx.rubric, fixed)
+        if not ctx.listening:
+            return
+        ctx.emit("review", reviewer=name, status=record.status,
+                 error=record.error.model_dump() if record.error else None,
+                 scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order)
+
+    finished_records: dict[str, ReviewRecord] = {}
+    finished, stragglers = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)
+    records = [finished_records.get(name, record) for name, record in finished.items()]
+    for name in stragglers:
+        failure = Failure(reason="timeout", message=f"no review by the stage deadline of "
+                                                    f"{ctx.config.stages.stage_deadline_s:g}s")
+        record = ReviewRecord(reviewer=name, status="failed", error=failure, order=orders[name],
+                              latency_ms=elapsed_ms(started))
+        report(name, record)
+        records.append(record)
+    return ordered(records, ctx.members + (ctx.judges or []), key=lambda r: r.reviewer)
+
+
+async def review_answers(ctx: RunContext, answers: list[AnswerRecord],
+                         fixed: dict[str, dict[str, CriterionValue]]) -> list[ReviewRecord]:
+    """Stage 3: peer review of the surviving answers, or code's review when the rubric has no LLM criteria.
+
+    With fewer than two surviving answers there is nothing to compare: no review.
+    """
+    surviving = [a for a in answers if a.status == "ok"]
+    if len(surviving) < 2:
+        return []
+    if not ctx.rubric.llm_criteria():
+        return [automatic_review(ctx.rubric, surviving, fixed)]
+    ctx.emit("stage_started", stage="review")
+    return await collect_reviews(ctx, answers, fixed)

@@ -3,7 +3,9 @@
 Members answer concurrently, a safety gate filters, members review each
 other's anonymized answers with a sandboxed rubric, and calibrated scores
 rank the answers. This module is the public API: everything a caller needs
-is importable from ``council`` directly; the subpackages are internals.
+is importable from ``council`` directly, and an evaluation run's parts from
+:mod:`council.evals`. Each package's docstring says whether it is public;
+the others are internal.
 
     import asyncio
     from council import Council
@@ -12,6 +14,8 @@ is importable from ``council`` directly; the subpackages are internals.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from council._version import __version__
 from council.config import (
@@ -27,28 +31,31 @@ from council.config import (
     TransportConfig,
     load_config,
 )
+from council.errors import RENAMED as _RENAMED
 from council.errors import (
-    AuthFailed,
-    BadUpstreamRequest,
+    AuthFailedError,
+    BadUpstreamRequestError,
     ConfigError,
     CouncilError,
-    InvalidRequest,
-    MissingApiKey,
+    InvalidRequestError,
+    MissingApiKeyError,
     ProtocolError,
     ProviderConnectionError,
     ProviderError,
-    ProviderTimeout,
-    RateLimited,
+    ProviderTimeoutError,
+    RateLimitedError,
     StorageError,
-    UnsafeBinding,
+    UnsafeBindingError,
     UpstreamServerError,
 )
+from council.errors import renamed as _renamed
 from council.events import StageEvent
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
+from council.pipeline.plan import RunPlan
 from council.pipeline.targets import evaluate_target
 from council.result import AnswerRecord, CouncilResult, FinalAnswer, RankingEntry, ReviewRecord
-from council.rubrics.catalog import UnknownRubric
+from council.rubrics.catalog import UnknownRubricError
 from council.rubrics.load import load_rubric
 from council.rubrics.model import Criterion, Rubric
 from council.rubrics.target_evaluation import TargetEvaluation
@@ -56,8 +63,8 @@ from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 __all__ = [
     "AnswerRecord",
-    "AuthFailed",
-    "BadUpstreamRequest",
+    "AuthFailedError",
+    "BadUpstreamRequestError",
     "ChatMessage",
     "Completion",
     "ConfigError",
@@ -68,20 +75,21 @@ __all__ = [
     "Criterion",
     "FinalAnswer",
     "GenerationParams",
-    "InvalidRequest",
+    "InvalidRequestError",
     "LoggingConfig",
     "MemberConfig",
-    "MissingApiKey",
+    "MissingApiKeyError",
     "ProtocolError",
     "ProviderConnectionError",
     "ProviderError",
-    "ProviderTimeout",
+    "ProviderTimeoutError",
     "RankingEntry",
-    "RateLimited",
+    "RateLimitedError",
     "RetryPolicy",
     "ReviewConfig",
     "ReviewRecord",
     "Rubric",
+    "RunPlan",
     "SafetyConfig",
     "ServerConfig",
     "StageConfig",
@@ -90,8 +98,8 @@ __all__ = [
     "StorageError",
     "TargetEvaluation",
     "TransportConfig",
-    "UnknownRubric",
-    "UnsafeBinding",
+    "UnknownRubricError",
+    "UnsafeBindingError",
     "UpstreamServerError",
     "Usage",
     "__version__",
@@ -100,3 +108,9 @@ __all__ = [
     "load_config",
     "load_rubric",
 ]
+
+
+if not TYPE_CHECKING:  # type checkers should flag the old names, not accept them
+    def __getattr__(name: str) -> object:
+        """Old error names (``InvalidRequest``, ``UnknownRubric``, ...) still import, with a DeprecationWarning."""
+        return _renamed(__name__, name, globals(), {**_RENAMED, "UnknownRubric": "UnknownRubricError"})

@@ -12,7 +12,8 @@ which failure ``reason`` it reports in council results: ``timeout``,
 
 from __future__ import annotations
 
-from typing import ClassVar
+import warnings
+from typing import TYPE_CHECKING, ClassVar
 
 
 class CouncilError(Exception):
@@ -38,7 +39,7 @@ class ConfigError(CouncilError):
         return f"config error in {self.source} ({len(self.problems)} problems):\n{lines}"
 
 
-class MissingApiKey(ConfigError):
+class MissingApiKeyError(ConfigError):
     """A member names an environment variable for its key that is not set."""
 
     def __init__(self, member: str, variable: str) -> None:
@@ -54,8 +55,16 @@ class MissingApiKey(ConfigError):
         return f"missing API key: {self.problems[0]}"
 
 
-class InvalidRequest(CouncilError):
-    """The question or the run options are unusable (empty question, unknown member)."""
+class InvalidRequestError(CouncilError):
+    """The question or the run options are unusable (empty question, unknown member).
+
+    ``option`` names the run option at fault when one is (``max_usd``,
+    ``members``, ...), so a front end can name its own parameter for it.
+    """
+
+    def __init__(self, *args: object, option: str | None = None) -> None:
+        super().__init__(*args)
+        self.option = option
 
 
 class StorageError(CouncilError):
@@ -73,7 +82,7 @@ def storage_cause(error: StorageError) -> str:
     return error.cause or "the database failed"
 
 
-class UnsafeBinding(CouncilError):
+class UnsafeBindingError(CouncilError):
     """``council serve`` was asked to expose an unauthenticated council beyond this machine."""
 
 
@@ -115,7 +124,7 @@ class ProviderError(CouncilError):
         return f"{who}:{status} {self.message}{tries}"
 
 
-class ProviderTimeout(ProviderError):
+class ProviderTimeoutError(ProviderError):
     """The upstream did not answer within the attempt timeout or the call deadline."""
 
     reason = "timeout"
@@ -129,7 +138,7 @@ class ProviderConnectionError(ProviderError):
     retryable_by_default = True
 
 
-class RateLimited(ProviderError):
+class RateLimitedError(ProviderError):
     """HTTP 429: the upstream asks us to slow down (``retry_after_s`` says how long)."""
 
     reason = "rate_limited"
@@ -143,13 +152,13 @@ class UpstreamServerError(ProviderError):
     retryable_by_default = True
 
 
-class AuthFailed(ProviderError):
+class AuthFailedError(ProviderError):
     """HTTP 401 or 403: the key is missing, wrong or lacks permission."""
 
     reason = "auth"
 
 
-class BadUpstreamRequest(ProviderError):
+class BadUpstreamRequestError(ProviderError):
     """Any other 4xx: the request itself is wrong, so retrying cannot help."""
 
     reason = "upstream_error"
@@ -165,7 +174,7 @@ class ProtocolError(ProviderError):
     reason = "protocol"
 
 
-class BudgetExhausted(ProviderError):
+class BudgetExhaustedError(ProviderError):
     """The call was not made: what it could cost does not fit in what is left of the run's budget."""
 
     reason = "budget"
@@ -177,9 +186,49 @@ RETRYABLE_STATUSES = frozenset({408, 409, 429, 529})
 def error_for_status(status: int) -> type[ProviderError]:
     """Map an HTTP error status to the exception class that describes it."""
     if status == 429:
-        return RateLimited
+        return RateLimitedError
     if status in (401, 403):
-        return AuthFailed
+        return AuthFailedError
     if status >= 500 or status in RETRYABLE_STATUSES:
         return UpstreamServerError
-    return BadUpstreamRequest
+    return BadUpstreamRequestError
+
+
+# The names these errors had before every exception name ended in ``Error``.
+RENAMED = {
+    "MissingApiKey": "MissingApiKeyError",
+    "InvalidRequest": "InvalidRequestError",
+    "UnsafeBinding": "UnsafeBindingError",
+    "ProviderTimeout": "ProviderTimeoutError",
+    "RateLimited": "RateLimitedError",
+    "AuthFailed": "AuthFailedError",
+    "BadUpstreamRequest": "BadUpstreamRequestError",
+    "BudgetExhausted": "BudgetExhaustedError",
+}
+
+
+def renamed(module: str, name: str, namespace: dict[str, object], renames: dict[str, str]) -> object:
+    """The object an old name of ``module`` now goes by, with a DeprecationWarning; AttributeError for any other."""
+    new = renames.get(name)
+    if new is None or new not in namespace:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    warnings.warn(f"{module}.{name} is now {module}.{new}; the old name will be removed in a future release",
+                  DeprecationWarning, stacklevel=3)
+    return namespace[new]
+
+
+# Plain aliases until the files of the RunPlan change (in flight) import the new names; then the old names only
+# come through __getattr__ below, with a warning.
+MissingApiKey = MissingApiKeyError
+InvalidRequest = InvalidRequestError
+UnsafeBinding = UnsafeBindingError
+ProviderTimeout = ProviderTimeoutError
+RateLimited = RateLimitedError
+AuthFailed = AuthFailedError
+BadUpstreamRequest = BadUpstreamRequestError
+
+
+if not TYPE_CHECKING:  # type checkers should flag the old names, not accept them
+    def __getattr__(name: str) -> object:
+        """Old error names still import, with a DeprecationWarning, so code written against them keeps working."""
+        return renamed(__name__, name, globals(), RENAMED)

@@ -9,7 +9,7 @@ holds. The bound is reserved while the call runs and replaced by the
 call's real cost when it ends.
 
 A call that does not fit is not made: it fails with
-:class:`~council.errors.BudgetExhausted`, which every stage already treats
+:class:`~council.errors.BudgetExhaustedError`, which every stage already treats
 as a failed call. So the council degrades in its own order: reviewers that
 do not fit do not review (the ranking uses fewer ballots), a chairman that
 does not fit leaves the top answer as final, and members that do not fit
@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from council.config import CouncilConfig, MemberConfig, Price
-from council.errors import BudgetExhausted, InvalidRequest
+from council.errors import BudgetExhaustedError, InvalidRequestError
 from council.pipeline.cost import priced, usd_of
 from council.providers import Provider
 from council.providers.base import AnswerStream
@@ -69,14 +69,14 @@ class RunBudget:
 
     def admit(self, member: MemberConfig, messages: list[ChatMessage], params: GenerationParams | None,
               what: str) -> tuple[GenerationParams, float]:
-        """Reserve a call's bound; the params to call with. Raises :class:`BudgetExhausted` if it does not fit."""
+        """Reserve a call's bound; the params to call with. Raises :class:`BudgetExhaustedError` if it does not fit."""
         price = self.prices[member.name]
         bounded, output_tokens = self._bounded(member, params)
         usage = Usage(prompt_tokens=prompt_tokens_bound(messages), completion_tokens=output_tokens)
         bound = priced(usage, price)
         if bound > self.left_usd:
             self.refused.append(what)
-            raise BudgetExhausted(
+            raise BudgetExhaustedError(
                 f"not called: {what} could cost up to ${bound:.4f} and ${max(self.left_usd, 0):.4f} of the run's "
                 f"${self.limit_usd:g} budget is left", provider="budget", model=member.model, member=member.name)
         self.reserved_usd += bound
@@ -133,24 +133,33 @@ async def stream(budget: RunBudget | None, provider: Provider, messages: list[Ch
         yield budgeted
 
 
-def run_budget(config: CouncilConfig, max_usd: float | None, callers: list[str]) -> RunBudget | None:
-    """The budget of a run (``max_usd``, never above ``budget.max_usd_per_run``), or None for an unbounded run.
+def budget_limit(config: CouncilConfig, max_usd: float | None, callers: list[str]) -> float | None:
+    """What a run may spend (``max_usd``, never above ``budget.max_usd_per_run``), or None for an unbounded run.
 
     ``callers`` are the members the run may call. Raises
-    :class:`~council.errors.InvalidRequest` naming what is wrong.
+    :class:`~council.errors.InvalidRequestError` (its ``option`` is ``max_usd``)
+    naming what is wrong.
     """
     cap = config.budget.max_usd_per_run
     if max_usd is not None:
         if not max_usd > 0:
-            raise InvalidRequest(f"max_usd must be more than 0, got {max_usd}")
+            raise InvalidRequestError(f"max_usd must be more than 0, got {max_usd}", option="max_usd")
         if cap is not None and max_usd > cap:
-            raise InvalidRequest(f"max_usd {max_usd:g} is above the configured budget.max_usd_per_run ({cap:g})")
+            raise InvalidRequestError(f"max_usd {max_usd:g} is above the configured budget.max_usd_per_run ({cap:g})",
+                                      option="max_usd")
     limit = max_usd if max_usd is not None else cap
     if limit is None:
         return None
-    prices = {m.name: m.price for m in config.members if m.name in callers and m.price is not None}
-    unpriced = [name for name in dict.fromkeys(callers) if name not in prices]  # a chairman is a member too
+    priced_members = {m.name for m in config.members if m.price is not None}
+    unpriced = [name for name in dict.fromkeys(callers) if name not in priced_members]  # a chairman is a member too
     if unpriced:
-        raise InvalidRequest(f"a budget needs a price on every member it may call; no price: {', '.join(unpriced)} "
-                             "(add members[].price)")
-    return RunBudget(limit_usd=limit, prices=prices, max_output_tokens=config.budget.max_output_tokens)
+        raise InvalidRequestError(f"a budget needs a price on every member it may call; no price: "
+                                  f"{', '.join(unpriced)} (add members[].price)", option="max_usd")
+    return limit
+
+
+def fresh_budget(config: CouncilConfig, limit_usd: float, callers: list[str]) -> RunBudget:
+    """A budget of ``limit_usd`` (as :func:`budget_limit` accepted it) with nothing spent yet."""
+    prices = {m.name: m.price for m in config.members if m.name in callers and m.price is not None}
+    return RunBudget(limit_usd=limit_usd, prices=prices, max_output_tokens=config.budget.max_output_tokens)
+

@@ -25,22 +25,22 @@ from typing import Any
 from council._version import __version__
 from council.assets import prompt_hash
 from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
-from council.errors import InvalidRequest
+from council.errors import InvalidRequestError
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
 from council.pipeline.answer import collect_answers, member_failures, quorum_problem
-from council.pipeline.budget import RunBudget, run_budget
 from council.pipeline.context import RunContext, elapsed_ms, timed
 from council.pipeline.cost import run_cost
 from council.pipeline.persist import HISTORY_NOT_STORED, queue_save, save_finished
+from council.pipeline.plan import UNSET, RunPlan, build_plan
 from council.pipeline.rank import HistoryRead, rank_answers, read_history_ahead, survivor_problem, unranked
-from council.pipeline.review import judging_for, mark_oversized, review_answers
-from council.pipeline.safety_gate import apply_safety_gate
+from council.pipeline.review_stage import mark_oversized, review_answers
+from council.pipeline.safety_stage import apply_safety_gate
 from council.pipeline.synthesize import final_answer
 from council.pipeline.verdicts import automatic_scores, with_verdicts
 from council.presets import CouncilPreset
 from council.providers import Provider, build_providers, check_member_params
-from council.result import AnswerRecord, CouncilResult, JudgingRecord, Reproducibility
+from council.result import AnswerRecord, CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import load_rubric
 from council.rubrics.model import CriterionValue, Rubric
@@ -48,11 +48,10 @@ from council.simulation import behaviour_for
 from council.storage.run_records import Stage
 from council.storage.store import Store
 from council.transport.http import Transport
-from council.types import ChatMessage, GenerationParams, as_messages
+from council.types import ChatMessage, GenerationParams
 
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
            "feedback_system.md")
-_UNSET: Any = object()
 _log = get_logger("council")
 
 
@@ -141,12 +140,42 @@ class Council:
         """Every configured member, in config order."""
         return [m.name for m in self.config.members]
 
-    async def ask(
+    def plan(
         self,
         question: str | Sequence[ChatMessage] | Sequence[dict[str, Any]],
         *,
         members: Sequence[str] | None = None,
-        chairman: str | None = _UNSET,
+        chairman: str | None = UNSET,
+        params: GenerationParams | None = None,
+        rubric: Rubric | str | None = None,
+        preset: str | None = None,
+        max_usd: float | None = None,
+    ) -> RunPlan:
+        """Check a run request and return its :class:`RunPlan`; :meth:`ask` runs it.
+
+        ``params`` (temperature, max_tokens, seed, ...) apply to the members'
+        answers and the chairman; reviews keep each member's own settings.
+        ``rubric`` (a :class:`Rubric`, a registered id, ``id@version``, a
+        shipped name or a path) replaces the configured rubric for this run
+        (a reference is read from the database or the disk: from async code,
+        call this in a thread, as :meth:`ask` does).
+        ``preset`` runs a preset from the config's ``councils:`` (its members,
+        chairman, rubric and review); arguments given here still win.
+        ``max_usd`` caps what the run spends (at most ``budget.max_usd_per_run``
+        when that is set): calls that would not fit are not made, and the run
+        degrades instead (fewer reviews, the top answer without a chairman).
+        Raises :class:`~council.errors.InvalidRequestError` naming what is wrong.
+        """
+        return build_plan(self.config, question, default_rubric=self.rubric, resolve_rubric=self.resolve_rubric,
+                          members=members, chairman=chairman, params=params, rubric=rubric, preset=preset,
+                          max_usd=max_usd)
+
+    async def ask(
+        self,
+        question: RunPlan | str | Sequence[ChatMessage] | Sequence[dict[str, Any]],
+        *,
+        members: Sequence[str] | None = None,
+        chairman: str | None = UNSET,
         on_event: EventSink | None = None,
         run_id: str | None = None,
         params: GenerationParams | None = None,
@@ -154,64 +183,38 @@ class Council:
         preset: str | None = None,
         max_usd: float | None = None,
     ) -> CouncilResult:
-        """Run the whole council on a question or a conversation and return the result.
+        """Run the whole council on a question, a conversation or a :class:`RunPlan`, and return the result.
 
-        ``run_id`` lets a caller name the run before it starts (the server
-        sends it in a response header); by default a fresh one is drawn.
-        ``params`` (temperature, max_tokens, seed, ...) apply to the members'
-        answers and the chairman; reviews keep each member's own settings.
-        ``rubric`` (a :class:`Rubric`, a registered id, ``id@version``, a
-        shipped name or a path) replaces the configured rubric for this run.
-        ``preset`` runs a preset from the config's ``councils:`` (its members,
-        chairman, rubric and review); arguments given here still win.
-        ``max_usd`` caps what the run spends (at most ``budget.max_usd_per_run``
-        when that is set): calls that would not fit are not made, and the run
-        degrades instead (fewer reviews, the top answer without a chairman).
+        The options are :meth:`plan`'s (a plan already holds them: give none
+        with one). ``run_id`` lets a caller name the run before it starts
+        (the server sends it in a response header); by default a fresh one
+        is drawn. ``on_event`` receives the run's progress events.
         """
-        try:
-            messages = as_messages(question if isinstance(question, str) else list(question))
-        except ValueError as exc:
-            raise InvalidRequest(f"invalid question: {exc}") from None
-        spec = self._preset(preset)
-        if spec is not None:
-            members = members if members is not None else spec.members
-            chairman = spec.chairman_for(self.config.chairman) if chairman is _UNSET else chairman
-            rubric = rubric if rubric is not None else spec.rubric
-        chosen = list(members) if members is not None else self.member_names
-        unknown = [m for m in chosen if m not in self.member_names]
-        if unknown or not chosen:
-            raise InvalidRequest(f"unknown members: {', '.join(unknown) or '(none chosen)'}; "
-                                 f"members are: {', '.join(self.member_names)}")
-        chair = self.config.chairman if chairman is _UNSET else chairman
-        if chair is not None and chair not in self.member_names:
-            raise InvalidRequest(f"chairman {chair!r} is not a member; members are: {', '.join(self.member_names)}")
-        judging = judging_for(spec, chosen, self.member_names)
-        callers = [*chosen, *([chair] if chair else []), *(judging.reviewers() if judging else []),
-                   *([self.config.safety.llm_member] if self.config.safety.llm_member else [])]
-        budget = run_budget(self.config, max_usd, callers)
         if self.store is None and self._owns_store:
             self.store = await asyncio.to_thread(self._open_store)  # reopened after aclose(), like the session
-        # A registered rubric is read from the database, a named one from disk: neither on the event loop.
-        chosen_rubric = self.rubric if rubric is None else await asyncio.to_thread(self.resolve_rubric, rubric)
+        if isinstance(question, RunPlan):
+            given = [name for name, value in (("members", members), ("params", params), ("rubric", rubric),
+                                              ("preset", preset), ("max_usd", max_usd)) if value is not None]
+            if given or chairman is not UNSET:
+                raise InvalidRequestError(f"a RunPlan holds its options; give them to Council.plan, not with the plan: "
+                                          f"{', '.join(given or ['chairman'])}")
+            plan = question
+        else:
+            def planned() -> RunPlan:
+                return self.plan(question, members=members, chairman=chairman, params=params, rubric=rubric,
+                                 preset=preset, max_usd=max_usd)
+
+            # A registered rubric is read from the database, a named one from disk: neither on the event loop.
+            plan = planned() if rubric is None or isinstance(rubric, Rubric) else await asyncio.to_thread(planned)
         # Every call in flight shares one session; outside `async with`, the last one to finish closes it.
         self._calls += 1
         try:
             providers = self._ensure_providers()
-            return await self._run(messages, chosen, chair, providers, on_event or ignore_events, run_id, params,
-                                   chosen_rubric, preset, judging, budget)
+            return await self._run(plan, providers, on_event or ignore_events, run_id)
         finally:
             self._calls -= 1
             if self._calls == 0 and self._entered == 0:
                 await self._close_transport()
-
-    def _preset(self, name: str | None) -> CouncilPreset | None:
-        if name is None:
-            return None
-        spec = self.config.councils.get(name)
-        if spec is None:
-            offered = ", ".join(self.config.councils) or "none are configured (councils: in the config)"
-            raise InvalidRequest(f"unknown preset {name!r}; presets: {offered}")
-        return spec
 
     @property
     def presets(self) -> dict[str, CouncilPreset]:
@@ -237,7 +240,7 @@ class Council:
     def named_rubric(self, reference: str) -> Rubric:
         """A rubric chosen over HTTP: a name from :attr:`rubric_catalog`, never a path.
 
-        Raises :class:`~council.rubrics.catalog.UnknownRubric` (the same for
+        Raises :class:`~council.rubrics.catalog.UnknownRubricError` (the same for
         every reference that is not on offer, whatever is on the disk).
         """
         return self.rubric_catalog.named(reference)
@@ -265,19 +268,16 @@ class Council:
     def _queue_save(self, ctx: RunContext, stage: Stage) -> None:
         queue_save(ctx, self.store, stage)
 
-    async def _run(self, messages: list[ChatMessage], members: list[str], chairman: str | None,
-                   providers: dict[str, Provider], sink: EventSink, run_id: str | None,
-                   params: GenerationParams | None = None, rubric: Rubric | None = None,
-                   preset: str | None = None, judging: JudgingRecord | None = None,
-                   budget: RunBudget | None = None) -> CouncilResult:
+    async def _run(self, plan: RunPlan, providers: dict[str, Provider], sink: EventSink,
+                   run_id: str | None) -> CouncilResult:
         started = time.perf_counter()
         seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
-        rubric = rubric or self.rubric
-        result = self._new_result(messages, members, seed, run_id, rubric)
-        result.preset, result.judging = preset, judging
-        ctx = RunContext(messages, self.config, providers, rubric, result, sink, members, chairman, seed, params,
-                         judging.reviewers() if judging else None, budget=budget)
-        ctx.emit("run_started", members=members, chairman=chairman, simulated=result.simulated)
+        members = list(plan.members)
+        result = self._new_result(list(plan.messages), members, seed, run_id, plan.rubric)
+        result.preset, result.judging = plan.preset, plan.judging
+        ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
+                         plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config))
+        ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")
             return await self._stages(ctx, started)

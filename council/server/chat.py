@@ -16,14 +16,15 @@ from typing import Any
 
 from aiohttp import web
 
-from council.errors import CouncilError, ProviderError, ProviderTimeout, RateLimited
+from council.errors import CouncilError, ProviderError, ProviderTimeoutError, RateLimitedError
 from council.events import StageEvent, describe
 from council.logs import get_logger
 from council.pipeline.cost import cost_summary
 from council.pipeline.orchestrator import Council
+from council.pipeline.plan import RunPlan
 from council.result import CouncilResult
-from council.rubrics.catalog import UnknownRubric
-from council.server.admission import Admission, AdmissionClosed, AdmissionRefused
+from council.rubrics.catalog import UnknownRubricError
+from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
 from council.server.guards import RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
 from council.server.metrics import ServerMetrics
 from council.server.relay import relay, relayable, uses_tools
@@ -34,10 +35,9 @@ from council.server.schema import (
     member_request_problems,
     to_messages,
 )
-from council.server.spend import DailySpend, call_cost_headers, check_run_budget, cost_headers
+from council.server.spend import DailySpend, call_cost_headers, cost_headers, plan_run
 from council.server.wire import ChunkWriter, completion_body, end_cut_stream
 from council.storage.direct_calls import CallKind
-from council.types import GenerationParams
 
 COUNCIL_MODEL = "council"
 PRESET_PREFIX = "council/"  # council/NAME runs the preset NAME
@@ -113,9 +113,9 @@ class ChatHandler:
         await self.spend.check()
         try:
             await self.admission.acquire()
-        except AdmissionClosed:
+        except AdmissionClosedError:
             raise shutting_down_error() from None  # queued when SIGTERM came: told now, not left to be cut
-        except AdmissionRefused as refused:
+        except AdmissionRefusedError as refused:
             raise ApiError(429, str(refused), type="rate_limit_error", code="too_many_runs",
                            headers={"Retry-After": str(refused.retry_after_s)}) from None
 
@@ -174,25 +174,24 @@ class ChatHandler:
             extra_headers[TOOLS_IGNORED_HEADER] = str(body.tool_definitions)
         messages = to_messages(body)
         params = body.params()
-        check_run_budget(self.council, body.council_max_usd)
         rubric = None
         if body.council_rubric:
             try:
                 # A name, never a path: over HTTP the reference must not reach the file system.
                 rubric = await asyncio.to_thread(self.council.named_rubric, body.council_rubric)
-            except UnknownRubric as error:
+            except UnknownRubricError as error:
                 raise ApiError(400, f"council_rubric: {error}", param="council_rubric",
                                code="rubric_not_found") from None
+        plan = plan_run(self.council, messages, rubric=rubric, params=params, preset=preset,
+                        max_usd=body.council_max_usd)
         await self.admit()
         run_id = uuid.uuid4().hex
         request[RUN_ID_KEY] = run_id  # for the access log, also when the client leaves before the headers go out
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:
-            return await self._council_stream(request, body, messages, run_id, completion_id, created, rubric, params,
-                                              preset, extra_headers)
-        task = self.start_admitted(self.council.ask(messages, run_id=run_id, rubric=rubric, params=params,
-                                                    preset=preset, max_usd=body.council_max_usd))
+            return await self._council_stream(request, body, plan, run_id, completion_id, created, extra_headers)
+        task = self.start_admitted(self.council.ask(plan, run_id=run_id))
         result = await self._await_run(task)
         if not answered(result) or result.final_answer is None:
             raise failure_error(result)
@@ -201,14 +200,10 @@ class ChatHandler:
         return web.json_response(payload, headers={"x-council-run-id": run_id, **cost_headers(result),
                                                    **extra_headers})
 
-    async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, messages: list[Any],
-                              run_id: str, completion_id: str, created: int, rubric: Any,
-                              params: GenerationParams, preset: str | None,
-                              extra_headers: dict[str, str]) -> web.StreamResponse:
+    async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, plan: RunPlan, run_id: str,
+                              completion_id: str, created: int, extra_headers: dict[str, str]) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
-        task = self.start_admitted(self.council.ask(messages, run_id=run_id, on_event=queue.put_nowait,
-                                                    rubric=rubric, params=params, preset=preset,
-                                                    max_usd=body.council_max_usd))
+        task = self.start_admitted(self.council.ask(plan, run_id=run_id, on_event=queue.put_nowait))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
             "x-council-run-id": run_id, **extra_headers,
@@ -340,9 +335,9 @@ def interrupted_error(task: asyncio.Task[Any]) -> ApiError:
 
 def upstream_error(error: ProviderError) -> ApiError:
     """A member's failure as the client sees it."""
-    if isinstance(error, RateLimited):
+    if isinstance(error, RateLimitedError):
         return ApiError(429, str(error), type="rate_limit_error", code=error.reason)
-    if isinstance(error, ProviderTimeout):
+    if isinstance(error, ProviderTimeoutError):
         return ApiError(504, str(error), type="server_error", code=error.reason)
     return ApiError(502, str(error), type="server_error", code=error.reason)
 

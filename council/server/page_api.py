@@ -273,10 +273,10 @@ class WebApi:
         try:
             # By name only: a conversation's rubric must never be read as a path.
             rubric = await asyncio.to_thread(self.council.named_rubric, conversation.rubric)
+            plan = self.council.plan(messages, members=conversation.members, chairman=conversation.chairman,
+                                     rubric=rubric, preset=conversation.preset)
             result: CouncilResult = await self.council.ask(
-                messages, members=conversation.members, chairman=conversation.chairman,
-                on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id, rubric=rubric,
-                preset=conversation.preset)
+                plan, on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id)
             final = result.final_answer
             # A blocked run's answer is the line saying it was withheld: the conversation keeps it, as chat apps do.
             if result.status in ("complete", "blocked") and final is not None and final.content:

@@ -114,3 +114,31 @@ async def test_a_bad_council_max_usd_is_a_400_naming_it(fake_llm, value, says):
     assert status == 400 and body["error"]["param"] == "council_max_usd"
     assert says in body["error"]["message"]
     assert fake_llm.requests == []
+
+
+async def test_council_max_usd_is_judged_on_the_members_the_run_calls(fake_llm):
+    script(fake_llm)
+    raw = config(fake_llm).model_dump(mode="json", exclude_none=True)
+    raw["members"][2].pop("price")  # gamma has no price
+    raw["councils"] = {"priced": {"members": ["alpha", "beta"]}, "judged": {"members": ["alpha", "beta"],
+                                                                            "review": "judge", "judge": "gamma"}}
+    runner, server = await serve(fake_llm, CouncilConfig.model_validate(raw), Store(":memory:"), API_KEY)
+    try:
+        refused = {}
+        for model in ("council", "council/judged"):  # both would call gamma: its answer, or its judging
+            status, _headers, refused[model] = await post(server, {"model": model, "messages": [QUESTION],
+                                                                   "council_max_usd": 5})
+            assert status == 400 and refused[model]["error"]["code"] == "invalid_budget", refused[model]
+            assert refused[model]["error"]["message"] == (
+                "council_max_usd: a budget needs a price on every member it may call; no price: gamma "
+                "(add members[].price)")
+        assert fake_llm.requests == []
+        status, _headers, body = await post(server, {"model": "council/priced", "messages": [QUESTION],
+                                                     "council_max_usd": 5})
+        assert status == 200, body
+        assert body["council"]["cost"]["total_usd"] > 0
+        assert server.store.get(body["council"]["run_id"]).cost.budget_usd == 5
+        assert not fake_llm.requests_for("model-gamma")
+    finally:
+        await runner.cleanup()
+        await server.council.aclose()

@@ -213,6 +213,19 @@ async def test_chosen_members_and_chairman_are_used(server):
     assert events[-1]["data"]["final_answer"]["by"] == "gamma"
 
 
+async def test_a_conversations_preset_is_planned_with_its_members_and_chairman(server):
+    # The conversation keeps its own members and chairman; the preset brings its way of reviewing (beta judges).
+    _cid, run_id = await ask(server, "Who?", members=["alpha", "gamma"], chairman="gamma", preset="quick")
+    events = await finish(server, run_id)
+    assert events[-1]["data"]["status"] == "complete"
+    stored = server.store.get(run_id)
+    assert stored is not None and stored.preset == "quick" and [a.member for a in stored.answers] == ["alpha", "gamma"]
+    assert stored.judging is not None and stored.judging.judge == "beta"
+    assert stored.judging.policy == "judge_does_not_answer"
+    assert {r.reviewer for r in stored.reviews} == {"beta"}
+    assert stored.final_answer is not None and stored.final_answer.by == "gamma"
+
+
 async def test_chosen_rubric_is_used(server):
     _status, options = await call(server, "GET", "/api/options")
     other = next(r for r in options["rubrics"] if r["id"] != options["rubric"])

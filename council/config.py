@@ -41,7 +41,7 @@ from pydantic import (
 
 from council.assets import config_dir
 from council.config_errors import format_validation_error, read_yaml
-from council.errors import ConfigError, MissingApiKey
+from council.errors import ConfigError, MissingApiKeyError
 from council.presets import PRESET_NAME, CouncilPreset
 from council.types import GenerationParams
 
@@ -499,7 +499,7 @@ def resolve_api_keys(config: CouncilConfig, environ: Mapping[str, str] | None = 
     """Read every member's key from its environment variable, before any call.
 
     Returns member name to key (None for members that need none). Raises
-    :class:`MissingApiKey` naming the member and the variable when one is unset.
+    :class:`MissingApiKeyError` naming the member and the variable when one is unset.
     """
     environ = os.environ if environ is None else environ
     keys: dict[str, SecretStr | None] = {}
@@ -509,7 +509,7 @@ def resolve_api_keys(config: CouncilConfig, environ: Mapping[str, str] | None = 
             continue
         value = environ.get(member.api_key_env, "").strip()
         if not value:
-            raise MissingApiKey(member.name, member.api_key_env)
+            raise MissingApiKeyError(member.name, member.api_key_env)
         keys[member.name] = SecretStr(value)
     return keys
 

@@ -217,17 +217,6 @@ def renamed(module: str, name: str, namespace: dict[str, object], renames: dict[
     return namespace[new]
 
 
-# Plain aliases until the files of the RunPlan change (in flight) import the new names; then the old names only
-# come through __getattr__ below, with a warning.
-MissingApiKey = MissingApiKeyError
-InvalidRequest = InvalidRequestError
-UnsafeBinding = UnsafeBindingError
-ProviderTimeout = ProviderTimeoutError
-RateLimited = RateLimitedError
-AuthFailed = AuthFailedError
-BadUpstreamRequest = BadUpstreamRequestError
-
-
 if not TYPE_CHECKING:  # type checkers should flag the old names, not accept them
     def __getattr__(name: str) -> object:
         """Old error names still import, with a DeprecationWarning, so code written against them keeps working."""

@@ -9,6 +9,10 @@ being initialized first is not counted as a dependency.
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
+import pkgutil
+import re
 from pathlib import Path
 
 import pytest
@@ -94,6 +98,7 @@ def test_every_package_says_what_it_is_for(package):
     init = next(p for p in PACKAGE.rglob("__init__.py") if p.parent.name == package)
     doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
     assert doc and len(doc.split()) >= 12, f"council/{package}/__init__.py needs a docstring saying its job"
+    assert re.search(r"^(Public|Internal):", doc, flags=re.MULTILINE), f"council/{package}: public or internal?"
 
 
 def test_few_top_level_modules():
@@ -136,3 +141,48 @@ def test_imports_only_run_downwards():
             if layer_of(dep) > layer_of(module) and (module, dep) not in UPWARD_ALLOWED:
                 upward.append(f"{module} -> {dep}")
     assert not upward, "imports that run back up the layers:\n" + "\n".join(sorted(upward))
+
+
+def names_like_a_package(root: Path) -> list[str]:
+    """Modules under ``root`` whose name reads as one of its packages: ``x.py`` (or ``x`` for ``xs/``) beside a
+    package ``x``, or ``x_y.py`` while package ``x`` holds ``y.py`` (``pipeline/safety_gate.py`` and
+    ``safety/gate.py``)."""
+    packages = {p.parent.name for p in root.rglob("__init__.py") if p.parent != root}
+    modules = [p for p in root.rglob("*.py") if p.stem != "__init__" and "__pycache__" not in p.parts]
+    spelled = {name: f"package {name}/" for name in packages}
+    spelled |= {name.removesuffix("s"): f"package {name}/" for name in packages if name.endswith("s")}
+    spelled |= {f"{m.parent.name}_{m.stem}": f"{m.parent.name}/{m.name}" for m in modules if m.parent.name in packages}
+    return sorted(f"{m.relative_to(root)} reads as {spelled[m.stem]}" for m in modules
+                  if m.stem in spelled and spelled[m.stem] != f"{m.parent.name}/{m.name}")
+
+
+def test_no_module_is_named_like_a_package():
+    assert names_like_a_package(PACKAGE) == []
+
+
+def test_the_name_check_finds_each_kind_of_clash(tmp_path):
+    for path in ["pkg/__init__.py", "pkg/review.py", "pkg/rubric.py", "pkg/safety_gate.py", "pkg/fine.py",
+                 "review/__init__.py", "rubrics/__init__.py", "safety/__init__.py", "safety/gate.py"]:
+        (tmp_path / path).parent.mkdir(exist_ok=True)
+        (tmp_path / path).write_text('"""A module."""\n', encoding="utf-8")
+    assert names_like_a_package(tmp_path) == [
+        "pkg/review.py reads as package review/", "pkg/rubric.py reads as package rubrics/",
+        "pkg/safety_gate.py reads as safety/gate.py"]
+
+
+def exception_classes() -> list[type[BaseException]]:
+    found = {}
+    for info in pkgutil.walk_packages(council.__path__, "council."):
+        if not info.name.endswith("__main__"):
+            for value in vars(importlib.import_module(info.name)).values():
+                if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == info.name:
+                    found[f"{value.__module__}.{value.__qualname__}"] = value
+    return [found[name] for name in sorted(found)]
+
+
+def test_every_exception_name_ends_in_error():
+    classes = exception_classes()
+    assert len(classes) > 20, "the walk finds Council's exceptions"
+    misnamed = [f"{c.__module__}.{c.__qualname__}" for c in classes
+                if not c.__name__.endswith("Error") and not c.__name__.startswith("_")]
+    assert misnamed == []

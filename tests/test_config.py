@@ -15,7 +15,7 @@ from council.config import (
     resolve_api_keys,
     server_api_keys,
 )
-from council.errors import ConfigError, MissingApiKey
+from council.errors import ConfigError, MissingApiKeyError
 
 MINIMAL = """\
 members:
@@ -88,7 +88,7 @@ def test_wrong_provider(tmp_path):
 
 def test_missing_key_variable_names_member_and_variable(tmp_path):
     config = load_config(write(tmp_path, MINIMAL), {})
-    with pytest.raises(MissingApiKey) as caught:
+    with pytest.raises(MissingApiKeyError) as caught:
         resolve_api_keys(config, {"OPENAI_API_KEY": "sk-local"})
     assert caught.value.member == "beta" and caught.value.variable == "ANTHROPIC_API_KEY"
     assert "member 'beta' reads its API key from $ANTHROPIC_API_KEY, which is not set" in str(caught.value)
@@ -104,7 +104,7 @@ def test_keys_resolve_from_the_environment(tmp_path):
 
 def test_empty_key_variable_counts_as_missing(tmp_path):
     config = load_config(write(tmp_path, MINIMAL), {})
-    with pytest.raises(MissingApiKey):
+    with pytest.raises(MissingApiKeyError):
         resolve_api_keys(config, {"OPENAI_API_KEY": "x", "ANTHROPIC_API_KEY": "   "})
 
 

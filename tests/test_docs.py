@@ -8,6 +8,7 @@ site's navigation names exists.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import subprocess
@@ -89,3 +90,39 @@ def test_every_python_block_runs(file, index, code, tmp_path):
     if "asyncio.run(main())" in code:
         assert done.stdout.strip(), "the example prints its result"
         assert "council:" not in done.stdout, done.stdout  # the except branch of an example did not run
+
+
+def docs_imports(text: str) -> list[tuple[str, list[str]]]:
+    """(module, names) of every ``from council... import ...`` the text shows, in code blocks and inline alike."""
+    block = r"^\s*from (council[\w.]*) import \(?([\w, \n]+?)\)?\s*$"
+    inline = r"`from (council[\w.]*) import ([\w, ]+)`"
+    found = re.findall(f"{block}|{inline}", text, flags=re.MULTILINE)
+    return [(block_module or inline_module, [n.strip() for n in (block_names or inline_names).split(",") if n.strip()])
+            for block_module, block_names, inline_module, inline_names in found]
+
+
+def not_public(module: str, names: list[str]) -> list[str]:
+    """The names that ``module`` does not offer publicly: a package's ``__all__``, never an internal module's."""
+    imported = importlib.import_module(module)
+    if not hasattr(imported, "__path__"):
+        return [f"{module} is a module inside a package, not a package's public names"]
+    return [f"{module}.{name}" for name in names if name not in getattr(imported, "__all__", ())]
+
+
+def test_the_docs_import_only_public_names():
+    shown = [(path.name, module, names) for path in [ROOT / "README.md", *PAGES]
+             for module, names in docs_imports(text_of(path))]
+    assert len(shown) >= 5, "the finder sees the docs' imports"
+    internal = [f"{page}: {problem}" for page, module, names in shown for problem in not_public(module, names)]
+    assert internal == []
+
+
+def test_the_public_import_check_finds_an_internal_import():
+    text = "```python\nfrom council.evals.runner import EvalRunner\nfrom council import Council\n```\n" \
+           "or `from council.pipeline import judge_answer, Secret`"
+    shown = docs_imports(text)
+    assert shown == [("council.evals.runner", ["EvalRunner"]), ("council", ["Council"]),
+                     ("council.pipeline", ["judge_answer", "Secret"])]
+    assert [not_public(module, names) for module, names in shown] == [
+        ["council.evals.runner is a module inside a package, not a package's public names"], [],
+        ["council.pipeline.Secret"]]

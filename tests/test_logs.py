@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from council.errors import AuthFailed
+from council.errors import AuthFailedError
 from council.logs import configure_logging, get_logger, register_secret
 from council.testing.fake_llm import Step
 from council.types import ChatMessage
@@ -51,7 +51,7 @@ def test_console_format_is_plain_text(log_stream):
 async def test_an_upstream_error_echoing_the_key_is_scrubbed(fake_llm, make_provider, log_stream):
     fake_llm.script("m", Step(status=401, error_message=f"Incorrect API key provided: {SECRET}"))
     provider = make_provider("openai", "m", api_key=SECRET)
-    with pytest.raises(AuthFailed) as caught:
+    with pytest.raises(AuthFailedError) as caught:
         await provider.complete([ChatMessage(role="user", content="hi")])
     assert SECRET not in str(caught.value)
     assert "Incorrect API key provided: ***" in str(caught.value)

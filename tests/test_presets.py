@@ -10,7 +10,7 @@ import yaml
 from council import Council, CouncilConfig
 from council.cli import main
 from council.config import simulated_config_path
-from council.errors import InvalidRequest
+from council.errors import InvalidRequestError
 from council.result import JudgingRecord
 from council.storage.store import Store
 from council.testing.fake_llm import FakeLLMServer, Step
@@ -57,7 +57,7 @@ async def test_a_preset_chooses_members_chairman_and_review_and_the_result_says_
         trio = await council.ask("Why is the sky blue?", preset="trio")
         overridden = await council.ask("Why is the sky blue?", preset="trio", chairman=None, members=["atlas", "delta"])
         plain = await council.ask("Why is the sky blue?")
-        with pytest.raises(InvalidRequest, match="unknown preset 'slow'; presets: quick, trio"):
+        with pytest.raises(InvalidRequestError, match="unknown preset 'slow'; presets: quick, trio"):
             await council.ask("Why?", preset="slow")
     assert quick.preset == "quick" and {r.reviewer: sorted(r.scores) for r in quick.reviews} == {
         "delta": ["atlas", "boreal", "cirrus"], "atlas": ["boreal", "cirrus", "delta"]}, \

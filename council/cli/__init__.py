@@ -6,6 +6,8 @@
 what they share; :mod:`~council.cli.render` draws results as terminal text.
 Nothing outside this package imports it except ``council.__main__``: the
 pipeline knows no screen.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from council.cli.app import main, run

@@ -34,7 +34,7 @@ from council.cli.common import (
     open_store,
 )
 from council.config import ENV_CONFIG, CouncilConfig
-from council.errors import ConfigError, CouncilError, InvalidRequest, ProviderError, UnsafeBinding
+from council.errors import ConfigError, CouncilError, InvalidRequestError, ProviderError, UnsafeBindingError
 from council.providers import check_member_params
 
 
@@ -278,7 +278,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except KeyboardInterrupt:
         _error("council: interrupted")
         return EXIT_INTERRUPTED
-    except (ConfigError, UsageError, InvalidRequest, UnsafeBinding) as exc:
+    except (ConfigError, UsageError, InvalidRequestError, UnsafeBindingError) as exc:
         _error(f"council: {exc}")
         return EXIT_USAGE
     except ProviderError as exc:

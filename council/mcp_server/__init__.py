@@ -8,6 +8,8 @@ it over stdio (:mod:`.stdio`) or streamable HTTP (:mod:`.http_limits` holds
 clients to ``council serve``'s limits); :mod:`.envelope` answers messages
 the SDK would misread.
 Knows the council's public API (and `council serve`'s binding rule), nothing of its stages or storage.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from council.mcp_server.app import build_server

@@ -41,7 +41,7 @@ from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.pipeline.targets import evaluate_target as evaluate_target_with
 from council.result import CouncilResult
-from council.rubrics import Rubric, UnknownRubric
+from council.rubrics import Rubric, UnknownRubricError
 
 #: The most runs list_runs returns at once (what it returned at most before it checked its limit).
 MAX_LISTED_RUNS = 200
@@ -210,7 +210,7 @@ def build_server(council: Council) -> MCPServer:
     async def any_rubric(name: str) -> str:
         try:
             rubric = await asyncio.to_thread(council.named_rubric, name)
-        except UnknownRubric as exc:
+        except UnknownRubricError as exc:
             raise ResourceNotFoundError(unknown_rubric_message(exc)) from None
         except CouncilError as exc:
             raise ResourceError(str(exc)) from None
@@ -225,7 +225,7 @@ def build_server(council: Council) -> MCPServer:
 
 def plain(error: CouncilError) -> str:
     """A council error as the MCP caller should read it (an unknown rubric points to the rubric:// resources)."""
-    return unknown_rubric_message(error) if isinstance(error, UnknownRubric) else str(error)
+    return unknown_rubric_message(error) if isinstance(error, UnknownRubricError) else str(error)
 
 
 def _add_rubric_resource(server: MCPServer, council: Council, name: str) -> None:

@@ -29,13 +29,13 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from council.logs import get_logger
-from council.rubrics import UnknownRubric
+from council.rubrics import UnknownRubricError
 
 _log = get_logger("mcp")
 _SHOWN_INPUT = 40  # characters of a rejected value quoted back to the caller
 
 
-class ArgumentProblem(Exception):
+class ArgumentError(Exception):
     """A caller's argument is wrong in a way the schema cannot say (an unknown preset, say); the text names it."""
 
 
@@ -122,7 +122,7 @@ def argument_problems(error: ValidationError) -> list[Problem]:
             for detail in error.errors(include_url=False)]
 
 
-def unknown_rubric_message(error: UnknownRubric) -> str:
+def unknown_rubric_message(error: UnknownRubricError) -> str:
     """An unknown rubric, pointed at the ``rubric://`` resources (the HTTP server's route means nothing here)."""
     shown = error.reference if len(error.reference) <= 80 else error.reference[:77] + "..."
     return (f"unknown rubric {shown!r}; choose one of: {', '.join(error.choices) or '(none)'} "
@@ -175,9 +175,9 @@ def _innermost(error: BaseException) -> BaseException:
     return error
 
 
-def _problem_in(error: BaseException) -> ArgumentProblem | None:
+def _problem_in(error: BaseException) -> ArgumentError | None:
     cause: BaseException | None = error
-    while cause is not None and not isinstance(cause, ArgumentProblem):
+    while cause is not None and not isinstance(cause, ArgumentError):
         cause = cause.__cause__
     return cause
 

@@ -18,9 +18,9 @@ from typing import Annotated
 from mcp.server import MCPServer
 from pydantic import Field
 
-from council.mcp_server.failures import ArgumentProblem, unknown_rubric_message
+from council.mcp_server.failures import ArgumentError, unknown_rubric_message
 from council.pipeline.orchestrator import Council
-from council.rubrics import UnknownRubric
+from council.rubrics import UnknownRubricError
 
 
 def add_prompts(server: MCPServer, council: Council) -> None:
@@ -67,21 +67,21 @@ def add_prompts(server: MCPServer, council: Council) -> None:
         name = rubric or rubric_default
         try:
             await asyncio.to_thread(council.named_rubric, name)
-        except UnknownRubric as exc:
-            raise ArgumentProblem(f"rubric: {unknown_rubric_message(exc)}") from None
+        except UnknownRubricError as exc:
+            raise ArgumentError(f"rubric: {unknown_rubric_message(exc)}") from None
         return (f'Judge the answer below with the evaluate_answer tool and the rubric "{name}". Tell me whether '
                 "it passed and its score, the criteria it fell short on, and the feedback on what to improve."
                 f"\n\nQuestion:\n{question}\n\nAnswer:\n{answer}")
 
     def known_preset(preset: str) -> str:
         if preset not in council.presets:
-            raise ArgumentProblem(f"preset: unknown preset {preset!r}; presets: {presets}")
+            raise ArgumentError(f"preset: unknown preset {preset!r}; presets: {presets}")
         return preset
 
     def known_members(members: str) -> list[str]:
         chosen = [name.strip() for name in members.split(",") if name.strip()]
         unknown = [name for name in chosen if name not in council.member_names]
         if unknown:
-            raise ArgumentProblem(f"members: unknown members: {', '.join(unknown)}; the council has "
+            raise ArgumentError(f"members: unknown members: {', '.join(unknown)}; the council has "
                                   f"{', '.join(council.member_names)}")
         return chosen

@@ -7,6 +7,8 @@ Answers (:mod:`.answer`), the safety gate (:mod:`.safety_stage`), peer review
 from a :class:`~council.pipeline.context.RunContext` and plain records to
 plain records; :mod:`.judge` judges one given answer. Stages know no screen, no HTTP server
 and no command line: they report progress as events.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from council.pipeline.judge import judge_answer

@@ -30,7 +30,7 @@ from council.result import (
     ReviewRecord,
 )
 from council.rubrics.model import Rubric
-from council.storage.backlog import StorageUnavailable
+from council.storage.backlog import StorageUnavailableError
 
 _log = get_logger("council")
 
@@ -158,9 +158,9 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
         try:
             stored = await waited_for_storage(ctx, ahead.stored if ahead is not None and ahead.keys.issuperset(
                 keys.values()) else calibration.read_reviewer_history(list(keys.values())))
-        except (TimeoutError, StorageUnavailable) as error:
+        except (TimeoutError, StorageUnavailableError) as error:
             # Not logged per run: the store logs the outage once (council.storage.backlog).
-            why = ("the database is unavailable" if isinstance(error, StorageUnavailable) else
+            why = ("the database is unavailable" if isinstance(error, StorageUnavailableError) else
                    f"the database did not answer within {ctx.config.storage.critical_wait_s:g} s")
             problems.append(f"reviewer calibration history was not read ({why}): ranked without it, "
                             "and this run does not add to it")

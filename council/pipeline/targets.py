@@ -21,7 +21,7 @@ from typing import Any
 from council.errors import ProviderError
 from council.logs import get_logger
 from council.providers import Provider
-from council.rubrics.decode import DecodeRefused, decode_messages, read_level
+from council.rubrics.decode import DecodeRefusedError, decode_messages, read_level
 from council.rubrics.functions import resolve_function
 from council.rubrics.model import Criterion, Rubric
 from council.rubrics.target_evaluation import (
@@ -86,7 +86,7 @@ async def _decode(criterion: Criterion, target: Mapping[str, Any], decoder: Prov
                        UNABLE_LEVEL)
     try:
         messages = decode_messages(criterion, dict(target))
-    except DecodeRefused as refused:
+    except DecodeRefusedError as refused:
         return _failed(criterion, "llm_decode", f"the decode prompt was refused: {refused}")
     try:
         completion = await decoder.complete(messages)

@@ -4,6 +4,8 @@ Each maps Council's messages and generation params to its API and back,
 refusing params its API lacks rather than dropping them, and calls through
 :mod:`council.transport`. Providers know nothing of councils, reviews or
 storage: a member is a model that answers a conversation.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ OPENAI_FINISH_REASONS: frozenset[str] = frozenset({"stop", "length", "tool_calls
 """The ``finish_reason`` values OpenAI's schema allows; typed clients refuse any other."""
 
 
-class UnsupportedParams(ValueError):
+class UnsupportedParamsError(ValueError):
     """A provider was handed generation params its wire format cannot honour.
 
     A programming error, never a user-facing one: callers check
@@ -156,10 +156,10 @@ class Provider(ABC):
         return [name for name in cls.unsupported_params(params) if name not in cls.best_effort_params]
 
     def check_params(self, params: GenerationParams) -> None:
-        """Raise :class:`UnsupportedParams` if ``params`` sets a field this wire format would have to drop."""
+        """Raise :class:`UnsupportedParamsError` if ``params`` sets a field this wire format would have to drop."""
         refused = self._refused(params)
         if refused:
-            raise UnsupportedParams(self.name, self.member.name, refused)
+            raise UnsupportedParamsError(self.name, self.member.name, refused)
 
     @abstractmethod
     async def complete(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> Completion:
@@ -185,4 +185,4 @@ class Provider(ABC):
 
 
 __all__ = ["CORE_PARAMS", "OPENAI_FINISH_REASONS", "AnswerStream", "Provider", "ProviderError", "Reply",
-           "UnsupportedParams"]
+           "UnsupportedParamsError"]

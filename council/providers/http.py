@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
-from council.errors import ProtocolError, ProviderTimeout
+from council.errors import ProtocolError, ProviderTimeoutError
 from council.providers.base import Provider, Reply
 from council.providers.images import with_inline_images
 from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
@@ -120,7 +120,7 @@ class HttpProvider(Provider):
         """The upstream request for these messages.
 
         Every set field of ``params`` lands in the request or, if this wire
-        format cannot honour it, raises :class:`UnsupportedParams` (start
+        format cannot honour it, raises :class:`UnsupportedParamsError` (start
         with :meth:`check_params`); none is silently left out, except the
         :attr:`best_effort_params`.
         """
@@ -237,7 +237,7 @@ class ChatStream:
                 return await self._sse.next_event()
         except TimeoutError:
             raise self._provider.endpoint.error(
-                ProviderTimeout, f"stream not finished within the call deadline of {self._provider.deadline_s:g}s"
+                ProviderTimeoutError, f"stream not finished within the call deadline of {self._provider.deadline_s:g}s"
             ) from None
 
     async def aclose(self) -> None:

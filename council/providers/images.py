@@ -20,7 +20,7 @@ import ipaddress
 import re
 from urllib.parse import urlsplit
 
-from council.errors import BadUpstreamRequest
+from council.errors import BadUpstreamRequestError
 from council.transport.http import Endpoint, Transport
 from council.types import IMAGE_TYPES, MAX_IMAGE_BYTES, ChatMessage, ImageRef, image_bytes_problem
 
@@ -56,28 +56,28 @@ async def _fetch(url: str, transport: Transport, endpoint: Endpoint, allow_priva
     content_type, body = await transport.get_bytes(url, endpoint, MAX_IMAGE_BYTES)
     if content_type not in IMAGE_TYPES:
         found = content_type or "no content type"
-        raise endpoint.error(BadUpstreamRequest, f"{url} is not an image of a supported type ({found}; expected "
+        raise endpoint.error(BadUpstreamRequestError, f"{url} is not an image of a supported type ({found}; expected "
                                                  f"{', '.join(IMAGE_TYPES)})")
     problem = image_bytes_problem(content_type, body[:16])
     if problem is not None:
-        raise endpoint.error(BadUpstreamRequest, f"{url}: {problem}")
+        raise endpoint.error(BadUpstreamRequestError, f"{url}: {problem}")
     return ImageRef(url=f"data:{content_type};base64,{base64.b64encode(body).decode()}")
 
 
 async def _refuse_private(url: str, endpoint: Endpoint) -> None:
     reason = image_url_refusal(url)
     if reason is not None:
-        raise endpoint.error(BadUpstreamRequest, f"the image URL {url} is refused: {reason}")
+        raise endpoint.error(BadUpstreamRequestError, f"the image URL {url} is refused: {reason}")
     host = urlsplit(url).hostname or ""
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, None)
     except OSError as exc:
-        raise endpoint.error(BadUpstreamRequest, f"cannot resolve the image host {host!r}: {exc}") from None
+        raise endpoint.error(BadUpstreamRequestError, f"cannot resolve the image host {host!r}: {exc}") from None
     for info in infos:
         # A public name may resolve to a private address (or be rebound to one): each address is checked too.
         reason = host_refusal(str(info[4][0]))
         if reason is not None:
-            raise endpoint.error(BadUpstreamRequest, f"the image URL {url} is refused: {host} resolves to "
+            raise endpoint.error(BadUpstreamRequestError, f"the image URL {url} is refused: {host} resolves to "
                                                      f"{info[4][0]}; {reason}")
 
 

@@ -6,6 +6,8 @@ self-preference correction (:mod:`council.ranking.self_preference`).
 Pure and synchronous: calibration history comes in as data and goes out as
 data; storing it is the caller's job. Knows nothing of providers, prompts or
 storage.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from council.ranking.aggregation import METHODS, aggregate, update_history

@@ -3,6 +3,8 @@
 Pure functions over strings and rubrics: they know no provider, no HTTP and
 no storage. A bad ballot is data (a parse result with its reason), never an
 exception.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from council.review.ballot import BallotParse, parse_ballot

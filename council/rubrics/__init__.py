@@ -3,14 +3,16 @@
 Also the deterministic check registry (:mod:`.functions`, Council's own
 checks in :mod:`.checks`) and the catalog of rubrics a remote client may
 name (:mod:`.catalog`). Knows nothing of providers or of how a council runs.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
-from council.rubrics.catalog import RubricCatalog, UnknownRubric, shipped_rubrics
+from council.rubrics.catalog import RubricCatalog, UnknownRubricError, shipped_rubrics
 from council.rubrics.functions import register_check, resolve_function
 from council.rubrics.load import check_rubric, load_rubric, parse_rubric, rubric_path, rubrics_dir
 from council.rubrics.model import Criterion, CriterionValue, Rubric
 from council.rubrics.score import RubricVerdict, build_verdict
 
-__all__ = ["Criterion", "CriterionValue", "Rubric", "RubricCatalog", "RubricVerdict", "UnknownRubric",
+__all__ = ["Criterion", "CriterionValue", "Rubric", "RubricCatalog", "RubricVerdict", "UnknownRubricError",
            "build_verdict", "check_rubric", "load_rubric", "parse_rubric", "register_check", "resolve_function",
            "rubric_path", "rubrics_dir", "shipped_rubrics"]

@@ -11,7 +11,7 @@ looked up only among
 * the rubric registry in the store (``id`` or ``id@version``),
 
 and anything else, a traversal path included, gets one and the same
-:class:`UnknownRubric`. Paths stay allowed where the user already owns the
+:class:`UnknownRubricError`. Paths stay allowed where the user already owns the
 machine: the CLI and the config file (:func:`council.rubrics.model.load_rubric`).
 """
 
@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from council.errors import CouncilError, InvalidRequest
+from council.errors import CouncilError, InvalidRequestError
 from council.logs import get_logger
 from council.rubrics.load import load_rubric, rubrics_dir
 from council.rubrics.model import Rubric
@@ -32,7 +32,7 @@ _REFERENCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(?:@[0-9A-Za-z.+-]{1,64
 _log = get_logger("rubrics")
 
 
-class UnknownRubric(InvalidRequest):
+class UnknownRubricError(InvalidRequestError):
     """A remote client named a rubric that is not on offer; the message lists what is."""
 
     def __init__(self, reference: str, choices: list[str]) -> None:
@@ -105,7 +105,7 @@ class RubricCatalog:
         return [choice.name for choice in self.choices()]
 
     def named(self, reference: str) -> Rubric:
-        """The rubric ``reference`` names, or :class:`UnknownRubric`; never reads a path."""
+        """The rubric ``reference`` names, or :class:`UnknownRubricError`; never reads a path."""
         if _REFERENCE.fullmatch(reference):
             if reference in (self.configured_name, self.configured.id, self.configured.ref):
                 return self.configured
@@ -117,4 +117,4 @@ class RubricCatalog:
             shipped = shipped_rubrics().get(name)
             if shipped is not None and version in ("", shipped.version):
                 return shipped
-        raise UnknownRubric(reference, self.names())
+        raise UnknownRubricError(reference, self.names())

@@ -28,7 +28,7 @@ _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 DEFAULT_TEMPLATE = "The content to classify, as JSON:\n{{ target_json }}"
 
 
-class DecodeRefused(ValueError):
+class DecodeRefusedError(ValueError):
     """The decode prompt could not be rendered: a syntax error, a missing variable, or a sandbox refusal."""
 
 
@@ -52,14 +52,14 @@ def template_problem(template: str) -> str | None:
 def decode_messages(criterion: Criterion, target: dict[str, Any]) -> list[ChatMessage]:
     """The classification prompt: the levels to choose from, and the rendered template.
 
-    Raises :class:`DecodeRefused` when the template cannot be rendered.
+    Raises :class:`DecodeRefusedError` when the template cannot be rendered.
     """
     template = criterion.decode_prompt or DEFAULT_TEMPLATE
     try:
         rendered = _ENVIRONMENT.from_string(template).render(
             **target, target=target, target_json=json.dumps(target, indent=2, ensure_ascii=False))
     except TemplateError as error:  # SecurityError is one: the sandbox refused an attribute or call
-        raise DecodeRefused(f"{type(error).__name__}: {error}") from None
+        raise DecodeRefusedError(f"{type(error).__name__}: {error}") from None
     levels = "\n".join(f'- "{level.id}" ({level.label}): {level.description}'.rstrip(": ")
                        for level in criterion.levels or [])
     system = (f"You classify content for one criterion, {criterion.title}"

@@ -3,6 +3,8 @@
 :mod:`.gate` runs the checks, :mod:`.rules` is the rule table, :mod:`.regex`
 the pattern machinery. Pure and synchronous: knows nothing of councils,
 providers or storage (an LLM classifier on top is the pipeline's business).
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from council.safety.gate import CATEGORIES, SafetyFinding, SafetyVerdict, check_answer

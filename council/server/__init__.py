@@ -4,6 +4,8 @@ Handlers parse and refuse bad requests (:mod:`.schema`), admit runs through
 one queue (:mod:`.admission`), and turn :class:`~council.Council` results and
 events into OpenAI responses and SSE (:mod:`.wire`). The server never looks
 inside a stage: it calls ``Council.ask`` like any caller.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from council.server.app import create_app, run_server

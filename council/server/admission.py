@@ -11,7 +11,7 @@ At shutdown :meth:`Admission.close` admits nothing more: every waiting request
 is told at once, and a slot freed by a finishing run is handed to no one.
 
 This module knows asyncio and nothing of HTTP or councils; the server turns
-:class:`AdmissionRefused` into its 429 and :class:`AdmissionClosed` into its
+:class:`AdmissionRefusedError` into its 429 and :class:`AdmissionClosedError` into its
 503.
 """
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 _RUN_TIME_WEIGHT = 0.2  # exponential moving average of run durations: recent runs count most
 
 
-class AdmissionRefused(Exception):
+class AdmissionRefusedError(Exception):
     """No slot: the queue is full, or the wait for a slot ran out. ``retry_after_s`` is a fair wait."""
 
     def __init__(self, message: str, retry_after_s: int) -> None:
@@ -35,7 +35,7 @@ class AdmissionRefused(Exception):
         self.retry_after_s = retry_after_s
 
 
-class AdmissionClosed(Exception):
+class AdmissionClosedError(Exception):
     """The server is shutting down: no run starts any more, queued or not."""
 
     def __init__(self) -> None:
@@ -86,19 +86,19 @@ class Admission:
     async def acquire(self) -> None:
         """Take a run slot, waiting in line if all are busy.
 
-        :class:`AdmissionRefused` when none comes, :class:`AdmissionClosed`
+        :class:`AdmissionRefusedError` when none comes, :class:`AdmissionClosedError`
         once :meth:`close` was called (also for a request already waiting).
         """
         if self.closed:
-            raise AdmissionClosed
+            raise AdmissionClosedError
         started = time.perf_counter()
         if self.running < self.limit and not self.queued:
             self._take(started)
             return
         if self.queued >= self.queue_size:
             self._refused += 1
-            raise AdmissionRefused(f"{self.running} council runs are in progress and {self.queued} are waiting, "
-                                   "the limit; retry later", self.retry_after_s())
+            raise AdmissionRefusedError(f"{self.running} council runs are in progress and {self.queued} are waiting, "
+                                        "the limit; retry later", self.retry_after_s())
         turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting.append(turn)
         try:
@@ -110,10 +110,10 @@ class Admission:
                 return
             turn.cancel()
             if self.closed:
-                raise AdmissionClosed from None
+                raise AdmissionClosedError from None
             self._refused += 1
-            raise AdmissionRefused(f"no council run slot came free within {self.queue_timeout_s:g} s; retry later",
-                                   self.retry_after_s()) from None
+            raise AdmissionRefusedError(f"no council run slot came free within {self.queue_timeout_s:g} s; retry later",
+                                        self.retry_after_s()) from None
         except asyncio.CancelledError:
             # The client left while queued: leave the line, and pass on a slot handed over meanwhile.
             if turn.done() and not turn.cancelled() and turn.exception() is None:
@@ -130,7 +130,7 @@ class Admission:
         if self.closed:
             # Handed a slot just before the shutdown, but not yet running: no run starts now.
             self.running -= 1
-            raise AdmissionClosed
+            raise AdmissionClosedError
         self._take(started, handed=True)
 
     def _take(self, started: float, handed: bool = False) -> None:
@@ -150,12 +150,12 @@ class Admission:
         self._hand_over()
 
     def close(self) -> None:
-        """Admit nothing more: every waiting request gets :class:`AdmissionClosed` now, later ones at once."""
+        """Admit nothing more: every waiting request gets :class:`AdmissionClosedError` now, later ones at once."""
         self.closed = True
         while self._waiting:
             turn = self._waiting.popleft()
             if not turn.done():
-                turn.set_exception(AdmissionClosed())
+                turn.set_exception(AdmissionClosedError())
 
     def _hand_over(self) -> None:
         # The slot passes straight to the longest waiter, so newcomers cannot jump the queue.

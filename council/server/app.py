@@ -19,7 +19,7 @@ from aiohttp.typedefs import Middleware
 from pydantic import SecretStr
 
 from council.config import CouncilConfig, server_api_keys
-from council.errors import CouncilError, StorageError, UnsafeBinding, storage_cause
+from council.errors import CouncilError, StorageError, UnsafeBindingError, storage_cause
 from council.logs import get_logger
 from council.pipeline.orchestrator import Council
 from council.result import masked
@@ -281,7 +281,7 @@ def check_binding(config: CouncilConfig, host: str, insecure_no_auth: bool,
                   environ: Mapping[str, str] | None = None) -> None:
     """Refuse to expose an unauthenticated council beyond this machine."""
     if not server_api_keys(config, environ) and not is_loopback(host) and not insecure_no_auth:
-        raise UnsafeBinding(
+        raise UnsafeBindingError(
             f"refusing to listen on {host} without API keys: set ${config.server.api_keys_env} (comma-separated "
             "keys), bind 127.0.0.1, or pass --insecure-no-auth"
         )

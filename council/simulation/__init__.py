@@ -6,6 +6,8 @@ app's side tasks ask for; :func:`behaviour_for` recognizes which
 role a conversation asks for (by reading the council's own prompts back) and
 hands the result to :class:`~council.providers.simulated.SimulatedProvider`,
 which knows none of this. Knows no HTTP, no storage and no run.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from __future__ import annotations

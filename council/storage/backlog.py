@@ -31,7 +31,7 @@ RETRY_EVERY_S = 0.5
 _log = get_logger("storage")
 
 
-class StorageUnavailable(StorageError):
+class StorageUnavailableError(StorageError):
     """The database cannot be reached for now (down, restarting, locked by another process): try later."""
 
 

@@ -28,7 +28,7 @@ When the database is unavailable (``unavailable(error)`` says which errors
 mean that: a refused connection, a pool timeout, a lock another process
 holds), writes queued as ``durable`` are not failed but kept in a bounded
 :class:`~council.storage.backlog.Backlog` and tried again until they land;
-reads queued while writes wait fail at once (:class:`StorageUnavailable`),
+reads queued while writes wait fail at once (:class:`StorageUnavailableError`),
 so whoever waits for them goes on without.
 """
 
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from council.errors import StorageError
-from council.storage.backlog import MAX_PENDING_WRITES, Backlog, BacklogFigures, StorageUnavailable
+from council.storage.backlog import MAX_PENDING_WRITES, Backlog, BacklogFigures, StorageUnavailableError
 
 T = TypeVar("T")
 MAX_BATCH = 256  # writes per transaction: enough to amortize a commit, short enough to keep locks brief
@@ -274,8 +274,8 @@ class Ahead(Generic[T]):
         return self.future.__await__()
 
 
-def _unavailable(waiting: int) -> StorageUnavailable:
-    error = StorageUnavailable(f"the database is unavailable: {waiting} writes are waiting for it")
+def _unavailable(waiting: int) -> StorageUnavailableError:
+    error = StorageUnavailableError(f"the database is unavailable: {waiting} writes are waiting for it")
     error.cause = "the database is unavailable"
     return error
 

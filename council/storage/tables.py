@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from council.errors import StorageError
-from council.storage.backlog import StorageUnavailable
+from council.storage.backlog import StorageUnavailableError
 from council.storage.connect import open_database
 from council.storage.database import DEFAULT_CRITICAL_WAIT_S, DEFAULT_POOL_SIZE, Database, Session
 
@@ -83,8 +83,8 @@ class Tables:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         message = f"{action} failed in {self.path}: {detail}"
         # Stores with an error class of their own keep it (their callers catch it); the run store says more.
-        unavailable = self.db.unavailable(exc) and issubclass(StorageUnavailable, self.error)
-        error = StorageUnavailable(message) if unavailable else self.error(message)
+        unavailable = self.db.unavailable(exc) and issubclass(StorageUnavailableError, self.error)
+        error = StorageUnavailableError(message) if unavailable else self.error(message)
         # The cause without the location, for messages that leave the machine (an HTTP client's error).
         error.cause = f"{action} failed: {detail}"
         return error

@@ -4,5 +4,8 @@
 Anthropic and Gemini APIs, with scripted replies and faults;
 :mod:`.scripted` plays members that answer, review and judge. Used by the
 tests and the benchmarks; nothing in the product imports them.
+
+Public: :mod:`.fake_llm` and :mod:`.scripted` are meant for other projects' tests
+too (``python -m council.testing.scripted`` serves a scripted council).
 """
 

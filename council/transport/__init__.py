@@ -2,6 +2,8 @@
 
 Knows endpoints and requests, never wire formats (that is
 :mod:`council.providers`) and never councils.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, parse_retry_after

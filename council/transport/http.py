@@ -23,11 +23,11 @@ import aiohttp
 
 from council.config import TransportConfig
 from council.errors import (
-    BadUpstreamRequest,
+    BadUpstreamRequestError,
     ProtocolError,
     ProviderConnectionError,
     ProviderError,
-    ProviderTimeout,
+    ProviderTimeoutError,
     error_for_status,
 )
 from council.logs import redact
@@ -187,20 +187,21 @@ class Transport:
             # Redirects are not followed: one could lead past the address check to a private host.
             async with self.session().get(url, allow_redirects=False) as response:
                 if 300 <= response.status < 400:
-                    raise endpoint.error(BadUpstreamRequest, f"the image at {url} redirects (HTTP {response.status}); "
-                                                             "redirects are not followed: link the image itself")
+                    raise endpoint.error(BadUpstreamRequestError,
+                                         f"the image at {url} redirects (HTTP {response.status}); "
+                                         "redirects are not followed: link the image itself")
                 await self._raise_for_status(response, endpoint)
                 if response.content_length is not None and response.content_length > max_bytes:
-                    raise endpoint.error(BadUpstreamRequest, f"the image at {url} is {response.content_length} "
+                    raise endpoint.error(BadUpstreamRequestError, f"the image at {url} is {response.content_length} "
                                                              f"bytes, more than {max_bytes}")
                 body = await response.content.read(max_bytes + 1)
                 if len(body) > max_bytes:
-                    raise endpoint.error(BadUpstreamRequest, f"the image at {url} is more than {max_bytes} bytes")
+                    raise endpoint.error(BadUpstreamRequestError, f"the image at {url} is more than {max_bytes} bytes")
                 return response.headers.get("content-type", "").split(";")[0].strip(), body
         except aiohttp.InvalidURL:
-            raise endpoint.error(BadUpstreamRequest, f"invalid image URL {url!r}") from None
+            raise endpoint.error(BadUpstreamRequestError, f"invalid image URL {url!r}") from None
         except TimeoutError:
-            raise endpoint.error(ProviderTimeout, f"no answer from {url} before the socket timeout") from None
+            raise endpoint.error(ProviderTimeoutError, f"no answer from {url} before the socket timeout") from None
         except (aiohttp.ClientError, OSError) as exc:
             raise endpoint.error(ProviderConnectionError, f"fetching {url} failed: {type(exc).__name__}: {exc}",
                                  retryable=False) from None
@@ -244,7 +245,7 @@ class Transport:
         except aiohttp.ClientPayloadError as exc:
             raise endpoint.error(ProtocolError, f"the response body broke off: {exc}") from None
         except TimeoutError:
-            raise endpoint.error(ProviderTimeout, "the upstream went silent mid-response") from None
+            raise endpoint.error(ProviderTimeoutError, "the upstream went silent mid-response") from None
         return b"".join(chunks)
 
 
@@ -279,14 +280,14 @@ class _Send:
                 self._request.url, json=self._request.json, headers=dict(self._request.headers), allow_redirects=False
             )
         except aiohttp.InvalidURL:
-            raise endpoint.error(BadUpstreamRequest, f"invalid URL {self._request.url!r}") from None
+            raise endpoint.error(BadUpstreamRequestError, f"invalid URL {self._request.url!r}") from None
         except RuntimeError as exc:
             if not self._session.closed:
                 raise
             raise endpoint.error(ProviderConnectionError, "the HTTP session was closed before this call",
                                  retryable=False) from exc
         except TimeoutError:
-            raise endpoint.error(ProviderTimeout, "no response before the socket timeout") from None
+            raise endpoint.error(ProviderTimeoutError, "no response before the socket timeout") from None
         except aiohttp.ClientResponseError as exc:
             raise endpoint.error(ProtocolError, f"malformed HTTP response: {exc.message}") from None
         except (aiohttp.ClientError, OSError) as exc:
@@ -358,7 +359,7 @@ class SSEStream:
         except aiohttp.ClientPayloadError as exc:
             raise self._endpoint.error(ProtocolError, f"the stream broke off: {exc}") from None
         except TimeoutError:
-            raise self._endpoint.error(ProviderTimeout, "the stream went silent") from None
+            raise self._endpoint.error(ProviderTimeoutError, "the stream went silent") from None
         except (aiohttp.ClientError, OSError) as exc:
             raise self._endpoint.error(ProtocolError, f"the stream broke off: {type(exc).__name__}") from None
         self._received += len(chunk)

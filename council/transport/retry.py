@@ -21,7 +21,7 @@ from typing import TypeVar
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from council.config import RetryPolicy
-from council.errors import ProviderError, ProviderTimeout
+from council.errors import ProviderError, ProviderTimeoutError
 from council.logs import get_logger
 from council.transport.http import Endpoint
 
@@ -156,11 +156,11 @@ async def _one_attempt(
     loop = asyncio.get_running_loop()
     remaining = deadline - loop.time()
     if remaining <= 0:
-        raise endpoint.error(ProviderTimeout, f"call deadline of {deadline_s:g}s reached", retryable=False)
+        raise endpoint.error(ProviderTimeoutError, f"call deadline of {deadline_s:g}s reached", retryable=False)
     limit = remaining if policy.attempt_timeout_s is None else min(policy.attempt_timeout_s, remaining)
     try:
         async with asyncio.timeout(limit):
             return await operation()
     except TimeoutError:
         what = "call deadline" if limit == remaining else "attempt timeout"
-        raise endpoint.error(ProviderTimeout, f"no answer within the {what} of {limit:.3g}s") from None
+        raise endpoint.error(ProviderTimeoutError, f"no answer within the {what} of {limit:.3g}s") from None

@@ -7,7 +7,7 @@ import yaml
 
 from council import Council
 from council.config import CouncilConfig, load_config
-from council.errors import ConfigError, InvalidRequest
+from council.errors import ConfigError, InvalidRequestError
 from council.pipeline.budget import IMAGE_TOKENS, prompt_tokens_bound
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
@@ -87,7 +87,7 @@ async def test_a_budget_too_small_for_the_quorum_fails_the_run_saying_so(fake_ll
 async def test_the_configured_cap_applies_and_a_request_cannot_raise_it(fake_llm):
     script(fake_llm)
     async with Council(config(fake_llm, max_usd_per_run=1e-9), store=False, environ={}) as council:
-        with pytest.raises(InvalidRequest, match=r"max_usd 5 is above the configured budget.max_usd_per_run"):
+        with pytest.raises(InvalidRequestError, match=r"max_usd 5 is above the configured budget.max_usd_per_run"):
             await council.ask("What is six times seven?", max_usd=5)
         result = await council.ask("What is six times seven?")
     assert result.status == "failed" and result.cost is not None and result.cost.budget_usd == 1e-9

@@ -93,13 +93,13 @@ async def test_unsupported_params_are_listed_in_field_order(make_provider):
     GenerationParams(reasoning_effort="medium"), GenerationParams(response_format={"type": "json_object"}),
 ], ids=["presence_penalty", "frequency_penalty", "reasoning_effort", "response_format"])
 async def test_an_unsupported_param_is_never_dropped_silently(fake_llm, make_provider, params):
-    from council.providers.base import UnsupportedParams
+    from council.providers.base import UnsupportedParamsError
 
     provider = make_provider("anthropic", "c")
-    with pytest.raises(UnsupportedParams) as caught:
+    with pytest.raises(UnsupportedParamsError) as caught:
         await provider.complete(CONVERSATION, params)
     assert caught.value.names == params.set_fields()
-    with pytest.raises(UnsupportedParams):
+    with pytest.raises(UnsupportedParamsError):
         async with provider.stream(CONVERSATION, params) as stream:
             async for _ in stream:
                 pass

@@ -105,13 +105,13 @@ async def test_text_format_needs_nothing(fake_llm, make_provider):
 async def test_user_and_reasoning_effort_are_unsupported(fake_llm, make_provider):
     import pytest
 
-    from council.providers.base import UnsupportedParams
+    from council.providers.base import UnsupportedParamsError
 
     provider = make_provider("gemini", "g")
     params = GenerationParams(user="u", reasoning_effort="low", presence_penalty=0.1, seed=1,
                               response_format={"type": "json_object"})
     assert provider.unsupported_params(params) == ["user", "reasoning_effort"]
-    with pytest.raises(UnsupportedParams) as caught:
+    with pytest.raises(UnsupportedParamsError) as caught:
         await provider.complete(CONVERSATION, params)
     assert caught.value.names == ["user", "reasoning_effort"]
     assert not fake_llm.requests

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from council import Council
 from council.config import CouncilConfig, TransportConfig
-from council.errors import BadUpstreamRequest
+from council.errors import BadUpstreamRequestError
 from council.providers.images import image_url_refusal
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.transport.http import Transport
@@ -35,7 +35,7 @@ async def test_an_image_larger_than_the_cap_is_refused_before_the_member_is_call
     url = fake_llm.serve_image("huge.png", b"\x89PNG" + b"\0" * MAX_IMAGE_BYTES)
     provider = make_provider("anthropic", "claude-x")
     provider.transport = lab_transport
-    with pytest.raises(BadUpstreamRequest, match=f"more than {MAX_IMAGE_BYTES}"):
+    with pytest.raises(BadUpstreamRequestError, match=f"more than {MAX_IMAGE_BYTES}"):
         await provider.complete(looking(url))
     assert [r.path for r in fake_llm.requests] == [], "no Messages API call was made"
 
@@ -57,7 +57,7 @@ async def test_a_redirect_is_not_followed(fake_llm, make_provider, lab_transport
     try:
         provider = make_provider("gemini", "gem-x")
         provider.transport = lab_transport
-        with pytest.raises(BadUpstreamRequest, match=r"redirects \(HTTP 302\); redirects are not followed"):
+        with pytest.raises(BadUpstreamRequestError, match=r"redirects \(HTTP 302\); redirects are not followed"):
             await provider.complete(looking(f"http://127.0.0.1:{port}/moved.png"))
     finally:
         await runner.cleanup()
@@ -121,7 +121,7 @@ async def test_a_fetch_refuses_the_same_addresses(fake_llm, make_provider, host)
     # Built from Python (no HTTP request to refuse it first): the fetch itself checks, with the same rule.
     url = fake_llm.serve_image("pixel.png", base64.b64decode(PNG_B64)).replace("127.0.0.1", host)
     provider = make_provider("anthropic", "claude-x")
-    with pytest.raises(BadUpstreamRequest, match="public"):
+    with pytest.raises(BadUpstreamRequestError, match="public"):
         await provider.complete(looking(url))
     assert fake_llm.images_served == [] and fake_llm.requests == []
 
@@ -130,6 +130,7 @@ async def test_a_fetched_image_whose_bytes_are_not_its_type_fails_the_member(fak
     url = fake_llm.serve_image("renamed.png", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32)
     provider = make_provider("gemini", "gem-x")
     provider.transport = lab_transport
-    with pytest.raises(BadUpstreamRequest, match=r"declared image/png but is not a PNG image \(its bytes are a JPEG"):
+    with pytest.raises(BadUpstreamRequestError,
+                       match=r"declared image/png but is not a PNG image \(its bytes are a JPEG"):
         await provider.complete(looking(url))
     assert fake_llm.requests == [], "the member was not sent it"

@@ -110,7 +110,7 @@ async def test_stop_ends_the_answer_before_the_stop_sequence():
 
 
 async def test_sampling_settings_are_accepted_and_json_output_refused():
-    from council.providers.base import UnsupportedParams
+    from council.providers.base import UnsupportedParamsError
 
     provider = simulated()
     sampling = GenerationParams(temperature=1.5, top_p=0.5, seed=3, presence_penalty=1, frequency_penalty=1,
@@ -120,9 +120,9 @@ async def test_sampling_settings_are_accepted_and_json_output_refused():
     assert (await provider.complete(ask("Why is the sky blue?"), sampling)).content == plain.content
     json_mode = GenerationParams(response_format={"type": "json_object"})
     assert provider.unsupported_params(json_mode) == ["response_format"]
-    with pytest.raises(UnsupportedParams):
+    with pytest.raises(UnsupportedParamsError):
         await provider.complete(ask("Why?"), json_mode)
-    with pytest.raises(UnsupportedParams):
+    with pytest.raises(UnsupportedParamsError):
         await provider.stream(ask("Why?"), json_mode).collect()
 
 

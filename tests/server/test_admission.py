@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from council.server.admission import Admission, AdmissionClosed, AdmissionRefused
+from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
 
 
 async def test_slots_are_taken_at_once_until_the_limit():
@@ -60,7 +60,7 @@ async def test_a_full_queue_is_refused_with_retry_after_from_run_times():
         await admission.acquire()
     waiting = asyncio.ensure_future(admission.acquire())
     await asyncio.sleep(0)
-    with pytest.raises(AdmissionRefused) as refused:
+    with pytest.raises(AdmissionRefusedError) as refused:
         await admission.acquire()
     assert refused.value.retry_after_s >= 4  # about one run's time, and then some for the line
     assert admission.stats().refused == 1
@@ -71,7 +71,7 @@ async def test_a_full_queue_is_refused_with_retry_after_from_run_times():
 async def test_a_timed_out_wait_is_refused_and_leaves_the_queue():
     admission = Admission(limit=1, queue_size=4, queue_timeout_s=0.05)
     await admission.acquire()
-    with pytest.raises(AdmissionRefused, match=r"within 0\.05 s"):
+    with pytest.raises(AdmissionRefusedError, match=r"within 0\.05 s"):
         await admission.acquire()
     assert admission.queued == 0
     admission.release()
@@ -112,11 +112,11 @@ async def test_close_tells_every_waiter_at_once_and_frees_no_slot_to_anyone():
     await asyncio.sleep(0)
     admission.close()
     outcomes = await asyncio.wait_for(asyncio.gather(*waiters, return_exceptions=True), timeout=1)
-    assert all(isinstance(outcome, AdmissionClosed) for outcome in outcomes)
+    assert all(isinstance(outcome, AdmissionClosedError) for outcome in outcomes)
     assert admission.queued == 0 and admission.running == 1  # the run in flight keeps its slot
     admission.release()
     assert admission.running == 0
-    with pytest.raises(AdmissionClosed):
+    with pytest.raises(AdmissionClosedError):
         await admission.acquire()  # a free slot, but the server is shutting down
 
 
@@ -127,6 +127,6 @@ async def test_a_slot_handed_over_just_before_close_starts_nothing():
     await asyncio.sleep(0)
     admission.release()  # the slot goes to `handed`, which has not run again yet ...
     admission.close()  # ... when the shutdown begins
-    with pytest.raises(AdmissionClosed):
+    with pytest.raises(AdmissionClosedError):
         await handed
     assert admission.running == 0

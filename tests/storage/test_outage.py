@@ -17,7 +17,7 @@ import pytest
 from council.errors import StorageError
 from council.ranking.aggregation import BIAS_SUMS
 from council.ranking.sheet import HistoryIncrement
-from council.storage.backlog import BacklogFigures, StorageUnavailable
+from council.storage.backlog import BacklogFigures, StorageUnavailableError
 from council.storage.connect import open_database
 from council.storage.group_commit import GroupCommitter
 from council.storage.run_writes import StageWrite
@@ -60,7 +60,7 @@ async def test_writes_during_a_postgres_outage_are_kept_and_land_in_order_when_i
         assert store.db.write_backlog().pending == 3
 
         started = time.monotonic()
-        with pytest.raises(StorageUnavailable, match="the database is unavailable: 3 writes are waiting"):
+        with pytest.raises(StorageUnavailableError, match="the database is unavailable: 3 writes are waiting"):
             await store.read_reviewer_history(["r"])
         assert time.monotonic() - started < 0.2, "a read waited while writes were known to wait for the database"
 
@@ -114,7 +114,7 @@ async def test_a_run_written_while_another_process_holds_sqlite_locked_lands_whe
             done, _ = await asyncio.wait([write], timeout=3 * BOUND_S)
             assert not done and store.db.write_backlog().pending == 1
             started = time.monotonic()
-            with pytest.raises(StorageUnavailable):
+            with pytest.raises(StorageUnavailableError):
                 await store.read_reviewer_history(["r"])
             assert time.monotonic() - started < 0.2, "a read waited out the busy timeout"
         await asyncio.wait_for(write, timeout=5 * BOUND_S)

@@ -9,12 +9,12 @@ import pytest
 
 from council.config import RetryPolicy
 from council.errors import (
-    AuthFailed,
-    BadUpstreamRequest,
+    AuthFailedError,
+    BadUpstreamRequestError,
     ProtocolError,
     ProviderConnectionError,
-    ProviderTimeout,
-    RateLimited,
+    ProviderTimeoutError,
+    RateLimitedError,
     UpstreamServerError,
 )
 from council.testing.fake_llm import Step
@@ -41,7 +41,7 @@ async def test_429_with_retry_after_is_honoured_then_succeeds(fake_llm, make_pro
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_401_is_never_retried(fake_llm, make_provider, provider):
     fake_llm.script("m", Step(status=401, error_message="invalid key"))
-    with pytest.raises(AuthFailed) as caught:
+    with pytest.raises(AuthFailedError) as caught:
         await make_provider(provider, "m").complete(QUESTION)
     assert len(fake_llm.requests_for("m")) == 1
     error = caught.value
@@ -78,8 +78,8 @@ async def test_transient_statuses_are_retried(fake_llm, make_provider, status):
 
 @pytest.mark.parametrize(
     ("status", "error_type"),
-    [(400, BadUpstreamRequest), (403, AuthFailed), (404, BadUpstreamRequest), (413, BadUpstreamRequest),
-     (422, BadUpstreamRequest)],
+    [(400, BadUpstreamRequestError), (403, AuthFailedError), (404, BadUpstreamRequestError),
+     (413, BadUpstreamRequestError), (422, BadUpstreamRequestError)],
 )
 async def test_other_4xx_are_not_retried(fake_llm, make_provider, status, error_type):
     fake_llm.script("m", Step(status=status))
@@ -99,7 +99,7 @@ async def test_retry_after_above_cap_fails_now(fake_llm, make_provider):
     fake_llm.script("m", Step(status=429, headers={"Retry-After": "120"}), Step())
     policy = FAST_RETRY.model_copy(update={"max_retry_after_s": 10})
     started = time.perf_counter()
-    with pytest.raises(RateLimited) as caught:
+    with pytest.raises(RateLimitedError) as caught:
         await make_provider("openai", "m", retry=policy).complete(QUESTION)
     assert time.perf_counter() - started < 0.5
     assert caught.value.retry_after_s == 120
@@ -109,7 +109,7 @@ async def test_retry_after_above_cap_fails_now(fake_llm, make_provider):
 async def test_retry_after_longer_than_the_remaining_deadline_fails_now(fake_llm, make_provider):
     fake_llm.script("m", Step(status=429, headers={"Retry-After": "3"}), Step())
     started = time.perf_counter()
-    with pytest.raises(RateLimited):
+    with pytest.raises(RateLimitedError):
         await make_provider("openai", "m", deadline_s=1.0).complete(QUESTION)
     assert time.perf_counter() - started < 0.5
     assert len(fake_llm.requests_for("m")) == 1
@@ -119,7 +119,7 @@ async def test_retry_after_longer_than_the_remaining_deadline_fails_now(fake_llm
 async def test_hang_ends_within_the_deadline(fake_llm, make_provider, provider):
     fake_llm.script("m", Step(hang=True))
     started = time.perf_counter()
-    with pytest.raises(ProviderTimeout) as caught:
+    with pytest.raises(ProviderTimeoutError) as caught:
         await make_provider(provider, "m", deadline_s=1.0).complete(QUESTION)
     elapsed = time.perf_counter() - started
     assert 1.0 <= elapsed < 1.5, elapsed
@@ -172,7 +172,7 @@ async def test_stream_succeeds_after_a_retried_open(fake_llm, make_provider, pro
 async def test_stream_deadline_covers_a_slow_stream(fake_llm, make_provider):
     fake_llm.script("m", Step(reply=" ".join(["word"] * 40), chunk_delay_s=0.1))
     started = time.perf_counter()
-    with pytest.raises(ProviderTimeout):
+    with pytest.raises(ProviderTimeoutError):
         await make_provider("openai", "m", deadline_s=0.8).stream(QUESTION).collect()
     assert time.perf_counter() - started < 1.3
 

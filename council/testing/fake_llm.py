@@ -1,10 +1,8 @@
 """A fake LLM server speaking the OpenAI, Anthropic and Gemini APIs over real HTTP.
 
-Tests and benchmarks start it on 127.0.0.1 and point members at it. Each model
-name can be scripted with a sequence of :class:`Step` s (the last one repeats):
-latency, a fixed reply or one built by a function, a status with headers such
-as ``Retry-After``, a malformed body, a truncated or broken stream, or a hang.
-Every request received is recorded.
+Tests and benchmarks start it on 127.0.0.1 and point members at it. Each model is scripted with
+:class:`Step` s (the last repeats): latency, a fixed or computed reply, a status with headers such as
+``Retry-After``, a malformed body, a truncated or broken stream, a hang. Every request is recorded.
 """
 
 from __future__ import annotations

@@ -13,11 +13,10 @@ import pytest
 
 from council.config import CouncilConfig
 from council.providers import PROVIDERS
+from council.server.param_checks import council_request_problems, member_request_problems
 from council.server.schema import (
     MAX_TOKENS_LIMIT,
     ApiError,
-    council_request_problems,
-    member_request_problems,
     parse_request,
 )
 from council.storage.store import Store

@@ -8,11 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from council.providers import PROVIDERS
+from council.server.param_checks import council_request_problems, member_request_problems
 from council.server.schema import (
     ApiError,
-    council_request_problems,
     decode_body,
-    member_request_problems,
     parse_request,
     to_messages,
 )

@@ -1,0 +1,88 @@
+"""The whole config file: every section, the presets, and the references between them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, PrivateAttr, StringConstraints, model_validator
+
+from council.config.sections import (
+    BudgetConfig,
+    MemberConfig,
+    RetryPolicy,
+    ReviewConfig,
+    SafetyConfig,
+    StageConfig,
+    TransportConfig,
+    _Strict,
+)
+from council.config.serving import LoggingConfig, ServerConfig, StorageConfig
+from council.presets import PRESET_NAME, CouncilPreset
+
+
+class CouncilConfig(_Strict):
+    """A whole council: members, chairman, rubric and runtime settings."""
+
+    members: list[MemberConfig] = Field(min_length=1, max_length=32, description="Who answers and reviews.")
+    chairman: str | None = Field(default=None, description="A member's name; none means the top answer wins.")
+    rubric: str = Field(default="default", description="A rubric in config/rubrics, or a path to one.")
+    stages: StageConfig = Field(default_factory=StageConfig, description="Time limits and quorum.")
+    review: ReviewConfig = Field(default_factory=ReviewConfig, description="Peer review and aggregation.")
+    safety: SafetyConfig = Field(default_factory=SafetyConfig, description="The safety gate.")
+    retry: RetryPolicy = Field(default_factory=RetryPolicy, description="Retries of upstream calls.")
+    transport: TransportConfig = Field(default_factory=TransportConfig, description="The shared HTTP client.")
+    server: ServerConfig = Field(default_factory=ServerConfig, description="council serve.")
+    storage: StorageConfig = Field(default_factory=StorageConfig, description="Run storage.")
+    budget: BudgetConfig = Field(default_factory=BudgetConfig, description="Spending caps.")
+    logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Log output.")
+    councils: dict[Annotated[str, StringConstraints(pattern=PRESET_NAME)], CouncilPreset] = Field(
+        default_factory=dict, description="Named presets (council/NAME on the server, --preset NAME): members, "
+                    "chairman (none for no chairman), rubric, review (peers or judge), judge, second_judge, "
+                    "description.")
+
+    _source: str = PrivateAttr(default="<memory>")
+
+    @model_validator(mode="after")
+    def _check_references(self) -> CouncilConfig:
+        names = [m.name for m in self.members]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"member names must be unique; repeated: {', '.join(duplicates)}")
+        if self.chairman is not None and self.chairman not in names:
+            raise ValueError(f"chairman {self.chairman!r} is not a member; members are: {', '.join(names)}")
+        if self.safety.llm_member is not None and self.safety.llm_member not in names:
+            raise ValueError(
+                f"safety.llm_member {self.safety.llm_member!r} is not a member; members are: {', '.join(names)}"
+            )
+        if self.stages.quorum > len(self.members):
+            raise ValueError(f"stages.quorum is {self.stages.quorum} but there are only {len(self.members)} members")
+        task_member = self.server.task_model.removeprefix("member/")
+        if self.server.task_model.startswith("member/") and task_member not in names:
+            raise ValueError(f"server.task_model {self.server.task_model!r} names no member; members are: "
+                             f"{', '.join(names)}")
+        if self.budget.max_usd_per_run is not None or self.budget.max_usd_per_day is not None:
+            unpriced = [m.name for m in self.members if m.price is None]
+            if unpriced:
+                raise ValueError(f"a budget needs a price on every member; no price: {', '.join(unpriced)} "
+                                 "(add members[].price)")
+        for preset_name, preset in self.councils.items():
+            if problems := preset.problems(names, self.stages.quorum):
+                raise ValueError(f"councils.{preset_name}: {'; '.join(problems)}; members are: {', '.join(names)}")
+        return self
+
+    @property
+    def source(self) -> str:
+        """The file this config was loaded from, for messages."""
+        return self._source
+
+    def member(self, name: str) -> MemberConfig:
+        """The member called ``name``; ``KeyError`` if there is none."""
+        for member in self.members:
+            if member.name == name:
+                return member
+        raise KeyError(name)
+
+    @property
+    def is_simulated(self) -> bool:
+        """True when every member is a built-in simulated one."""
+        return all(m.provider == "simulated" for m in self.members)

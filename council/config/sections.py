@@ -1,0 +1,156 @@
+"""The council's own settings: members, stages, review, safety, retries, transport, budget.
+
+Each section is a frozen pydantic model that forbids unknown keys, so a typo
+is an error naming the key. Knows nothing of files or of the server.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from council.config.environment import EnvVarName, _no_credentials_in_url
+from council.types import GenerationParams
+
+ProviderName = Literal["openai", "anthropic", "gemini", "simulated"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SimulatedPersona(_Strict):
+    """Overrides for a simulated member's persona. Unset fields come from its name."""
+
+    quality: float | None = Field(default=None, ge=0, le=1, description="Hidden answer quality, 0 to 1.")
+    verbosity: Literal["terse", "balanced", "verbose"] | None = Field(default=None, description="Answer length.")
+    style: Literal["plain", "bulleted", "formal"] | None = Field(default=None, description="Answer layout.")
+    leniency: float | None = Field(default=None, ge=-3, le=3, description="Reviewer offset: <0 harsh, >0 generous.")
+    spread: float | None = Field(default=None, gt=0, le=3, description="Reviewer scale around its mean.")
+    noise: float | None = Field(default=None, ge=0, le=3, description="Reviewer score noise (std, points).")
+    latency_ms: float = Field(default=0.0, ge=0, le=600_000, description="Simulated time to answer.")
+
+
+class Price(_Strict):
+    """What a member's model costs, in US dollars per million tokens."""
+
+    input_per_mtok: float = Field(ge=0, le=10_000, description="Prompt tokens.")
+    output_per_mtok: float = Field(ge=0, le=10_000, description="Completion tokens.")
+    cached_input_per_mtok: float | None = Field(default=None, ge=0, le=10_000,
+                                                description="Prompt tokens read from a cache (default: the input "
+                                                            "price).")
+
+
+class BudgetConfig(_Strict):
+    """Spending caps, in US dollars (every member needs a ``price`` for them to hold)."""
+
+    max_usd_per_run: float | None = Field(default=None, gt=0, le=100_000, description="The most a run may spend, "
+                                          "in USD; a request may ask for less. A run degrades (fewer reviews, no "
+                                          "chairman) rather than spend more.")
+    max_usd_per_day: float | None = Field(default=None, gt=0, le=10_000_000, description="council serve: new runs "
+                                          "and pass-through calls get a 429 once the UTC day's spend reaches it.")
+    max_output_tokens: int = Field(default=2048, ge=16, le=1_000_000, description="Under a budget, the max_tokens "
+                                   "of calls that set none (a call's cost is bounded before it is made).")
+
+
+class MemberConfig(_Strict):
+    """One council member: a named model behind a provider."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Unique; shown in every result.")
+    provider: ProviderName = Field(description="Wire format: openai, anthropic, gemini or simulated.")
+    model: str = Field(min_length=1, max_length=200, description="Model id as the provider knows it.")
+    base_url: Annotated[str | None, AfterValidator(_no_credentials_in_url)] = Field(
+        default=None, pattern=r"^https?://\S+$", description="Provider default if unset; never with a key in it.")
+    api_key_env: EnvVarName | None = Field(default=None, description="Variable holding the API key.")
+    timeout_s: float | None = Field(default=None, gt=0, le=3600, description="This member's call deadline; unset: "
+                                                                                   "stages.member_timeout_s.")
+    vision: bool = Field(default=True, description="Send it the images a user attaches "
+                                                                 "(false: the text only, noted in the run).")
+    price: Price | None = Field(default=None, description="USD per million tokens (input_per_mtok, "
+                                                          "output_per_mtok, cached_input_per_mtok); unset: its "
+                                                          "calls' cost is unknown (null), never 0.")
+    params: GenerationParams = Field(
+        default_factory=GenerationParams,
+        description="Generation settings sent with every call; unset: the provider's defaults.")
+    persona: SimulatedPersona | None = Field(default=None, description="Simulated members only; unset: derived "
+                                                                               "from the name.")
+
+    @model_validator(mode="after")
+    def _check_provider_fields(self) -> MemberConfig:
+        if self.persona is not None and self.provider != "simulated":
+            raise ValueError("persona is only valid for provider: simulated")
+        if self.provider == "simulated" and (self.base_url or self.api_key_env):
+            raise ValueError("a simulated member makes no network call: remove base_url and api_key_env")
+        if self.provider in ("anthropic", "gemini") and self.api_key_env is None and self.base_url is None:
+            raise ValueError(f"provider {self.provider} needs api_key_env (the variable that holds the key)")
+        if self.provider == "openai" and self.api_key_env is None and self.base_url is None:
+            raise ValueError("the default OpenAI endpoint needs api_key_env; set base_url for a local server")
+        return self
+
+
+class StageConfig(_Strict):
+    """Time limits and quorum of the council stages."""
+
+    member_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Deadline of one member's call, "
+                                                                              "retries included.")
+    stage_deadline_s: float = Field(default=90.0, gt=0, le=3600, description="A stage ends by then with what has "
+                                                                              "arrived.")
+    quorum: int = Field(default=2, ge=1, le=64, description="Fewest answers for a council result.")
+
+
+class ReviewConfig(_Strict):
+    """Stage 2: who reviews whom, and how scores are aggregated."""
+
+    include_self: bool = Field(
+        default=False,
+        description="Let a reviewer see and score its own answer (its self-bonus, learnt from its history, is "
+                    "taken off).")
+    tie_threshold: float = Field(default=0.6, ge=0.5, le=1.0, description="Below this confidence in its top "
+                                 "answer, the council calls it a tie with the answers that often beat it.")
+    retry_on_parse_failure: bool = Field(default=True, description="Ask a reviewer once more after a bad ballot.")
+    seed: int | None = Field(default=None, description="Shuffle seed; none draws one per run (always recorded).")
+    aggregation: Literal["calibrated", "raw_mean", "per_question_z", "borda", "bradley_terry"] = Field(
+        default="calibrated", description="How scores become a ranking (calibrated: z-scores "
+                                          "against each reviewer's history)."
+    )
+    max_answer_chars: int | None = Field(
+        default=32_000, ge=1_000,
+        description="Reviewers and the chairman see at most this many characters of an answer, with a marker "
+                    "saying it was cut; null shows answers whole.",
+    )
+
+
+class SafetyConfig(_Strict):
+    """The safety gate between answers and review."""
+
+    enabled: bool = Field(default=True, description="Run the safety gate: check answers before review.")
+    llm_member: str | None = Field(default=None, description="A member that also acts as an LLM safety classifier.")
+
+
+class RetryPolicy(_Strict):
+    """The single retry policy used for every upstream call."""
+
+    max_attempts: int = Field(default=3, ge=1, le=10, description="Attempts per call, the first included.")
+    initial_backoff_s: float = Field(default=0.5, ge=0, le=60, description="First backoff before jitter.")
+    max_backoff_s: float = Field(default=8.0, ge=0, le=300, description="Cap on one exponential backoff.")
+    jitter_s: float = Field(default=0.25, ge=0, le=60, description="Random extra wait, up to this.")
+    max_retry_after_s: float = Field(default=30.0, ge=0, le=600, description="A longer Retry-After fails the call at "
+                                                                              "once.")
+    attempt_timeout_s: float | None = Field(
+        default=None, gt=0, le=3600, description="Per-attempt limit; none means the call deadline."
+    )
+
+
+class TransportConfig(_Strict):
+    """The shared HTTP client: connection pool, socket timeouts and size caps."""
+
+    connect_timeout_s: float = Field(default=10.0, gt=0, le=300, description="TCP and TLS connect.")
+    read_idle_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Longest silence inside a response.")
+    max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Larger bodies and "
+                                                                                  "streams are refused.")
+    max_connections: int = Field(default=200, ge=1, le=10_000, description="Pooled connections to upstreams.")
+    max_connections_per_host: int = Field(default=50, ge=1, le=10_000, description="Pooled connections per "
+                                                                                       "upstream host.")
+    allow_private_image_urls: bool = Field(
+        default=False, description="Fetch image URLs on loopback or private addresses (off: refused, against SSRF).")

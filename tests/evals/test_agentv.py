@@ -50,7 +50,8 @@ def weak_council(tmp_path: Path) -> Path:
 
 def test_council_eval_runs_an_agentv_file_and_a_failed_rubric_fails_the_sample(capsys, tmp_path):
     env = {"PATH": os.environ.get("PATH", ""), "COUNCIL_DB_PATH": str(tmp_path / "eval.db")}
-    code = main(["eval", str(FIXTURE), "--config", str(weak_council(tmp_path)), "--json"], env)
+    code = main(["eval", str(FIXTURE), "--config", str(weak_council(tmp_path)), "--json", "--report",
+                 str(tmp_path / "report.html")], env)  # the default report lands in the working directory
     data = json.loads(capsys.readouterr().out)
     assert data["manifest"]["n_samples"] == 2
     store = EvalStore(tmp_path / "eval.db")

@@ -20,6 +20,7 @@ from typing import Literal
 SideTaskKind = Literal["title", "tags", "follow_ups", "queries", "task"]
 
 # The JSON key the task template asks for names the task; anything else recognised is a plain "task".
+_KINDS: dict[str, SideTaskKind] = {"title": "title", "tags": "tags", "follow_ups": "follow_ups", "queries": "queries"}
 _OUTPUT_KEY = re.compile(r'\{\s*"(title|tags|follow_ups|queries)"\s*:')
 _HISTORY = re.compile(r"<chat_history>(.*?)(?:</chat_history>|\Z)", re.DOTALL)
 
@@ -30,8 +31,7 @@ def side_task_kind(text: str) -> SideTaskKind | None:
     if not stripped.startswith("### Task:") or "<chat_history>" not in stripped:
         return None
     found = _OUTPUT_KEY.search(stripped)
-    kind: SideTaskKind = found.group(1) if found else "task"  # type: ignore[assignment]
-    return kind
+    return _KINDS[found.group(1)] if found else "task"
 
 
 def quoted_history(text: str) -> str:

@@ -75,6 +75,15 @@ async def ask(http: aiohttp.ClientSession, url: str, n: int, stream: bool) -> tu
     return ("complete" if finished else "cut"), text[-300:]
 
 
+async def reap(process: asyncio.subprocess.Process) -> str:
+    """The server's stderr once it has exited; killed first if a test failed before it stopped."""
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+    _out, err = await process.communicate()
+    return err.decode()
+
+
 # A run takes about three upstream latencies (answers, reviews, the chairman): 20 s lets the runs in flight finish,
 # 0.3 s cuts them, and either way every queued request is answered and no new run starts.
 @pytest.mark.parametrize(("grace", "in_flight_end"), [(20, "complete"), (0.3, "interrupted")])
@@ -102,10 +111,7 @@ async def test_sigterm_answers_every_queued_request_and_starts_no_new_run(tmp_pa
             outcomes = await asyncio.wait_for(asyncio.gather(*clients, return_exceptions=True), timeout=40)
         code = await asyncio.wait_for(process.wait(), timeout=15)
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        _out, err = await process.communicate()
+        err = await reap(process)
     failures = [(n, o) for n, o in enumerate(outcomes)
                 if isinstance(o, BaseException) or o[0] not in ("complete", "interrupted", "shutting_down")]
     assert not failures, f"clients without a proper answer: {failures[:5]}"
@@ -115,7 +121,7 @@ async def test_sigterm_answers_every_queued_request_and_starts_no_new_run(tmp_pa
     assert asked_upstream(fake_llm, questions) == started_before, "a queued request started a run after SIGTERM"
     assert not asked_upstream(fake_llm, questions - started_before, since=signalled)
     assert code == 0
-    assert "Traceback" not in err.decode()
+    assert "Traceback" not in err
 
 
 @pytest.mark.parametrize(("grace", "ending"), [(20, "complete"), (0.3, "interrupted")])
@@ -139,10 +145,7 @@ async def test_sigterm_gives_a_member_stream_the_grace_period_then_ends_it_prope
                 text = first.decode() + (await asyncio.wait_for(response.read(), timeout=30)).decode()
         code = await asyncio.wait_for(process.wait(), timeout=15)
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-        _out, err = await process.communicate()
+        err = await reap(process)
     events = [line.removeprefix("data: ") for line in text.splitlines() if line.startswith("data: ")]
     assert events[-1] == "[DONE]", text[-300:]
     last = json.loads(events[-2])
@@ -151,4 +154,4 @@ async def test_sigterm_gives_a_member_stream_the_grace_period_then_ends_it_prope
     else:
         content = "".join(c["delta"].get("content") or "" for e in events[:-1] for c in json.loads(e)["choices"])
         assert content == words
-    assert code == 0 and "Traceback" not in err.decode()
+    assert code == 0 and "Traceback" not in err

@@ -6,7 +6,7 @@ which depends on what ran before and, under concurrency, on timing. Once
 every sample has run, the leaderboard is rebuilt from the stored ballots:
 
 1. *Pass 1.* Each sample's :class:`~council.ranking.aggregation.ScoreSheet` is rebuilt
-   from its stored result (:func:`council.pipeline.rank.build_sheet`), and all
+   from its stored result (:func:`council.pipeline.rank_stage.build_sheet`), and all
    of them are folded, in dataset order, into one batch
    :class:`~council.ranking.aggregation.ReviewerHistory` per reviewer
    (:func:`council.ranking.aggregation.update_history`): each reviewer's mean and
@@ -38,7 +38,7 @@ import numpy as np
 
 from council.evals.metrics import Thresholds, sample_passes
 from council.evals.records import Interval, Leaderboard, LeaderboardEntry, SampleRecord
-from council.pipeline.rank import build_sheet
+from council.pipeline.rank_stage import build_sheet
 from council.ranking.aggregation import aggregate, update_history
 from council.ranking.sheet import Aggregate, ReviewerHistory, ScoreSheet
 from council.result import CouncilResult

@@ -1,12 +1,17 @@
 """The council run: :class:`Council` and the stages it runs, in order.
 
-Answers (:mod:`.answer`), the safety gate (:mod:`.safety_stage`), peer review
-(:mod:`.review_stage`), the ranking (:mod:`.rank`, arithmetic in
-:mod:`council.ranking`), rubric verdicts with the automatic criteria
-(:mod:`.verdicts`) and the final answer (:mod:`.synthesize`), each a function
-from a :class:`~council.pipeline.context.RunContext` and plain records to
-plain records; :mod:`.judge` judges one given answer. Stages know no screen, no HTTP server
-and no command line: they report progress as events.
+The run is the stage list declared in :mod:`.stages` (``RUN_STAGES``), run
+by one loop that times each stage, records what it returns into the
+result, and saves the run at its checkpoints: answers (:mod:`.answer`, with
+the quorum check), the safety gate (:mod:`.safety_stage`), the automatic
+rubric scores (:mod:`.verdicts`), peer review (:mod:`.review_stage`), the
+ranking (:mod:`.rank_stage`, arithmetic in :mod:`council.ranking`) and the
+final answer (:mod:`.synthesize`). Each stage takes the run's context and
+the records so far (:class:`~council.pipeline.progress.RunSoFar`) and
+returns the next records, never writing on the side. :mod:`.plan` checks a
+run request once, for every entry point; :mod:`.judge` judges one given
+answer. Stages know no screen, no HTTP server and no command line: they
+report progress as events.
 
 Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """

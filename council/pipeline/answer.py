@@ -1,4 +1,4 @@
-"""Stage 1: every member answers concurrently, within the stage deadline."""
+"""Stage 1: every member answers concurrently, within the stage deadline; then the quorum is checked."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from council.errors import ProviderError
 from council.logs import get_logger
 from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.pipeline.progress import RunSoFar
 from council.providers import Provider
 from council.result import AnswerRecord, Failure
 from council.types import ChatMessage, GenerationParams
@@ -41,11 +42,30 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
 
 def question_for(ctx: RunContext, provider: Provider) -> list[ChatMessage]:
     """The conversation as this member gets it: without images when its config says ``vision: false``."""
-    if provider.member.vision or not any(m.images for m in ctx.question):
+    if sees_images(ctx, provider):
         return ctx.question
-    ctx.result.degrade(f"{provider.member.name} has vision: false and answered from the text alone "
-                       "(the images were not sent to it)")
     return [m.text_only() for m in ctx.question]
+
+
+def sees_images(ctx: RunContext, provider: Provider) -> bool:
+    """False when the question has images this member is not sent (its config says ``vision: false``)."""
+    return provider.member.vision or not any(m.images for m in ctx.question)
+
+
+async def answers_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """Stage 1 in the run: every member's answer, and who answered without the images or not at all."""
+    ctx.emit("stage_started", stage="answers")
+    answers = await collect_answers(ctx)
+    text_only = [f"{name} has vision: false and answered from the text alone (the images were not sent to it)"
+                 for name in ctx.members if not sees_images(ctx, ctx.providers[name])]
+    return so_far.then(answers=tuple(answers), degraded=(*text_only, member_failures(answers)))
+
+
+async def quorum_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """Stop the run when too few members answered; else say how few answers are left to review, if few are."""
+    if problem := quorum_problem(list(so_far.answers), len(ctx.members), ctx.config.stages.quorum):
+        return so_far.then(stop=problem)
+    return so_far.then(degraded=(survivor_problem(so_far.surviving),))
 
 
 async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
@@ -89,4 +109,15 @@ def quorum_problem(answers: list[AnswerRecord], members: int, quorum: int) -> st
     needed = min(quorum, members)
     if answered < needed:
         return f"quorum not met: {answered} of {members} members answered, {needed} needed"
+    return None
+
+
+def survivor_problem(surviving: list[AnswerRecord]) -> str | None:
+    """Why too few answers passed the safety gate for a full review, or None when three or more did."""
+    if not surviving:
+        return "every answer was blocked by the safety gate"
+    if len(surviving) == 1:
+        return f"only one answer survived ({surviving[0].member}): no review"
+    if len(surviving) == 2:
+        return "only two answers survived: each was reviewed by the other, scores not normalized"
     return None

@@ -16,6 +16,7 @@ from council.pipeline.budget import RunBudget
 from council.providers import Provider
 from council.result import CouncilResult, Timings
 from council.rubrics.model import Rubric
+from council.storage.store import Store
 from council.types import ChatMessage, GenerationParams
 
 T = TypeVar("T")
@@ -45,6 +46,8 @@ class RunContext:
     budget: RunBudget | None = None
     #: Seconds the run has waited for its database so far (at most ``storage.critical_wait_s`` in all).
     storage_waited_s: float = 0.0
+    #: Where the run is saved and its reviewers' calibration history is kept (None: nowhere).
+    store: Store | None = None
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

@@ -28,22 +28,17 @@ from council.config import CouncilConfig, config_path_from, load_config, resolve
 from council.errors import InvalidRequestError
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
-from council.pipeline.answer import collect_answers, member_failures, quorum_problem
-from council.pipeline.context import RunContext, elapsed_ms, timed
+from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import run_cost
-from council.pipeline.persist import HISTORY_NOT_STORED, queue_save, save_finished
+from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import UNSET, RunPlan, build_plan
-from council.pipeline.rank import HistoryRead, rank_answers, read_history_ahead, survivor_problem, unranked
-from council.pipeline.review_stage import mark_oversized, review_answers
-from council.pipeline.safety_stage import apply_safety_gate
-from council.pipeline.synthesize import final_answer
-from council.pipeline.verdicts import automatic_scores, with_verdicts
+from council.pipeline.stages import run_stages
 from council.presets import CouncilPreset
 from council.providers import Provider, build_providers, check_member_params
-from council.result import AnswerRecord, CouncilResult, Reproducibility
+from council.result import CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import load_rubric
-from council.rubrics.model import CriterionValue, Rubric
+from council.rubrics.model import Rubric
 from council.simulation import behaviour_for
 from council.storage.run_records import Stage
 from council.storage.store import Store
@@ -276,11 +271,15 @@ class Council:
         result = self._new_result(list(plan.messages), members, seed, run_id, plan.rubric)
         result.preset, result.judging = plan.preset, plan.judging
         ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
-                         plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config))
+                         plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
+                         store=self.store)
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")
-            return await self._stages(ctx, started)
+            so_far = await run_stages(ctx)
+            if so_far.stop is not None:
+                return await self._finish_failed(ctx, started, so_far.stop)
+            return await self._finish(ctx, started)
         except asyncio.CancelledError:
             # Keep what the run reached: a stopped run is on record as interrupted, not left "running".
             result.status = "interrupted"
@@ -290,60 +289,6 @@ class Council:
         except Exception as error:
             _log.error("run_crashed", run_id=result.run_id, error=error, exc_info=True)
             return await self._finish_failed(ctx, started, f"internal error: {type(error).__name__}: {error}")
-
-    async def _stages(self, ctx: RunContext, started: float) -> CouncilResult:
-        result = ctx.result
-        with timed(result.timings, "answers_ms"):
-            ctx.emit("stage_started", stage="answers")
-            result.answers = await collect_answers(ctx)
-        with timed(result.timings, "safety_ms"):
-            answers = await apply_safety_gate(ctx, result.answers)
-            result.answers = mark_oversized(answers, self.config.review.max_answer_chars)
-        result.degrade(member_failures(result.answers))
-        self._queue_save(ctx, "answers")
-        if problem := quorum_problem(result.answers, len(ctx.members), self.config.stages.quorum):
-            return await self._finish_failed(ctx, started, problem)
-        surviving = [a for a in result.answers if a.status == "ok"]
-        result.degrade(survivor_problem(surviving))
-        with timed(result.timings, "review_ms"):
-            fixed, evidence = automatic_scores(ctx.rubric, surviving, ctx.question)
-            history = read_history_ahead(ctx, self.store) if len(surviving) > 1 else None
-            result.reviews = await review_answers(ctx, result.answers, fixed)
-        with timed(result.timings, "aggregate_ms"):
-            await self._rank(ctx, surviving, fixed, evidence, history)
-        self._queue_save(ctx, "ranking")
-        with timed(result.timings, "final_ms"):
-            if surviving:
-                ctx.emit("stage_started", stage="final")
-            result.final_answer = await final_answer(ctx, result.ranking, result.answers)
-        if result.final_answer.fallback and result.final_answer.source != "none" and ctx.chairman is not None:
-            result.degrade(f"chairman fallback: {result.final_answer.fallback_reason}")
-        if ctx.listening:
-            ctx.emit("final", **result.final_answer.model_dump())
-        result.status = "blocked" if result.final_answer.blocked else "complete"
-        return await self._finish(ctx, started)
-
-    async def _rank(self, ctx: RunContext, surviving: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]],
-                    evidence: dict[str, dict[str, str]], history: HistoryRead | None) -> None:
-        result = ctx.result
-        try:
-            ranked = await rank_answers(ctx, surviving, result.reviews, self.store, history)
-            if ranked.history_write is not None:
-                ctx.queued_writes.append((ranked.history_write, HISTORY_NOT_STORED))
-            result.ranking = with_verdicts(ctx.rubric, ranked.ranking, result.reviews, fixed, evidence)
-            result.agreement, result.bias_flags, result.calibration = (ranked.agreement, ranked.bias_flags,
-                                                                       ranked.calibration)
-            result.ranking_confidence, result.tied_for_first = ranked.confidence, ranked.tied_for_first
-            result.degrade(*ranked.problems)
-        except Exception as error:
-            _log.error("ranking_crashed", run_id=result.run_id, error=error, exc_info=True)
-            result.degrade(f"ranking failed (internal error: {type(error).__name__}: {error}); "
-                           "answers are in member order")
-            result.ranking = unranked(surviving)
-        if result.ranking and ctx.listening:
-            ctx.emit("ranking", ranking=[e.model_dump() for e in result.ranking],
-                     agreement=result.agreement.model_dump(), bias_flags=[b.model_dump() for b in result.bias_flags],
-                     ranking_confidence=result.ranking_confidence, tied_for_first=result.tied_for_first)
 
     async def _finish_failed(self, ctx: RunContext, started: float, error: str) -> CouncilResult:
         ctx.result.status = "failed"

@@ -16,6 +16,8 @@ import time
 from council.errors import ProviderError
 from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.pipeline.progress import RunSoFar
+from council.pipeline.rank_stage import read_history_ahead
 from council.pipeline.verdicts import automatic_review
 from council.presets import CouncilPreset
 from council.providers import Provider
@@ -208,3 +210,10 @@ async def review_answers(ctx: RunContext, answers: list[AnswerRecord],
         return [automatic_review(ctx.rubric, surviving, fixed)]
     ctx.emit("stage_started", stage="review")
     return await collect_reviews(ctx, answers, fixed)
+
+
+async def review_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """Stage 3 in the run: the reviews; the reviewers' history is read from the store while they are out."""
+    history = read_history_ahead(ctx, ctx.store) if len(so_far.surviving) > 1 else None
+    reviews = await review_answers(ctx, list(so_far.answers), so_far.automatic.values)
+    return so_far.then(history=history, reviews=tuple(reviews))

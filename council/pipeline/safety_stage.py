@@ -17,6 +17,8 @@ import time
 from council.errors import ProviderError
 from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until
+from council.pipeline.progress import RunSoFar
+from council.pipeline.review_stage import mark_oversized
 from council.providers import Provider
 from council.result import AnswerRecord
 from council.review.sandbox import fence, new_nonce, render_prompt
@@ -107,3 +109,9 @@ async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> lis
         ctx.emit("safety", member=answer.member, passed=verdict.passed,
                  findings=[f.model_dump() for f in verdict.findings], notes=list(verdict.notes))
     return gated
+
+
+async def safety_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """The safety gate in the run; the answers that pass and are too long for reviewers record their length."""
+    gated = await apply_safety_gate(ctx, list(so_far.answers))
+    return so_far.then(answers=tuple(mark_oversized(gated, ctx.config.review.max_answer_chars)))

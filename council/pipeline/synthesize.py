@@ -9,11 +9,13 @@ and the result says so. Without a chairman, the top-ranked answer is final.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from council.errors import ProviderError
 from council.logs import get_logger
 from council.pipeline.budget import stream as budgeted_stream
 from council.pipeline.context import RunContext, elapsed_ms
+from council.pipeline.progress import Ranked, RunSoFar
 from council.providers import Provider
 from council.result import AnswerRecord, FinalAnswer, RankingEntry
 from council.review.chairman import render_chairman_prompt
@@ -54,8 +56,13 @@ async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[C
     return stream.completion.content, stream.completion.usage
 
 
-async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: list[AnswerRecord]) -> FinalAnswer:
-    """The council's answer, with the reason whenever it is not the chairman's."""
+async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: list[AnswerRecord], *,
+                       confidence: float | None = None, tied_for_first: Sequence[str] = ()) -> FinalAnswer:
+    """The council's answer, with the reason whenever it is not the chairman's.
+
+    ``confidence`` (how sure the ranking is of its top answer) and
+    ``tied_for_first`` are told to the chairman.
+    """
     started = time.perf_counter()
     best = top_answer(ranking, answers)
     if best is None:
@@ -72,8 +79,7 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
     if not ranked:
         ranked = [(RankingEntry(member=best.member, rank=1, score=0.0, raw_mean=None, n_reviews=0), texts[best.member])]
     nonce = new_nonce([*texts.values(), *(m.content for m in ctx.question)])
-    messages = render_chairman_prompt(ctx.question, ranked, nonce, ctx.result.ranking_confidence,
-                                      ctx.result.tied_for_first)
+    messages = render_chairman_prompt(ctx.question, ranked, nonce, confidence, list(tied_for_first))
     reason: str | None = None
     usage = Usage()
     try:
@@ -95,3 +101,16 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
             )
     return FinalAnswer(content=best.content or "", by=best.member, fallback=True, fallback_reason=reason,
                        latency_ms=elapsed_ms(started), usage=usage)
+
+
+async def final_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """Stage 4 in the run: the final answer, and why it is not the chairman's when a chairman was asked."""
+    ranked = so_far.ranked or Ranked([])
+    if so_far.surviving:
+        ctx.emit("stage_started", stage="final")
+    final = await final_answer(ctx, ranked.ranking, list(so_far.answers), confidence=ranked.confidence,
+                               tied_for_first=ranked.tied_for_first)
+    if ctx.listening:
+        ctx.emit("final", **final.model_dump())
+    fell_back = final.fallback and final.source != "none" and ctx.chairman is not None
+    return so_far.then(final=final, degraded=(f"chairman fallback: {final.fallback_reason}" if fell_back else None,))

@@ -9,6 +9,8 @@ the reviewers' consensus (the mean of their normalized criterion scores).
 
 from __future__ import annotations
 
+from council.pipeline.context import RunContext
+from council.pipeline.progress import AutomaticScores, RunSoFar
 from council.result import AnswerRecord, DimensionScoresRecord, RankingEntry, ReviewRecord
 from council.rubrics.model import LLM_SCORED, CriterionValue, Rubric
 from council.rubrics.score import JudgeRecord, build_verdict, score_fixed
@@ -85,3 +87,9 @@ def with_verdicts(
                                 judges=judges, judged_by=judged_by)
         entries.append(entry.model_copy(update={"verdict": verdict}))
     return entries
+
+
+async def rubric_scores_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """The automatic criteria of every surviving answer, scored by code before the reviewers score the rest."""
+    values, evidence = automatic_scores(ctx.rubric, so_far.surviving, ctx.question)
+    return so_far.then(automatic=AutomaticScores(values, evidence))

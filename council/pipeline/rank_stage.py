@@ -2,14 +2,14 @@
 
 The arithmetic is :mod:`council.ranking`'s; this stage builds its input from
 the review records, reads and folds each reviewer's calibration history in
-the store, and writes the ranking, agreement and bias flags into the result.
+the store, and hands back the ranking, agreement and bias flags, each
+ranked answer with its rubric verdict.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
@@ -17,7 +17,9 @@ import numpy as np
 from council.errors import StorageError, storage_cause
 from council.logs import get_logger
 from council.pipeline.context import RunContext
-from council.pipeline.persist import waited_for_storage
+from council.pipeline.persist import HISTORY_NOT_STORED, waited_for_storage
+from council.pipeline.progress import HistoryRead, QueuedWrite, Ranked, RunSoFar
+from council.pipeline.verdicts import with_verdicts
 from council.providers import Provider
 from council.ranking.aggregation import aggregate
 from council.ranking.sheet import HistoryIncrement, ReviewerHistory, ScoreSheet
@@ -78,14 +80,6 @@ class CalibrationStore(Protocol):
         """Fold one run's increments into the stored statistics, atomically, without the run waiting."""
 
 
-@dataclass(frozen=True)
-class HistoryRead:
-    """The reviewers' calibration history, read while the reviews are out (:func:`read_history_ahead`)."""
-
-    keys: frozenset[str]
-    stored: Awaitable[dict[str, ReviewerHistory]]
-
-
 def read_history_ahead(ctx: RunContext, calibration: CalibrationStore | None) -> HistoryRead | None:
     """Start reading the history of everyone who may review (the judges, or else the members).
 
@@ -98,33 +92,6 @@ def read_history_ahead(ctx: RunContext, calibration: CalibrationStore | None) ->
     if calibration is None or not keys:
         return None
     return HistoryRead(frozenset(keys), calibration.read_reviewer_history(keys, ahead=True))
-
-
-@dataclass
-class Ranked:
-    """What the ranking stage hands back: the ranking and its figures, and why the run is degraded, if it is."""
-
-    ranking: list[RankingEntry]
-    agreement: AgreementRecord = field(default_factory=AgreementRecord)
-    bias_flags: list[BiasFlagRecord] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    calibration: list[CalibrationRecord] = field(default_factory=list)
-    #: The run's history update, queued to the store: whoever finishes the run checks how it went.
-    history_write: asyncio.Future[None] | None = None
-    #: How sure the ranking is of its top answer (None: nothing was compared), and who is tied with it.
-    confidence: float | None = None
-    tied_for_first: list[str] = field(default_factory=list)
-
-
-def survivor_problem(surviving: list[AnswerRecord]) -> str | None:
-    """Why too few answers passed the safety gate for a full review, or None when three or more did."""
-    if not surviving:
-        return "every answer was blocked by the safety gate"
-    if len(surviving) == 1:
-        return f"only one answer survived ({surviving[0].member}): no review"
-    if len(surviving) == 2:
-        return "only two answers survived: each was reviewed by the other, scores not normalized"
-    return None
 
 
 def unranked(answers: list[AnswerRecord]) -> list[RankingEntry]:
@@ -190,3 +157,24 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
                   [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used, history_write,
                   confidence.top_confidence if confidence and reviewed else None,
                   list(confidence.tied_with_top) if confidence and reviewed else [])
+
+
+async def ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """The surviving answers ranked from the reviews, each with its verdict; in member order if ranking fails."""
+    surviving, reviews = so_far.surviving, list(so_far.reviews)
+    writes: tuple[QueuedWrite, ...] = ()
+    try:
+        ranked = await rank_answers(ctx, surviving, reviews, ctx.store, so_far.history)
+        if ranked.history_write is not None:
+            writes = ((ranked.history_write, HISTORY_NOT_STORED),)
+        ranked.ranking = with_verdicts(ctx.rubric, ranked.ranking, reviews, so_far.automatic.values,
+                                       so_far.automatic.evidence)
+    except Exception as error:
+        _log.error("ranking_crashed", run_id=ctx.result.run_id, error=error, exc_info=True)
+        ranked = Ranked(unranked(surviving), problems=[
+            f"ranking failed (internal error: {type(error).__name__}: {error}); answers are in member order"])
+    if ranked.ranking and ctx.listening:
+        ctx.emit("ranking", ranking=[e.model_dump() for e in ranked.ranking],
+                 agreement=ranked.agreement.model_dump(), bias_flags=[b.model_dump() for b in ranked.bias_flags],
+                 ranking_confidence=ranked.confidence, tied_for_first=ranked.tied_for_first)
+    return so_far.then(ranked=ranked, degraded=tuple(ranked.problems), writes=writes)

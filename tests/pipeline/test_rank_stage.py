@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from council.pipeline.rank import (
+from council.pipeline.answer import survivor_problem
+from council.pipeline.rank_stage import (
     HistoryRead,
     build_sheet,
     rank_answers,
     read_history_ahead,
     reviewer_key,
-    survivor_problem,
     unranked,
 )
 from council.pipeline.review_stage import review_answers

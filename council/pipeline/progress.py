@@ -1,0 +1,104 @@
+"""What a run's stages hand each other: :class:`RunSoFar`, the records so far, and what one stage adds.
+
+A stage never edits what it was given: it returns the next :class:`RunSoFar`
+(:meth:`RunSoFar.then`), and the run's loop (:mod:`council.pipeline.stages`)
+is the only code that writes it into the result, the store and the log.
+Besides the records, each step carries what that stage alone adds: reasons
+the run is degraded, writes it queued to the store, and the reason to stop
+the run, if it must.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from council.ranking.sheet import ReviewerHistory
+from council.result import (
+    AgreementRecord,
+    AnswerRecord,
+    BiasFlagRecord,
+    CalibrationRecord,
+    CouncilResult,
+    FinalAnswer,
+    RankingEntry,
+    ReviewRecord,
+)
+from council.rubrics.model import CriterionValue
+
+#: A write queued to the store, with what its failure costs the run ("the run could not be stored").
+QueuedWrite = tuple[asyncio.Future[None], str]
+
+
+@dataclass(frozen=True)
+class HistoryRead:
+    """The reviewers' calibration history, read while the reviews are out (:func:`.rank_stage.read_history_ahead`)."""
+
+    keys: frozenset[str]
+    stored: Awaitable[dict[str, ReviewerHistory]]
+
+
+@dataclass(frozen=True)
+class AutomaticScores:
+    """The rubric criteria code scores (deterministic, schema): each answer's values and their evidence."""
+
+    values: dict[str, dict[str, CriterionValue]] = field(default_factory=dict)
+    evidence: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class Ranked:
+    """What the ranking stage hands back: the ranking and its figures, and why the run is degraded, if it is."""
+
+    ranking: list[RankingEntry]
+    agreement: AgreementRecord = field(default_factory=AgreementRecord)
+    bias_flags: list[BiasFlagRecord] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    calibration: list[CalibrationRecord] = field(default_factory=list)
+    #: The run's history update, queued to the store: whoever finishes the run checks how it went.
+    history_write: asyncio.Future[None] | None = None
+    #: How sure the ranking is of its top answer (None: nothing was compared), and who is tied with it.
+    confidence: float | None = None
+    tied_for_first: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RunSoFar:
+    """The records a run's stages have produced, and what the latest stage adds to the run."""
+
+    answers: tuple[AnswerRecord, ...] = ()
+    automatic: AutomaticScores = field(default_factory=AutomaticScores)
+    #: The reviewers' history, read ahead while the reviews are out (None: nothing to read).
+    history: HistoryRead | None = None
+    reviews: tuple[ReviewRecord, ...] = ()
+    ranked: Ranked | None = None
+    final: FinalAnswer | None = None
+    #: Added by the latest stage only: why the run is degraded, writes it queued, and why the run must stop.
+    degraded: tuple[str | None, ...] = ()
+    writes: tuple[QueuedWrite, ...] = ()
+    stop: str | None = None
+
+    @property
+    def surviving(self) -> list[AnswerRecord]:
+        """The answers that came back and passed the safety gate."""
+        return [a for a in self.answers if a.status == "ok"]
+
+    def then(self, **changes: Any) -> RunSoFar:
+        """The next step: these records changed, and nothing added yet beyond what ``changes`` says."""
+        return replace(self, **{"degraded": (), "writes": (), "stop": None, **changes})
+
+    def record_into(self, result: CouncilResult) -> None:
+        """Write the records into ``result``; the reasons this step gives join its degraded reasons."""
+        result.answers = list(self.answers)
+        result.reviews = list(self.reviews)
+        if self.ranked is not None:
+            ranked = self.ranked
+            result.ranking, result.agreement, result.bias_flags = ranked.ranking, ranked.agreement, ranked.bias_flags
+            result.calibration = ranked.calibration
+            result.ranking_confidence, result.tied_for_first = ranked.confidence, ranked.tied_for_first
+        if self.final is not None:
+            result.final_answer = self.final
+            result.status = "blocked" if self.final.blocked else "complete"
+        result.degrade(*self.degraded)

@@ -1,0 +1,73 @@
+"""The run's stages, declared in order, and the one loop that runs them.
+
+Each stage is a function from the run's context and :class:`RunSoFar` to the
+next :class:`RunSoFar`; none writes to the result, the store or the context
+on the side. The loop (:func:`run_stages`) does that for all of them, after
+each stage: it times it, writes its records and degraded reasons into the
+result, queues the store writes it started, saves the run at the stage's
+checkpoint, and ends the run when a stage says it must stop. Adding a stage
+(a cache lookup, a second review round) is adding one line to
+:data:`RUN_STAGES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Literal
+
+from council.pipeline.answer import answers_stage, quorum_stage
+from council.pipeline.context import RunContext, timed
+from council.pipeline.persist import queue_save
+from council.pipeline.progress import RunSoFar
+from council.pipeline.rank_stage import ranking_stage
+from council.pipeline.review_stage import review_stage
+from council.pipeline.safety_stage import safety_stage
+from council.pipeline.synthesize import final_stage
+from council.pipeline.verdicts import rubric_scores_stage
+from council.storage.run_records import Stage as Checkpoint
+
+#: Where a stage's time is added up in the result's ``timings`` (several stages may share one).
+TimingField = Literal["answers_ms", "safety_ms", "review_ms", "aggregate_ms", "final_ms"]
+
+
+@dataclass(frozen=True)
+class RunStage:
+    """One step of the run: its name, what it does, where its time is counted, and the save after it."""
+
+    name: str
+    run: Callable[[RunContext, RunSoFar], Awaitable[RunSoFar]]
+    timing: TimingField | None = None
+    #: The run is saved after this stage, as this stage of its record (None: not saved here).
+    checkpoint: Checkpoint | None = None
+
+
+RUN_STAGES: tuple[RunStage, ...] = (
+    RunStage("answers", answers_stage, timing="answers_ms"),
+    RunStage("safety", safety_stage, timing="safety_ms", checkpoint="answers"),
+    RunStage("quorum", quorum_stage),
+    RunStage("rubric_scores", rubric_scores_stage, timing="review_ms"),
+    RunStage("review", review_stage, timing="review_ms"),
+    RunStage("ranking", ranking_stage, timing="aggregate_ms", checkpoint="ranking"),
+    RunStage("final", final_stage, timing="final_ms"),
+)
+
+
+async def run_stages(ctx: RunContext, stages: Sequence[RunStage] = RUN_STAGES) -> RunSoFar:
+    """Run ``stages`` in order; the last :class:`RunSoFar`, whose ``stop`` says why the run ended early, if it did.
+
+    The run's result holds each stage's records as soon as the stage ends, so
+    a run interrupted or crashed midway keeps what it reached.
+    """
+    so_far = RunSoFar()
+    for stage in stages:
+        with timed(ctx.result.timings, stage.timing) if stage.timing else nullcontext():
+            so_far = await stage.run(ctx, so_far)
+        so_far.record_into(ctx.result)
+        ctx.queued_writes.extend(so_far.writes)
+        if stage.checkpoint is not None:
+            queue_save(ctx, ctx.store, stage.checkpoint)
+        if so_far.stop is not None:
+            break
+    return so_far

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from council.pipeline.rank import rank_answers, reviewer_key
+from council.pipeline.rank_stage import rank_answers, reviewer_key
 from council.pipeline.review_stage import review_answers
 from council.ranking import self_preference as sp
 from council.ranking.aggregation import (

@@ -25,6 +25,7 @@ from typing import Any
 from council._version import __version__
 from council.cli.common import (
     EXIT_BLOCKED,
+    EXIT_CLOSED_PIPE,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -278,6 +279,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except KeyboardInterrupt:
         _error("council: interrupted")
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return reader_gone()
     except (ConfigError, UsageError, InvalidRequestError, UnsafeBindingError) as exc:
         _error(f"council: {exc}")
         return EXIT_USAGE
@@ -294,9 +297,26 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return EXIT_FAILED
 
 
+def reader_gone() -> int:
+    """The reader of our output went away (``council ... | head``): stop quietly, as other tools do.
+
+    Standard output is pointed at the null device so that the interpreter's
+    last flush does not fail again on the closed pipe.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_CLOSED_PIPE
+
+
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()  # what is still buffered goes now, while a closed pipe can still be told apart
+    except BrokenPipeError:
+        code = reader_gone()
+    sys.exit(code)
 
 
 __all__: list[str] = ["main", "run"]

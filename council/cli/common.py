@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BLOCKED = 3
 """The run went through, but the safety gate blocked every answer: no answer, and not a failure of the run."""
+EXIT_CLOSED_PIPE = 141
+"""128 + SIGPIPE: what a shell reports for a command whose reader closed the pipe (``git log | head``)."""
 
 
 class UsageError(CouncilError):

@@ -37,7 +37,7 @@ from council.presets import CouncilPreset
 from council.providers import Provider, build_providers, check_member_params
 from council.result import CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog
-from council.rubrics.load import load_rubric
+from council.rubrics.load import is_rubric_path, load_rubric
 from council.rubrics.model import Rubric
 from council.simulation import behaviour_for
 from council.storage.run_records import Stage
@@ -217,15 +217,19 @@ class Council:
         return dict(self.config.councils)
 
     def resolve_rubric(self, reference: Rubric | str) -> Rubric:
-        """A rubric object, a registered ``id`` / ``id@version``, a shipped name, or a path."""
+        """A rubric object, a registered ``id`` / ``id@version``, a shipped name, or a path.
+
+        A relative path is taken from the current directory, as a path typed
+        on a command line is; only paths written in the config file (its
+        ``rubric:``, a preset's) are relative to that file.
+        """
         if isinstance(reference, Rubric):
             return reference
-        if self.store is not None and "/" not in reference and not reference.endswith((".yaml", ".yml")):
+        if self.store is not None and not is_rubric_path(reference):
             registered = self.store.get_rubric(reference)
             if registered is not None:
                 return registered
-        source_dir = Path(self.config.source).parent if self.config.source != "<memory>" else None
-        return load_rubric(reference, relative_to=source_dir)
+        return load_rubric(reference)
 
     @property
     def rubric_catalog(self) -> RubricCatalog:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from council.config import CouncilConfig
@@ -21,6 +22,7 @@ from council.pipeline.budget import RunBudget, budget_limit, fresh_budget
 from council.pipeline.review_stage import judging_for
 from council.presets import CouncilPreset
 from council.result import JudgingRecord
+from council.rubrics.load import is_rubric_path
 from council.rubrics.model import Rubric
 from council.types import ChatMessage, GenerationParams, as_messages
 
@@ -106,7 +108,7 @@ def build_plan(
     if spec is not None:
         members = members if members is not None else spec.members
         chairman = spec.chairman_for(config.chairman) if chairman is UNSET else chairman
-        rubric = rubric if rubric is not None else spec.rubric
+        rubric = rubric if rubric is not None else config_relative(spec.rubric, config)
     chosen = list(members) if members is not None else member_names
     unknown = [m for m in chosen if m not in member_names]
     if unknown or not chosen:
@@ -123,3 +125,11 @@ def build_plan(
     # The rubric last: a registered one is read from the database, and a bad request should not wait for it.
     chosen_rubric = default_rubric if rubric is None else resolve_rubric(rubric)
     return replace(plan, budget_usd=limit, rubric=chosen_rubric)
+
+
+def config_relative(reference: str | None, config: CouncilConfig) -> str | None:
+    """A rubric path written in the config file, made relative to that file (names are left as they are)."""
+    if reference is None or not is_rubric_path(reference) or config.source == "<memory>":
+        return reference
+    path = Path(reference).expanduser()
+    return reference if path.is_absolute() else str(Path(config.source).parent / path)

@@ -184,13 +184,14 @@ def rubrics_dir() -> Path:
     return config_dir() / "rubrics"
 
 
-def _looks_like_path(ref: str) -> bool:
+def is_rubric_path(ref: str) -> bool:
+    """Whether a rubric reference is a file path (else it names a shipped or registered rubric)."""
     return "/" in ref or "\\" in ref or ref.endswith((".yaml", ".yml"))
 
 
 def rubric_path(ref: str, relative_to: Path | None = None) -> Path:
     """The file a rubric reference points at: a shipped rubric's name, or a path (relative to ``relative_to``)."""
-    if _looks_like_path(ref):
+    if is_rubric_path(ref):
         path = Path(ref).expanduser()
         if not path.is_absolute() and relative_to is not None:
             path = relative_to / path
@@ -242,10 +243,10 @@ def load_rubric(ref: str, relative_to: Path | None = None, *, quiet: bool = Fals
     """Load and check a rubric by shipped name (``default``) or path; warnings are printed."""
     from council.rubrics.model import RUBRIC_ID
 
-    if not ref or (not _looks_like_path(ref) and re.fullmatch(RUBRIC_ID, ref.split("@")[0]) is None):
+    if not ref or (not is_rubric_path(ref) and re.fullmatch(RUBRIC_ID, ref.split("@")[0]) is None):
         raise ConfigError("rubric", f"{ref!r} is neither a rubric id (letters, digits, _ . -) nor a .yaml path")
     path = rubric_path(ref, relative_to)
-    if not _looks_like_path(ref) and not path.is_file():
+    if not is_rubric_path(ref) and not path.is_file():
         available = sorted(p.stem for p in rubrics_dir().glob("*.yaml"))
         raise ConfigError(str(path), f"no rubric named {ref!r}; shipped rubrics: {', '.join(available)}")
     rubric, warnings = parse_rubric(read_yaml(path), str(path))

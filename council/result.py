@@ -139,6 +139,31 @@ class CalibrationRecord(_Record):
     bias: list[float] = Field(default_factory=list, description="Running sums behind pooled bias flags.")
 
 
+class SafetyGateSummary(_Record):
+    """The safety gate over the whole run (ADR-016's ``safety_gate``): whose answers failed it, and why.
+
+    Each answer's ``safety`` holds the detail (findings, masked evidence, the
+    classifier's notes); this names the failures in one place.
+    """
+
+    checked_models: list[str] = Field(default_factory=list, description="Members whose answer was checked.")
+    failed_models: list[str] = Field(default_factory=list, description="Members whose answer failed the gate.")
+    categories: dict[str, list[str]] = Field(
+        default_factory=dict, description="The categories each failed member's answer was blocked for.")
+    checker: str = Field(default="patterns", description="What checked: patterns, or patterns+llm:NAME.")
+
+    @classmethod
+    def of(cls, answers: list[AnswerRecord]) -> SafetyGateSummary:
+        """The summary of the answers the gate has marked."""
+        checked = [a for a in answers if a.safety is not None]
+        failed = [a for a in checked if a.safety is not None and not a.safety.passed]
+        checkers = sorted({a.safety.checker for a in checked if a.safety is not None})
+        return cls(checked_models=[a.member for a in checked], failed_models=[a.member for a in failed],
+                   categories={a.member: sorted({f.category for f in a.safety.findings})
+                               for a in failed if a.safety is not None},
+                   checker=checkers[-1] if checkers else "patterns")
+
+
 class FinalAnswer(_Record):
     """The council's answer and who wrote it."""
 
@@ -256,6 +281,8 @@ class CouncilResult(_Record):
     judging: JudgingRecord | None = Field(default=None, description="How a judge preset's answers were scored "
                                                                      "(its policy); None: peer review.")
     answers: list[AnswerRecord] = Field(default_factory=list)
+    safety_gate: SafetyGateSummary | None = Field(
+        default=None, description="Who failed the safety gate, and why; None: the gate is off (or not reached).")
     reviews: list[ReviewRecord] = Field(default_factory=list)
     ranking: list[RankingEntry] = Field(default_factory=list)
     agreement: AgreementRecord = Field(default_factory=AgreementRecord)

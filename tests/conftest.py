@@ -24,6 +24,25 @@ settings.load_profile("council")
 FAST_RETRY = RetryPolicy(max_attempts=3, initial_backoff_s=0.01, max_backoff_s=0.05, jitter_s=0.01)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test (and every command it starts) keeps its default database away from the user's own.
+
+    A config without ``storage:`` uses ``council.db`` under the data directory:
+    the suite must neither read nor migrate the developer's real runs.
+    """
+    import os
+
+    home = tmp_path_factory.mktemp("xdg-data")
+    before = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(home)
+    yield home
+    if before is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = before
+
+
 @pytest.fixture
 async def fake_llm() -> AsyncIterator[FakeLLMServer]:
     """A started fake upstream speaking OpenAI, Anthropic and Gemini."""

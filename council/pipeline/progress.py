@@ -25,6 +25,7 @@ from council.result import (
     FinalAnswer,
     RankingEntry,
     ReviewRecord,
+    SafetyGateSummary,
 )
 from council.rubrics.model import CriterionValue
 
@@ -69,6 +70,7 @@ class RunSoFar:
     """The records a run's stages have produced, and what the latest stage adds to the run."""
 
     answers: tuple[AnswerRecord, ...] = ()
+    safety_gate: SafetyGateSummary | None = None
     automatic: AutomaticScores = field(default_factory=AutomaticScores)
     #: The reviewers' history, read ahead while the reviews are out (None: nothing to read).
     history: HistoryRead | None = None
@@ -92,6 +94,7 @@ class RunSoFar:
     def record_into(self, result: CouncilResult) -> None:
         """Write the records into ``result``; the reasons this step gives join its degraded reasons."""
         result.answers = list(self.answers)
+        result.safety_gate = self.safety_gate
         result.reviews = list(self.reviews)
         if self.ranked is not None:
             ranked = self.ranked

@@ -20,7 +20,7 @@ from council.pipeline.context import RunContext, elapsed_ms, gather_until
 from council.pipeline.progress import RunSoFar
 from council.pipeline.review_stage import mark_oversized
 from council.providers import Provider
-from council.result import AnswerRecord
+from council.result import AnswerRecord, SafetyGateSummary
 from council.review.sandbox import fence, new_nonce, render_prompt
 from council.safety.gate import SafetyFinding, SafetyVerdict, check_answer
 from council.types import ChatMessage
@@ -114,4 +114,5 @@ async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> lis
 async def safety_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """The safety gate in the run; the answers that pass and are too long for reviewers record their length."""
     gated = await apply_safety_gate(ctx, list(so_far.answers))
-    return so_far.then(answers=tuple(mark_oversized(gated, ctx.config.review.max_answer_chars)))
+    summary = SafetyGateSummary.of(gated) if ctx.config.safety.enabled else None
+    return so_far.then(answers=tuple(mark_oversized(gated, ctx.config.review.max_answer_chars)), safety_gate=summary)

@@ -41,7 +41,7 @@ Stage = Literal["started", "answers", "ranking", "finished"]
 _PROGRESS = frozenset({"status", "error", "degraded", "degraded_reasons", "stored", "timings"})
 STAGE_FIELDS: dict[Stage, frozenset[str] | None] = {
     "started": None,
-    "answers": _PROGRESS | {"answers"},
+    "answers": _PROGRESS | {"answers", "safety_gate"},
     "ranking": _PROGRESS | {"reviews", "ranking", "agreement", "bias_flags", "calibration", "ranking_confidence",
                             "tied_for_first"},
     "finished": _PROGRESS | {"final_answer", "usage", "cost"},

@@ -30,6 +30,7 @@ from council.events import EventSink, ignore_events
 from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import run_cost
+from council.pipeline.kept_session import KeptSession
 from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import UNSET, RunPlan, build_plan
 from council.pipeline.stages import run_stages
@@ -53,9 +54,10 @@ _log = get_logger("council")
 class Council:
     """A configured council, ready to answer questions.
 
-    Use ``async with Council(config) as council`` to share one HTTP session
-    across many questions; a bare ``await council.ask(...)`` opens and closes
-    one for that call.
+    It keeps one HTTP session for all its questions, from the first call
+    until :meth:`aclose`, the end of an ``async with`` block, or the end of
+    the event loop (``asyncio.run`` closes it quietly); bare ``await
+    council.ask(...)`` calls one after another share it too.
     """
 
     def __init__(
@@ -73,8 +75,7 @@ class Council:
         self.rubric = load_rubric(config.rubric, relative_to=source_dir)
         self._transport = transport
         self._owns_transport = transport is None
-        self._calls = 0  # asks in flight
-        self._entered = 0  # open `async with` blocks
+        self._kept = KeptSession(config.transport)
         self._providers: dict[str, Provider] | None = None
         self._owns_store = store is None or store is True
         self.store: Store | None = self._open_store() if self._owns_store else (store if isinstance(store, Store)
@@ -96,12 +97,10 @@ class Council:
         return Store(storage.location, pool_size=storage.pool_size, critical_wait_s=storage.critical_wait_s)
 
     async def __aenter__(self) -> Council:
-        self._entered += 1
         self._ensure_providers()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        self._entered = max(0, self._entered - 1)
         await self.aclose()
 
     async def aclose(self) -> None:
@@ -117,15 +116,16 @@ class Council:
             await asyncio.to_thread(store.close)  # waits for writes in flight
 
     async def _close_transport(self) -> None:
-        if not self._owns_transport or self._transport is None:
-            return
-        # Detach before awaiting: an ask that starts while the old session closes gets a new one, never the old.
-        transport, self._transport, self._providers = self._transport, None, None
-        await transport.aclose()
+        if self._owns_transport:
+            self._transport = self._providers = None
+            await self._kept.aclose()
 
     def _ensure_providers(self) -> dict[str, Provider]:
-        if self._transport is None:
-            self._transport = Transport(self.config.transport)
+        if self._owns_transport:
+            transport = self._kept.transport()  # a new one after aclose(), or from another event loop
+            if transport is not self._transport:
+                self._transport, self._providers = transport, None
+        assert self._transport is not None
         if self._providers is None:
             self._providers = build_providers(self.config, self._transport, self._keys, behaviour_for)
         return self._providers
@@ -201,15 +201,8 @@ class Council:
 
             # A registered rubric is read from the database, a named one from disk: neither on the event loop.
             plan = planned() if rubric is None or isinstance(rubric, Rubric) else await asyncio.to_thread(planned)
-        # Every call in flight shares one session; outside `async with`, the last one to finish closes it.
-        self._calls += 1
-        try:
-            providers = self._ensure_providers()
-            return await self._run(plan, providers, on_event or ignore_events, run_id)
-        finally:
-            self._calls -= 1
-            if self._calls == 0 and self._entered == 0:
-                await self._close_transport()
+        # Every call shares the one session, kept open until aclose() or the end of the event loop.
+        return await self._run(plan, self._ensure_providers(), on_event or ignore_events, run_id)
 
     @property
     def presets(self) -> dict[str, CouncilPreset]:

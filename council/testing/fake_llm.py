@@ -33,6 +33,8 @@ class RecordedRequest:
     stream: bool
     received_at: float
     messages: list[dict[str, str]]
+    #: The client's address and port: requests with the same one came over the same TCP connection.
+    peer: tuple[str, int] | None = None
 
     @property
     def last_user_text(self) -> str:
@@ -121,6 +123,11 @@ class FakeLLMServer:
     def script(self, model: str, *steps: Step) -> None:
         """Queue ``steps`` for ``model``; after the last, the last one repeats."""
         self._scripts[model] = list(steps)
+
+    @property
+    def connections_seen(self) -> int:
+        """How many TCP connections the recorded requests came over (keep-alive reuses one for many)."""
+        return len({r.peer for r in self.requests})
 
     def requests_for(self, model: str) -> list[RecordedRequest]:
         """The requests received for ``model``, oldest first."""
@@ -218,6 +225,7 @@ class FakeLLMServer:
         recorded = RecordedRequest(
             api=api, path=request.path_qs, model=model, headers=dict(request.headers), body=body,
             stream=stream, received_at=time.monotonic(), messages=messages,
+            peer=request.transport.get_extra_info("peername") if request.transport is not None else None,
         )
         if self.record:
             self.requests.append(recorded)

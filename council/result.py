@@ -21,7 +21,7 @@ from council.types import ChatMessage, Usage, is_falsy, is_none
 
 AnswerStatus = Literal["ok", "failed", "blocked"]
 FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped",
-                        "budget"]
+                        "budget", "late"]
 
 
 class _Record(BaseModel):

@@ -97,6 +97,11 @@ class StageConfig(_Strict):
     stage_deadline_s: float = Field(default=90.0, gt=0, le=3600, description="A stage ends by then with what has "
                                                                               "arrived.")
     quorum: int = Field(default=2, ge=1, le=64, description="Fewest answers for a council result.")
+    straggler_factor: float | None = Field(
+        default=None, ge=1.0, le=100.0,
+        description="Once the quorum has answered (or reviewed), wait at most this many times the median time of "
+                    "those in, then go on: a member cut this way is recorded as late, and what it sends before the "
+                    "run ends is stored but not ranked. None (the default): wait for all, up to stage_deadline_s.")
 
 
 class ReviewConfig(_Strict):

@@ -9,6 +9,7 @@ from council.logs import get_logger
 from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.progress import RunSoFar
+from council.pipeline.stragglers import LateCall, late_failure, late_members
 from council.providers import Provider
 from council.result import AnswerRecord, Failure
 from council.types import ChatMessage, GenerationParams
@@ -55,10 +56,11 @@ def sees_images(ctx: RunContext, provider: Provider) -> bool:
 async def answers_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """Stage 1 in the run: every member's answer, and who answered without the images or not at all."""
     ctx.emit("stage_started", stage="answers")
-    answers = await collect_answers(ctx)
+    answers, late = await gather_answers(ctx)
     text_only = [f"{name} has vision: false and answered from the text alone (the images were not sent to it)"
                  for name in ctx.members if not sees_images(ctx, ctx.providers[name])]
-    return so_far.then(answers=tuple(answers), degraded=(*text_only, member_failures(answers)))
+    return so_far.then(answers=tuple(answers), late=tuple(late),
+                       degraded=(*text_only, member_failures(answers), late_members(answers)))
 
 
 async def quorum_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
@@ -69,7 +71,15 @@ async def quorum_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
 
 
 async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
-    """Ask every member at once; stop at the first of all-answered or the stage deadline."""
+    """Ask every member at once; stop at the first of all-answered or the stage deadline (late calls cancelled)."""
+    records, late = await gather_answers(ctx)
+    for call in late:
+        call.call.cancel()
+    return records
+
+
+async def gather_answers(ctx: RunContext) -> tuple[list[AnswerRecord], list[LateCall]]:
+    """Every member's answer record, and the calls the straggler policy stopped waiting for (still running)."""
     started = time.perf_counter()
     jobs = {
         name: _answer(ctx.providers[name], question_for(ctx, ctx.providers[name]), ctx.params_for(ctx.providers[name]),
@@ -81,22 +91,29 @@ async def collect_answers(ctx: RunContext) -> list[AnswerRecord]:
         ctx.emit("answer", member=name, status=record.status, latency_ms=round(record.latency_ms, 1),
                  error=record.error.model_dump() if record.error else None, content=record.content)
 
-    finished, stragglers = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)
-    records = list(finished.values())
-    for name in stragglers:
+    cut = ctx.straggler_cut(len(jobs))
+    gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report, cut,
+                                  succeeded=lambda record: record.status == "ok")
+    records = list(gathered.finished.values())
+    missing = [(name, Failure(reason="timeout", message=f"no answer by the stage deadline of "
+                                                        f"{ctx.config.stages.stage_deadline_s:g}s"))
+               for name in gathered.timed_out]
+    if cut is not None and gathered.cut_after_s is not None:
+        missing += [(name, late_failure("answers", gathered.cut_after_s, cut)) for name in gathered.late]
+    for name, failure in missing:
         provider = ctx.providers[name]
-        failure = Failure(reason="timeout", message=f"no answer by the stage deadline of "
-                                                    f"{ctx.config.stages.stage_deadline_s:g}s")
         record = AnswerRecord(member=name, model=provider.member.model, provider=provider.name, status="failed",
                               error=failure, latency_ms=elapsed_ms(started), simulated=provider.simulated)
         report(name, record)
         records.append(record)
-    return ordered(records, ctx.members, key=lambda r: r.member)
+    late = [LateCall("answer", name, call) for name, call in gathered.late.items()]
+    return ordered(records, ctx.members, key=lambda r: r.member), late
 
 
 def member_failures(answers: list[AnswerRecord]) -> str | None:
     """The members that gave no answer, with why, as a reason the run is degraded; None when all answered."""
-    failed = [f"{a.member} ({a.error.reason})" for a in answers if a.status == "failed" and a.error]
+    failed = [f"{a.member} ({a.error.reason})" for a in answers
+              if a.status == "failed" and a.error and a.error.reason != "late"]
     return f"members failed: {', '.join(failed)}" if failed else None
 
 

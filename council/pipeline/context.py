@@ -7,12 +7,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from council.config import CouncilConfig
 from council.events import EventSink, StageEvent, ignore_events
 from council.logs import get_logger
 from council.pipeline.budget import RunBudget
+from council.pipeline.stragglers import LateCall, StragglerCut
 from council.providers import Provider
 from council.result import CouncilResult, Timings
 from council.rubrics.model import Rubric
@@ -48,6 +49,16 @@ class RunContext:
     storage_waited_s: float = 0.0
     #: Where the run is saved and its reviewers' calibration history is kept (None: nowhere).
     store: Store | None = None
+    #: The straggler policy's factor for this run (None: every stage waits for all, up to its deadline).
+    straggler_factor: float | None = None
+    #: Calls cut as late and still running; the run's end keeps what they deliver and cancels the rest.
+    late_calls: list[LateCall] = field(default_factory=list)
+
+    def straggler_cut(self, expected: int) -> StragglerCut | None:
+        """The straggler policy for a stage of ``expected`` calls (None when the run has none)."""
+        if self.straggler_factor is None:
+            return None
+        return StragglerCut(self.straggler_factor, min(self.config.stages.quorum, expected))
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.
@@ -75,38 +86,68 @@ class RunContext:
             _log.warning("event_listener_failed", kind=kind, error=exc)
 
 
+@dataclass
+class Gathered(Generic[T]):
+    """What a stage's concurrent calls came to: the finished, those timed out, and those cut as late."""
+
+    finished: dict[str, T]
+    #: Still running at the stage deadline: cancelled.
+    timed_out: list[str]
+    #: Cut by the straggler policy once its quorum was in: still running, for the run's end to settle.
+    late: dict[str, asyncio.Future[T]]
+    #: Seconds after the start at which the policy stopped waiting (None: it did not).
+    cut_after_s: float | None = None
+
+
 async def gather_until(
     jobs: Mapping[str, Awaitable[T]],
     deadline_s: float,
     on_done: Callable[[str, T], None],
-) -> tuple[dict[str, T], list[str]]:
-    """Run ``jobs`` concurrently until all finish or ``deadline_s`` passes.
+    cut: StragglerCut | None = None,
+    succeeded: Callable[[T], bool] = lambda _result: True,
+) -> Gathered[T]:
+    """Run ``jobs`` concurrently until all finish, ``deadline_s`` passes, or ``cut`` stops the wait.
 
     ``on_done`` is called as each one finishes, so progress is reported live.
     Jobs still running at the deadline are cancelled (and awaited, so no task
-    is left behind); their names are returned as the second element.
+    is left behind). With ``cut``, once enough jobs have ``succeeded`` the
+    wait ends at the time the cut allows, and the jobs still running are
+    handed back as ``late``, running.
     """
     tasks: dict[asyncio.Future[T], str] = {asyncio.ensure_future(job): name for name, job in jobs.items()}
     results: dict[str, T] = {}
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + deadline_s
+    started = loop.time()
+    deadline = started + deadline_s
     pending: set[asyncio.Future[T]] = set(tasks)
+    arrived_s: list[float] = []
+    cut_after_s: float | None = None
+    late = False
     try:
         while pending:
-            remaining = deadline - loop.time()
+            limit = deadline if cut_after_s is None else min(deadline, started + cut_after_s)
+            remaining = limit - loop.time()
             if remaining <= 0:
+                late = limit < deadline
                 break
             done, pending = await asyncio.wait(pending, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
                 name = tasks[task]
                 results[name] = task.result()
                 on_done(name, results[name])
+                if succeeded(results[name]):
+                    arrived_s.append(loop.time() - started)
+            if cut is not None:
+                cut_after_s = cut.cut_after_s(arrived_s)
     finally:
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
-    return results, sorted(tasks[t] for t in pending)
+        if not late:
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+    if late:
+        return Gathered(results, [], {tasks[t]: t for t in sorted(pending, key=tasks.__getitem__)}, cut_after_s)
+    return Gathered(results, sorted(tasks[t] for t in pending), {}, cut_after_s)
 
 
 def elapsed_ms(started: float) -> float:

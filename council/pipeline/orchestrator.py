@@ -34,6 +34,7 @@ from council.pipeline.kept_session import KeptSession
 from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import UNSET, RunPlan, build_plan
 from council.pipeline.stages import run_stages
+from council.pipeline.stragglers import settle_late_calls
 from council.presets import CouncilPreset
 from council.providers import Provider, build_providers, check_member_params
 from council.result import CouncilResult, Reproducibility
@@ -269,7 +270,7 @@ class Council:
         result.preset, result.judging = plan.preset, plan.judging
         ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
                          plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
-                         store=self.store)
+                         store=self.store, straggler_factor=plan.straggler_factor)
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")
@@ -295,6 +296,12 @@ class Council:
 
     async def _finish(self, ctx: RunContext, started: float) -> CouncilResult:
         result = ctx.result
+        changed = settle_late_calls(result, ctx.late_calls)
+        # What the late calls delivered joins the stored record.
+        if "answer" in changed:
+            self._queue_save(ctx, "answers")
+        if "review" in changed:
+            self._queue_save(ctx, "ranking")
         result.usage = result.total_usage()
         result.cost = run_cost(result, {m.name: m.price for m in ctx.config.members}, ctx.config.safety.llm_member,
                                ctx.chairman)

@@ -52,6 +52,8 @@ class RunPlan:
     budget_usd: float | None = None
     #: The safety gate's LLM member, when the config names one (it is called too).
     safety_member: str | None = None
+    #: The straggler policy's factor (the preset's, else ``stages.straggler_factor``; None: wait for all).
+    straggler_factor: float | None = None
 
     @property
     def judges(self) -> list[str] | None:
@@ -120,7 +122,9 @@ def build_plan(
                                   option="chairman")
     plan = RunPlan(messages=tuple(messages), members=tuple(chosen), chairman=chair, rubric=default_rubric,
                    preset=preset, judging=judging_for(spec, chosen, member_names), params=params,
-                   safety_member=config.safety.llm_member)
+                   safety_member=config.safety.llm_member,
+                   straggler_factor=spec.straggler_factor if spec is not None and spec.straggler_factor is not None
+                   else config.stages.straggler_factor)
     limit = budget_limit(config, max_usd, plan.callers)
     # The rubric last: a registered one is read from the database, and a bad request should not wait for it.
     chosen_rubric = default_rubric if rubric is None else resolve_rubric(rubric)

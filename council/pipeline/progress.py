@@ -15,6 +15,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from council.pipeline.stragglers import LateCall
 from council.ranking.sheet import ReviewerHistory
 from council.result import (
     AgreementRecord,
@@ -77,9 +78,11 @@ class RunSoFar:
     reviews: tuple[ReviewRecord, ...] = ()
     ranked: Ranked | None = None
     final: FinalAnswer | None = None
-    #: Added by the latest stage only: why the run is degraded, writes it queued, and why the run must stop.
+    #: Added by the latest stage only: why the run is degraded, writes it queued, calls it stopped waiting for
+    #: (still running), and why the run must stop.
     degraded: tuple[str | None, ...] = ()
     writes: tuple[QueuedWrite, ...] = ()
+    late: tuple[LateCall, ...] = ()
     stop: str | None = None
 
     @property
@@ -89,7 +92,7 @@ class RunSoFar:
 
     def then(self, **changes: Any) -> RunSoFar:
         """The next step: these records changed, and nothing added yet beyond what ``changes`` says."""
-        return replace(self, **{"degraded": (), "writes": (), "stop": None, **changes})
+        return replace(self, **{"degraded": (), "writes": (), "late": (), "stop": None, **changes})
 
     def record_into(self, result: CouncilResult) -> None:
         """Write the records into ``result``; the reasons this step gives join its degraded reasons."""

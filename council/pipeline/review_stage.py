@@ -18,6 +18,7 @@ from council.pipeline.budget import RunBudget, complete
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.progress import RunSoFar
 from council.pipeline.rank_stage import read_history_ahead
+from council.pipeline.stragglers import LateCall, late_failure
 from council.pipeline.verdicts import automatic_review
 from council.presets import CouncilPreset
 from council.providers import Provider
@@ -164,6 +165,16 @@ async def collect_reviews(
     ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]] | None = None
 ) -> list[ReviewRecord]:
     """Every reviewer at once, within the stage deadline; ``fixed`` holds each answer's automatic criteria."""
+    records, late = await gather_reviews(ctx, answers, fixed)
+    for call in late:
+        call.call.cancel()
+    return records
+
+
+async def gather_reviews(
+    ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]] | None = None
+) -> tuple[list[ReviewRecord], list[LateCall]]:
+    """Every reviewer's record, and the reviews the straggler policy stopped waiting for (still running)."""
     started = time.perf_counter()
     plan = reviewers_and_candidates(answers, ctx.config.review.include_self, ctx.judges)
     limit = ctx.config.review.max_answer_chars
@@ -185,16 +196,22 @@ async def collect_reviews(
                  scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order)
 
     finished_records: dict[str, ReviewRecord] = {}
-    finished, stragglers = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)
-    records = [finished_records.get(name, record) for name, record in finished.items()]
-    for name in stragglers:
-        failure = Failure(reason="timeout", message=f"no review by the stage deadline of "
-                                                    f"{ctx.config.stages.stage_deadline_s:g}s")
+    cut = ctx.straggler_cut(len(jobs))
+    gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report, cut,
+                                  succeeded=lambda record: record.status == "ok")
+    records = [finished_records.get(name, record) for name, record in gathered.finished.items()]
+    missing = [(name, Failure(reason="timeout", message=f"no review by the stage deadline of "
+                                                        f"{ctx.config.stages.stage_deadline_s:g}s"))
+               for name in gathered.timed_out]
+    if cut is not None and gathered.cut_after_s is not None:
+        missing += [(name, late_failure("reviews", gathered.cut_after_s, cut)) for name in gathered.late]
+    for name, failure in missing:
         record = ReviewRecord(reviewer=name, status="failed", error=failure, order=orders[name],
                               latency_ms=elapsed_ms(started))
         report(name, record)
         records.append(record)
-    return ordered(records, ctx.members + (ctx.judges or []), key=lambda r: r.reviewer)
+    late = [LateCall("review", name, call) for name, call in gathered.late.items()]
+    return ordered(records, ctx.members + (ctx.judges or []), key=lambda r: r.reviewer), late
 
 
 async def review_answers(ctx: RunContext, answers: list[AnswerRecord],
@@ -203,17 +220,25 @@ async def review_answers(ctx: RunContext, answers: list[AnswerRecord],
 
     With fewer than two surviving answers there is nothing to compare: no review.
     """
+    records, late = await _reviews(ctx, answers, fixed)
+    for call in late:
+        call.call.cancel()
+    return records
+
+
+async def _reviews(ctx: RunContext, answers: list[AnswerRecord],
+                   fixed: dict[str, dict[str, CriterionValue]]) -> tuple[list[ReviewRecord], list[LateCall]]:
     surviving = [a for a in answers if a.status == "ok"]
     if len(surviving) < 2:
-        return []
+        return [], []
     if not ctx.rubric.llm_criteria():
-        return [automatic_review(ctx.rubric, surviving, fixed)]
+        return [automatic_review(ctx.rubric, surviving, fixed)], []
     ctx.emit("stage_started", stage="review")
-    return await collect_reviews(ctx, answers, fixed)
+    return await gather_reviews(ctx, answers, fixed)
 
 
 async def review_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """Stage 3 in the run: the reviews; the reviewers' history is read from the store while they are out."""
     history = read_history_ahead(ctx, ctx.store) if len(so_far.surviving) > 1 else None
-    reviews = await review_answers(ctx, list(so_far.answers), so_far.automatic.values)
-    return so_far.then(history=history, reviews=tuple(reviews))
+    reviews, late = await _reviews(ctx, list(so_far.answers), so_far.automatic.values)
+    return so_far.then(history=history, reviews=tuple(reviews), late=tuple(late))

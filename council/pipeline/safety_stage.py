@@ -92,9 +92,9 @@ async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> lis
             if verdict.passed
         }
         remaining_s = max(ctx.config.stages.stage_deadline_s - elapsed_ms(started) / 1000, 0.1)
-        done, late = await gather_until(jobs, remaining_s, lambda _n, _v: None)
-        checked.update(done)
-        for member in late:
+        gathered = await gather_until(jobs, remaining_s, lambda _n, _v: None)
+        checked.update(gathered.finished)
+        for member in gathered.timed_out:
             checked[member] = checked[member].model_copy(
                 update={"notes": [*checked[member].notes, "LLM check missed the stage deadline"]}
             )

@@ -66,6 +66,7 @@ async def run_stages(ctx: RunContext, stages: Sequence[RunStage] = RUN_STAGES) -
             so_far = await stage.run(ctx, so_far)
         so_far.record_into(ctx.result)
         ctx.queued_writes.extend(so_far.writes)
+        ctx.late_calls.extend(so_far.late)
         if stage.checkpoint is not None:
             queue_save(ctx, ctx.store, stage.checkpoint)
         if so_far.stop is not None:

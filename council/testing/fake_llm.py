@@ -111,7 +111,8 @@ class FakeLLMServer:
         self._closing = asyncio.Event()
         self._runner: web.AppRunner | None = None
         self.port = 0
-        self.default_latency_s = 0.0
+        #: Latency of unscripted requests: seconds, or a function drawing them per request (a latency model).
+        self.default_latency_s: float | Callable[[], float] = 0.0
         self.default_reply: str | Replier | None = None
         self.random_faults: RandomFaults | None = None
         self._fault_draw = random.Random()
@@ -136,8 +137,12 @@ class FakeLLMServer:
     def _next_step(self, model: str) -> Step:
         steps = self._scripts.get(model)
         if not steps:
-            return self._random_fault() or Step(latency_s=self.default_latency_s, reply=self.default_reply)
+            return self._random_fault() or Step(latency_s=self._default_latency(), reply=self.default_reply)
         return steps.pop(0) if len(steps) > 1 else steps[0]
+
+    def _default_latency(self) -> float:
+        latency = self.default_latency_s
+        return latency() if callable(latency) else latency
 
     def inject_random_faults(self, faults: RandomFaults) -> None:
         """From now on, answer unscripted requests with a random fault at these rates."""
@@ -174,7 +179,7 @@ class FakeLLMServer:
         else:
             return None
         self.faults_served[status] = self.faults_served.get(status, 0) + 1
-        return Step(status=status, headers=headers, latency_s=self.default_latency_s,
+        return Step(status=status, headers=headers, latency_s=self._default_latency(),
                     error_message=f"random fault {status}")
 
     # -- lifecycle ---------------------------------------------------------

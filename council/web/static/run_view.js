@@ -22,7 +22,7 @@ const STAGES = {
 const REASONS = {
   timeout: "timed out", rate_limited: "rate limited", auth: "authentication failed",
   upstream_error: "upstream error", protocol: "unusable response", deadline: "missed the deadline",
-  parse: "unreadable ballot", skipped: "skipped",
+  parse: "unreadable ballot", skipped: "skipped", budget: "over budget", late: "not waited for",
 };
 // How many members the ranking summary names; the full ranking is one click away.
 const SUMMARY_TOP = 3;

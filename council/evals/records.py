@@ -24,17 +24,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from council.errors import StorageError
 from council.evals.evaluator import Evaluation
-from council.evals.metrics import (
-    Gate,
-    RepeatStats,
-    RunMetrics,
-    SampleMetrics,
-    Thresholds,
-)
+from council.evals.gate import Gate, RepeatStats
+from council.evals.metrics import RunMetrics, SampleMetrics, Thresholds
 from council.rubrics.score import RubricVerdict
 from council.storage.tables import Tables
 from council.types import GenerationParams
@@ -72,6 +67,15 @@ class SampleRecord(_Record):
         default_factory=list, description="The answer judged by the sample's rubrics (AgentV eval files).")
     unpriced: list[str] = Field(default_factory=list,
                                 description="Members whose calls for the answer have no known cost (no price).")
+
+    @model_validator(mode="after")
+    def _rubric_failures_count(self) -> SampleRecord:
+        # Records written before metrics.other_failures existed kept a failed rubric verdict only among
+        # failed_conditions, where the summary did not see it: it is carried over so it counts.
+        if not self.metrics.other_failures and any(not v.passed for v in self.rubric_verdicts):
+            found = [c for c in self.failed_conditions if c.startswith("rubric ")]
+            self.metrics = self.metrics.model_copy(update={"other_failures": found})
+        return self
 
 
 class ModelRecord(_Record):

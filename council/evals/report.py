@@ -22,9 +22,10 @@ Table = tuple[list[str], list[list[str]]]
 METRICS = (
     ("accuracy_mean", 2), ("accuracy_full_credit_rate", 3), ("faithfulness_mean", 2),
     ("faithfulness_failure_rate", 3), ("latency_e2e_p50_ms", 0), ("latency_e2e_p95_ms", 0),
-    ("latency_model_p50_ms", 0), ("latency_model_p95_ms", 0), ("input_tokens_total", 0),
-    ("output_tokens_total", 0), ("total_tokens_total", 0), ("token_efficiency_ratio_mean", 3),
-    ("tokens_per_correct_answer", 0), ("pass_rate", 3), ("aggregate_score", 3),
+    ("latency_model_p50_ms", 0), ("latency_model_p95_ms", 0), ("total_input_tokens", 0),
+    ("total_output_tokens", 0), ("total_tokens", 0), ("token_efficiency_ratio_mean", 3),
+    ("tokens_per_correct_answer", 0), ("total_spent_tokens", 0), ("spent_tokens_per_sample_mean", 0),
+    ("pass_rate", 3), ("aggregate_score", 3),
 )
 COST_METRICS = ("cost_usd_total", "cost_per_sample_usd", "cost_per_correct_answer_usd")
 

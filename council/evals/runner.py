@@ -71,13 +71,12 @@ from council.evals.dataset import Dataset, Sample
 from council.evals.evaluator import Evaluation, evaluate_sample
 from council.evals.leaderboard import council_leaderboard, judge_leaderboard
 from council.evals.manifest import alias_warnings, model_record, role_warnings
+from council.evals.gate import check_gate, repeat_stats
 from council.evals.metrics import (
     SampleMetrics,
     aggregate_metrics,
-    check_gate,
     cost_total,
     failed_conditions,
-    repeat_stats,
     sample_score,
     usd,
 )
@@ -107,6 +106,17 @@ def _model_critical_path_ms(result: CouncilResult) -> float | None:
               result.final_answer.latency_ms if result.final_answer else 0.0]
     total = sum(stages)
     return total if total > 0 else None
+
+
+def returned_answer_usage(result: CouncilResult) -> Usage:
+    """The tokens of the call that produced the answer the council returned: the chairman's, or the
+    top-ranked member's answer when the final answer is that answer (no chairman, or its fallback)."""
+    final = result.final_answer
+    if final is None or final.source == "none":
+        return Usage()
+    if final.source == "chairman" and not final.fallback:
+        return final.usage
+    return next((a.usage for a in result.answers if a.member == final.by), final.usage)
 
 
 def budget_spend(record: SampleRecord) -> float:
@@ -227,12 +237,16 @@ class EvalRunner:
             else:
                 answer, by = final.content, final.by
         usage = result.usage if result is not None else None
+        # The spec's per-sample tokens are the answer returned; the whole council's spend is kept beside them.
+        returned = returned_answer_usage(result) if answer is not None and result is not None else Usage()
         # A run abandoned at the sample timeout has no cost record: its cost is unknown, not 0.
         cost = result.cost if result is not None else None
         metrics = SampleMetrics(
             answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
             latency_model_ms=_model_critical_path_ms(result) if result is not None else None,
-            input_tokens=usage.prompt_tokens if usage else 0, output_tokens=usage.completion_tokens if usage else 0,
+            input_tokens=returned.prompt_tokens, output_tokens=returned.completion_tokens,
+            spent_input_tokens=usage.prompt_tokens if usage else 0,
+            spent_output_tokens=usage.completion_tokens if usage else 0,
             cost_usd=cost.total_usd if cost else None, cost_partial=cost.partial if cost else False,
         )
         versions = {a.member: a.model_version for a in result.answers if a.model_version} if result else {}
@@ -284,8 +298,7 @@ class EvalRunner:
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
         evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))
-        reasons = failed_conditions(metrics, self.manifest.thresholds)
-        verdicts = []
+        verdicts, rubric_failures = [], []
         for rubric in self.dataset.rubrics.get(sample.id, []):
             if answer is None:
                 break
@@ -293,8 +306,11 @@ class EvalRunner:
             verdicts.append(verdict)
             if not verdict.passed:
                 why = f"; required {', '.join(verdict.failed_required)} failed" if verdict.failed_required else ""
-                reasons.append(f"rubric {rubric.id}: failed at {verdict.score:.0%} "
-                               f"(pass at {verdict.threshold:.0%}){why}")
+                rubric_failures.append(f"rubric {rubric.id}: failed at {verdict.score:.0%} "
+                                       f"(pass at {verdict.threshold:.0%}){why}")
+        # A failed verdict is one of the sample's failures, so it counts wherever a pass is counted.
+        metrics = metrics.model_copy(update={"other_failures": rubric_failures})
+        reasons = failed_conditions(metrics, self.manifest.thresholds)
         return SampleRecord(
             run_id=self.manifest.run_id, repeat=repeat, sample_id=sample.id, subject=subject,
             question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,

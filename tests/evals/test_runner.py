@@ -60,9 +60,14 @@ async def test_council_mode_scores_the_final_answer_with_the_councils_cost(fake_
     for record in records:
         result = stored_results[record.council_run_id]
         assert result is not None and result.status == "complete"
-        # Tokens are the whole council run's: every answer, review and the final answer.
-        assert (record.metrics.input_tokens, record.metrics.output_tokens) == \
+        # The spent tokens are the whole council run's: every answer, review and the final answer; the spec's
+        # tokens are the answer returned (no chairman here: the top-ranked member's answer).
+        assert (record.metrics.spent_input_tokens, record.metrics.spent_output_tokens) == \
             (result.usage.prompt_tokens, result.usage.completion_tokens)
+        top = next(a for a in result.answers if a.member == result.final_answer.by)
+        assert (record.metrics.input_tokens, record.metrics.output_tokens) == \
+            (top.usage.prompt_tokens, top.usage.completion_tokens)
+        assert record.metrics.total_tokens < record.metrics.spent_total_tokens
         assert record.candidate_answer == result.final_answer.content and record.answered_by == "alpha"
         assert record.metrics.latency_e2e_ms >= result.timings.total_ms * 0.9
         assert record.metrics.latency_model_ms is not None and record.evaluation.attempts == 1

@@ -50,10 +50,12 @@ THRESHOLD_FLAGS = {
     "max_faithfulness_failure_rate": ("--max-faithfulness-failure-rate", float,
                                       "gate: largest faithfulness_failure_rate (0.05)"),
     "max_latency_e2e_p95_ms": ("--max-latency-p95-ms", float, "gate: longest latency_e2e_p95_ms (10000)"),
+    "max_spent_tokens_per_sample": ("--max-spent-tokens-per-sample", int,
+                                    "gate: largest spent_tokens_per_sample_mean, every call of a sample (20000)"),
     "min_accuracy": ("--min-accuracy", int, "a passing sample's least accuracy score (1)"),
     "min_faithfulness": ("--min-faithfulness", int, "a passing sample's least faithfulness score (1)"),
     "max_latency_e2e_ms": ("--max-sample-latency-ms", float, "a passing sample's longest latency (8000)"),
-    "max_total_tokens": ("--max-sample-tokens", int, "a passing sample's largest total_tokens (6000)"),
+    "max_total_tokens": ("--max-sample-tokens", int, "a passing sample's largest total_tokens, the answer returned (6000)"),
 }
 # Options that shape what a run measures: fixed when it starts, so a resume cannot change them.
 RUN_SHAPING = ("repeat", "judge", "evaluator", "members", "sample_timeout", *THRESHOLD_FLAGS)

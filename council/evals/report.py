@@ -131,7 +131,7 @@ def gate_table(summary: EvalSummary) -> Table:
     rows = []
     for subject in summary.subjects.values():
         for check in subject.gate.checks:
-            digits = 0 if check.metric.endswith("_ms") else 3
+            digits = 0 if check.metric.endswith("_ms") or "tokens" in check.metric else 3
             rows.append([subject.subject, check.metric, f"{fmt(check.value, digits)} {check.op} {check.threshold:g}",
                          "ok" if check.passed else "FAIL"])
     return ["subject", "check", "value", "verdict"], rows

@@ -101,7 +101,7 @@ def histogram(values: Sequence[float], title: str, x_label: str, *, bins: int = 
     far = {k: v for k, v in marks.items() if v > FAR_MARKER * max(hi, lo + 1e-9) and v > hi}
     marks = {k: v for k, v in marks.items() if k not in far}
     legend, top = _legend([(f"{k} {_fmt(v)}", False) for k, v in marks.items()]
-                          + [(f"{k} {_fmt(v)} (off the scale, right)", True) for k, v in far.items()], TOP + 4)
+                          + [(f"{k} {_fmt(v)} (off the scale) \u2192", True) for k, v in far.items()], TOP + 4)
     top = max(top + 6, TOP) if legend else TOP
     height = HEIGHT + (top - TOP)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM

@@ -60,10 +60,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-
-import numpy as np
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 WEIGHTS = {"accuracy": 0.45, "faithfulness": 0.30, "latency": 0.15, "token_efficiency": 0.10}

@@ -106,6 +106,8 @@ class RunManifest(_Record):
     evaluator: ModelRecord
     judge: str | None = None
     prompt_hashes: dict[str, str]
+    evaluator_template: str = Field(default="council", description="The evaluator prompt: council (prompts/"
+                                                                   "evaluator.md) or spec (prompts/evaluator_spec.md).")
     rubric: dict[str, str] = Field(default_factory=dict)
     aggregation_method: str
     generation_params: GenerationParams
@@ -117,6 +119,8 @@ class RunManifest(_Record):
     code_version: dict[str, Any]
     environment: dict[str, Any]
     warnings: list[str] = Field(default_factory=list)
+    allow_floating_models: bool = Field(default=False, description="The run was let use floating model aliases "
+                                                                   "(--allow-floating-models).")
 
 
 class Interval(_Record):

@@ -9,10 +9,12 @@ report is one self-contained file with its charts inline; a Markdown report
 
 from __future__ import annotations
 
+import json
 from html import escape
 from pathlib import Path
 
 from council.evals.charts import forest, histogram
+from council.evals.metadata import run_metadata
 from council.evals.metrics import RunMetrics, usd
 from council.evals.records import EvalSummary, RunManifest, SampleRecord, SubjectSummary
 from council.text import text_table as plain_table
@@ -295,7 +297,8 @@ def render_html(summary: EvalSummary, manifest: RunManifest, records: list[Sampl
     parts += [f"<figure>{svg}</figure>" for svg in _charts(summary, manifest, records).values()]
     parts += ["<h2>Samples</h2>", _html_table(sample_table(records)),
               "<h2>Reproducibility</h2>", _html_table((["field", "value"], _manifest_rows(manifest))),
-              "</body></html>"]
+              "<h3>Run metadata (the evaluation spec's names)</h3>",
+              f"<pre>{escape(json.dumps(run_metadata(manifest), indent=2))}</pre>", "</body></html>"]
     return "\n".join(parts)
 
 
@@ -326,7 +329,9 @@ def render_markdown(summary: EvalSummary, manifest: RunManifest, records: list[S
         parts += [f"## {_board_caption(summary, manifest)}", "", _md_table(leaderboard_table(summary)), ""]
     parts += ["## Charts", ""] + [f"![{name}]({name})" for name in images] + [""]
     parts += ["## Samples", "", _md_table(sample_table(records)), "", "## Reproducibility", "",
-              _md_table((["field", "value"], _manifest_rows(manifest))), ""]
+              _md_table((["field", "value"], _manifest_rows(manifest))), "",
+              "### Run metadata (the evaluation spec's names)", "", "```json",
+              json.dumps(run_metadata(manifest), indent=2), "```", ""]
     return "\n".join(parts), images
 
 

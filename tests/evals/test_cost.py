@@ -27,7 +27,8 @@ from council.evals.manifest import build_manifest, new_run_id
 from council.evals.metrics import SampleMetrics, Thresholds, aggregate_metrics
 from council.evals.records import EvalStore, EvalSummary, SampleRecord
 from council.evals.report import render_html, render_markdown, render_summary
-from council.evals.runner import EvalRunner, unpriced_members
+from council.evals.runner import EvalRunner
+from council.evals.spending import unpriced_members
 from council.testing.fake_llm import FakeLLMServer
 from tests.evals.conftest import PRICES, priced_council_file, script_priced
 

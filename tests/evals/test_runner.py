@@ -86,7 +86,9 @@ async def test_council_mode_scores_the_final_answer_with_the_councils_cost(fake_
         reopened.close()
     assert stored.status == "complete" and stored.summary == summary
     assert [m.versions for m in stored.manifest.models] == [[f"model-{m}"] for m in PROVIDERS]
-    assert stored.manifest.evaluator.versions == ["model-alpha"] and stored.manifest.warnings == []
+    assert stored.manifest.evaluator.versions == ["model-alpha"]
+    # Two repeats are fewer than the spec's three: said once, and nothing else is wrong.
+    assert [w.split(":")[0] for w in stored.manifest.warnings] == ["--repeat 2"]
 
 
 async def test_judge_mode_scores_every_member_and_gates_each(fake_llm, tmp_path, dataset_file):

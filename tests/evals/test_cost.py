@@ -231,7 +231,8 @@ def test_the_members_a_budget_needs_priced(tmp_path):
         + "".join(f"  - {{name: {m}, provider: openai, model: model-{m}, base_url: '{fake_url}'"
                   + (", price: {input_per_mtok: 1, output_per_mtok: 1}" if m != "gamma" else "") + "}\n"
                   for m in PRICES)
-        + "chairman: gamma\n", encoding="utf-8")
+        + "chairman: gamma\n"
+        + f"storage: {{path: '{tmp_path / 'council.db'}'}}\n", encoding="utf-8")  # never the user's database
     config = load_config(path, {})
     council = Council(config, environ={})
     dataset = load_dataset(tmp_path.joinpath("d.jsonl").write_text('{"id": "a", "task": "q"}\n') and

@@ -67,7 +67,7 @@ async def cli(fake: FakeLLMServer, tmp_path: Path, *extra: str, env: dict[str, s
 
 async def test_the_summary_uses_the_spec_aggregate_names_and_keeps_the_old_ones_as_aliases(fake_llm, tmp_path):
     script(fake_llm)
-    code, data, _ = await cli(fake_llm, tmp_path, "--json")
+    _, data, _ = await cli(fake_llm, tmp_path, "--json")
     metrics = data["summary"]["subjects"]["council"]["metrics"]
     assert set(SPEC_AGGREGATES) <= set(metrics)
     assert (metrics["input_tokens_total"], metrics["output_tokens_total"], metrics["total_tokens_total"]) == \
@@ -112,7 +112,8 @@ async def test_the_spec_template_is_sent_word_for_word_and_recorded(fake_llm, tm
     assert len(prompts) == 4, "every answer scored with the spec's template"
     france = next(p for p in prompts if "France" in p)
     template = load_prompt("evaluator_spec.md")
-    assert france.startswith(template.split("{{task}}")[0] + "What is the capital of France?\n- reference_answer: Paris\n")
+    head = template.split("{{task}}")[0]
+    assert france.startswith(head + "What is the capital of France?\n- reference_answer: Paris\n")
     assert france.endswith(template.split("{{candidate_answer}}")[1])
     assert "{{" not in france and "2) Do not reward style over correctness." in france
     manifest = data["manifest"]

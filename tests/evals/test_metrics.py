@@ -166,3 +166,18 @@ def test_mean_and_std_across_repeats():
     assert stats.latency_e2e_p95_ms_std == pytest.approx(1000)
     assert mean_std([0.5]) == (0.5, None)
     assert mean_std([None, None]) == (None, None)
+
+
+def test_a_summary_written_with_the_old_names_still_reads_and_writes_both():
+    old = RunMetrics.model_validate({"n_samples": 2, "input_tokens_total": 300, "output_tokens_total": 40,
+                                     "total_tokens_total": 340})
+    assert (old.total_input_tokens, old.total_output_tokens, old.total_tokens) == (300, 40, 340)
+    dumped = old.model_dump()
+    assert dumped["total_tokens"] == dumped["total_tokens_total"] == 340
+    assert RunMetrics.model_validate(dumped) == old  # a summary written now reads back
+
+
+def test_another_failure_fails_the_sample_and_counts_in_the_pass_rate():
+    rubric = E.model_copy(update={"other_failures": ["rubric r: failed at 40% (pass at 70%)"]})
+    assert failed_conditions(rubric, DEFAULTS) == ["rubric r: failed at 40% (pass at 70%)"]
+    assert aggregate_metrics([E, rubric], DEFAULTS).pass_rate == 0.5

@@ -50,13 +50,16 @@ THRESHOLD_FLAGS = {
     "max_faithfulness_failure_rate": ("--max-faithfulness-failure-rate", float,
                                       "gate: largest faithfulness_failure_rate (0.05)"),
     "max_latency_e2e_p95_ms": ("--max-latency-p95-ms", float, "gate: longest latency_e2e_p95_ms (10000)"),
+    "max_spent_tokens_per_sample": ("--max-spent-tokens-per-sample", int,
+                                    "gate: largest spent_tokens_per_sample_mean, every call of a sample (20000)"),
     "min_accuracy": ("--min-accuracy", int, "a passing sample's least accuracy score (1)"),
     "min_faithfulness": ("--min-faithfulness", int, "a passing sample's least faithfulness score (1)"),
     "max_latency_e2e_ms": ("--max-sample-latency-ms", float, "a passing sample's longest latency (8000)"),
-    "max_total_tokens": ("--max-sample-tokens", int, "a passing sample's largest total_tokens (6000)"),
+    "max_total_tokens": ("--max-sample-tokens", int,
+                         "a passing sample's largest total_tokens, the answer returned (6000)"),
 }
 # Options that shape what a run measures: fixed when it starts, so a resume cannot change them.
-RUN_SHAPING = ("repeat", "judge", "evaluator", "members", "sample_timeout", *THRESHOLD_FLAGS)
+RUN_SHAPING = ("repeat", "judge", "evaluator", "members", "sample_timeout", "evaluator_template", *THRESHOLD_FLAGS)
 DEFAULT_CONCURRENCY = 8
 DEFAULT_SAMPLE_TIMEOUT_S = 300.0
 
@@ -83,6 +86,9 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument("--evaluator", metavar="MEMBER", help="council mode: who scores the final answers "
                                                               "(default: the chairman, else the first member)")
     parser.add_argument("--members", metavar="A,B", help="comma-separated members (default: all)")
+    parser.add_argument("--evaluator-template", choices=("council", "spec"),
+                        help="the evaluator prompt: council (Council's own, default: inputs fenced, rubric notes "
+                             "sent) or spec (the evaluation spec's exact template)")
     parser.add_argument("--sample-timeout", type=float, metavar="SECONDS",
                         help=f"abandon a sample after this long (default {DEFAULT_SAMPLE_TIMEOUT_S:g})")
     parser.add_argument("--resume", metavar="RUN_ID", help="finish an interrupted (or budget-stopped) run without "
@@ -96,6 +102,9 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument("--report", metavar="PATH", help="report file: .html (default) or .md with .svg images "
                                                          "(default: ./council-eval-RUN_ID.html)")
     parser.add_argument("--no-report", action="store_true", help="write no report file")
+    parser.add_argument("--allow-floating-models", action="store_true",
+                        help="run even when a model id is a floating alias (...-latest), which the evaluation spec "
+                             "forbids in benchmark runs (default: refuse)")
     parser.add_argument("--json", action="store_true", help="print the manifest and summary as JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     for dest, (flag, kind, text) in THRESHOLD_FLAGS.items():
@@ -191,10 +200,30 @@ def _choose_members(args: argparse.Namespace, config: Any) -> tuple[EvalMode, li
     return "council", members, evaluator, None
 
 
+def _refuse_floating(args: argparse.Namespace, config: Any, mode: EvalMode, members: list[str], evaluator: str,
+                     rubrics: bool) -> None:
+    """Refuse a model id that is a floating alias, unless --allow-floating-models: its results can move."""
+    from council.evals.manifest import floating_models
+
+    if args.allow_floating_models:
+        return
+    called = [*members, evaluator]
+    if mode == "council":
+        called += [name for name in (config.chairman, config.safety.llm_member) if name]
+    if rubrics:  # every member reviews for a rubric verdict
+        called += [m.name for m in config.members]
+    floating = floating_models(config, called)
+    if floating:
+        raise UsageError(f"floating model alias: {', '.join(floating)}; the evaluation spec forbids floating "
+                         f"aliases in benchmark runs because their results can change when the alias moves. Pin a "
+                         f"dated model version in the config, or pass --allow-floating-models")
+
+
 def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any, Any, Any]:
     from council.cli.common import load_cli_config
     from council.evals.dataset import load_dataset
-    from council.evals.manifest import build_manifest, new_run_id
+    from council.evals.manifest import build_manifest, new_run_id, pinned_config
+    from council.evals.metadata import run_region
     from council.pipeline.orchestrator import Council
 
     if args.target is None:
@@ -204,13 +233,17 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
     dataset = load_dataset(args.target)
     config = load_cli_config(args.config, environ)
     mode, members, evaluator, judge = _choose_members(args, config)
-    # Built before the run starts so a missing API key stops it before anything is stored.
-    council = Council(config, environ=environ)
+    _refuse_floating(args, config, mode, members, evaluator, bool(dataset.rubrics))
+    # Built before the run starts so a missing API key stops it before anything is stored. Every call of the run
+    # (reviews and the safety gate's included) gets the pinned generation settings.
+    council = Council(pinned_config(config), environ=environ)
     manifest = build_manifest(
         run_id=new_run_id(), mode=mode, config=config, config_path=config.source, dataset=dataset, members=members,
         evaluator=evaluator, judge=judge, rubric=council.rubric, repeat=args.repeat or 1,
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
         sample_timeout_s=args.sample_timeout or DEFAULT_SAMPLE_TIMEOUT_S, thresholds=thresholds,
+        allow_floating_models=args.allow_floating_models, evaluator_template=args.evaluator_template or "council",
+        region=run_region(config, environ),
     )
     return council, dataset, manifest
 
@@ -218,7 +251,7 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
 def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any, Any, Any, str]:
     from council.config import load_config
     from council.evals.dataset import load_dataset
-    from council.evals.manifest import config_hash
+    from council.evals.manifest import config_hash, pinned_config
     from council.evals.records import EvalStore
     from council.logs import configure_logging
     from council.pipeline.orchestrator import Council
@@ -246,12 +279,13 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
                              f"(sha256 {manifest.dataset_hash[:12]}..., now {dataset.dataset_hash[:12]}...)")
     if args.concurrency:
         manifest = manifest.model_copy(update={"concurrency": args.concurrency})
-    return Council(config, environ=environ), dataset, manifest, stored.status
+    return Council(pinned_config(config, manifest.generation_params), environ=environ), dataset, manifest, \
+        stored.status
 
 
 def _check_budget(args: argparse.Namespace, council: Any, dataset: Any, manifest: Any) -> None:
     """Refuse ``--max-usd`` when a member the run calls has no price: its calls could not be counted."""
-    from council.evals.runner import unpriced_members
+    from council.evals.spending import unpriced_members
 
     if args.max_usd is None:
         return
@@ -304,6 +338,7 @@ def _progress_bar(args: argparse.Namespace) -> Progress:
 
 
 def _evaluate(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
+    from council.evals.metadata import run_metadata
     from council.evals.report import render_summary, write_report
 
     _positive(args)
@@ -332,8 +367,8 @@ def _evaluate(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
             # The run is stored and the gate verdict stands; --resume RUN_ID rewrites the report later.
             print(f"council: cannot write the report {path}: {exc.strerror or exc}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"manifest": manifest.model_dump(mode="json"), "summary": summary.model_dump(mode="json"),
-                          "report": [str(p) for p in written]}, indent=2))
+        print(json.dumps({"metadata": run_metadata(manifest), "manifest": manifest.model_dump(mode="json"),
+                          "summary": summary.model_dump(mode="json"), "report": [str(p) for p in written]}, indent=2))
     else:
         print(render_summary(summary, manifest))
         if written:

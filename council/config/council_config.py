@@ -8,6 +8,7 @@ from pydantic import Field, PrivateAttr, StringConstraints, model_validator
 
 from council.config.sections import (
     BudgetConfig,
+    EvaluationConfig,
     MemberConfig,
     RetryPolicy,
     ReviewConfig,
@@ -35,6 +36,8 @@ class CouncilConfig(_Strict):
     storage: StorageConfig = Field(default_factory=StorageConfig, description="Run storage.")
     budget: BudgetConfig = Field(default_factory=BudgetConfig, description="Spending caps.")
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Log output.")
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, exclude_if=EvaluationConfig.is_default,
+                                         description="council eval: what a run records about where it ran.")
     councils: dict[Annotated[str, StringConstraints(pattern=PRESET_NAME)], CouncilPreset] = Field(
         default_factory=dict, description="Named presets (council/NAME on the server, --preset NAME): members, "
                     "chairman (none for no chairman), rubric, review (peers or judge), judge, second_judge, "

@@ -89,6 +89,18 @@ class MemberConfig(_Strict):
         return self
 
 
+class EvaluationConfig(_Strict):
+    """What ``council eval`` records about where a run happened."""
+
+    region: str | None = Field(default=None, min_length=1, max_length=64,
+                               description="The region the run's models are served from, for the run metadata's "
+                                           "environment (the COUNCIL_REGION variable wins; else \"unknown\").")
+
+    def is_default(self) -> bool:
+        """Nothing set: left out of the config's dump, so existing configs keep their hash."""
+        return self.region is None
+
+
 class StageConfig(_Strict):
     """Time limits and quorum of the council stages."""
 

@@ -201,7 +201,8 @@ def render_comparison(comparison: Comparison) -> str:
         if d.metric.endswith("_usd") or d.metric.startswith("cost_"):
             rows.append([d.subject, d.metric, _money(d.a), _money(d.b), _signed_money(d.delta)])
             continue
-        digits = 0 if d.metric.endswith(("_ms", "_total", "answer")) or d.metric.startswith("n_") else 3
+        whole = d.metric.endswith(("_ms", "_total", "answer", "_tokens", "_per_sample_mean"))
+        digits = 0 if whole or d.metric.startswith("n_") else 3
         rows.append([d.subject, d.metric, fmt(d.a, digits), fmt(d.b, digits), _signed(d.delta, digits)])
     gate = {True: "PASS", False: "FAIL"}
     parts = [f"Comparing evaluation runs A={comparison.run_a} and B={comparison.run_b}",

@@ -131,10 +131,10 @@ async def evaluate(provider: Provider, messages: list[ChatMessage], params: Gene
 
 
 async def evaluate_sample(provider: Provider, sample: Sample, candidate_answer: str,
-                          params: GenerationParams | None) -> Evaluation:
-    """Render the evaluator template for one sample's candidate answer and evaluate it."""
+                          params: GenerationParams | None, template: str = "council") -> Evaluation:
+    """Render the evaluator template named ``template`` for one sample's candidate answer and evaluate it."""
     messages = render_evaluation_prompt(
         sample.messages, candidate_answer, reference_answer=sample.reference_answer,
-        provided_context=sample.context, rubric=sample.rubric,
+        provided_context=sample.context, rubric=sample.rubric, template=template,
     )
     return await evaluate(provider, messages, params)

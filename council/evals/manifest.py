@@ -33,7 +33,8 @@ from council.evals.leaderboard import BOOTSTRAP_SEED, CONFIDENCE, N_RESAMPLES
 from council.evals.metrics import Thresholds
 from council.evals.records import Mode, ModelRecord, RunManifest
 from council.pipeline.orchestrator import PROMPTS
-from council.review.evaluation import TEMPLATE
+from council.providers import PROVIDERS
+from council.review.evaluation import TEMPLATES
 from council.rubrics.model import Rubric
 from council.types import GenerationParams
 
@@ -41,6 +42,49 @@ DEFAULT_PARAMS = GenerationParams(temperature=0.0, top_p=1.0, max_tokens=1024, s
 """Generation defaults of every evaluation call: greedy, full nucleus, 1024 tokens, seed 42 where supported."""
 PACKAGES = ("council", "numpy", "pydantic", "aiohttp", "tenacity", "PyYAML", "rich")
 _FLOATING = {"latest"}
+
+
+SPEC_REPEATS = 3
+"""The evaluation spec runs a benchmark at least three times for variance-sensitive tasks."""
+
+
+def pinned_config(config: CouncilConfig, params: GenerationParams = DEFAULT_PARAMS) -> CouncilConfig:
+    """``config`` with every member's own settings overridden by ``params``, as far as its wire format takes them.
+
+    An evaluation run pins the generation settings of every call it makes:
+    the answers and the chairman get them per request, and this carries them
+    to the calls that use a member's own settings (its reviews, the safety
+    gate's member, the reviews of rubric verdicts). A setting a member's wire
+    format lacks (``seed`` on Anthropic) is left out for that member, as for
+    answers. The config's hash is taken before, from the file as written.
+    """
+    members = [m.model_copy(update={"params": m.params.merged(params.without(
+        PROVIDERS[m.provider].unsupported_params(params)))}) for m in config.members]
+    return config.model_copy(update={"members": members})
+
+
+def floating_models(config: CouncilConfig, members: Iterable[str]) -> list[str]:
+    """``member (model)`` for each of ``members`` whose model id is a floating alias such as ``...-latest``."""
+    return [f"{name} ({config.member(name).model})" for name in dict.fromkeys(members)
+            if is_floating(config.member(name).model)]
+
+
+def repeat_notice(repeat: int) -> str | None:
+    """What to say when a gated run repeats fewer times than the evaluation spec asks; None when enough."""
+    if repeat >= SPEC_REPEATS:
+        return None
+    return (f"--repeat {repeat}: the evaluation spec asks for at least {SPEC_REPEATS} repeats of a gated benchmark "
+            f"run (mean and standard deviation of aggregate_score and latency_e2e_p95_ms); use --repeat "
+            f"{SPEC_REPEATS} for a release decision")
+
+
+def run_notices(repeat: int, evaluator_template: str, dataset: Dataset) -> list[str]:
+    """What a run's options mean against the evaluation spec: too few repeats, rubric notes the template drops."""
+    notices = [text] if (text := repeat_notice(repeat)) else []
+    if evaluator_template == "spec" and any(s.rubric for s in dataset.samples):
+        notices.append("--evaluator-template spec: the spec's template has no rubric input, so the samples' "
+                       "rubric notes are not sent to the evaluator")
+    return notices
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -51,7 +95,7 @@ def new_run_id(now: datetime | None = None) -> str:
 
 def config_hash(config: CouncilConfig) -> str:
     """SHA-256 (16 hex) of the settings that can change answers."""
-    body = config.model_dump_json(exclude={"storage", "logging", "server"})
+    body = config.model_dump_json(exclude={"storage", "logging", "server", "evaluation"})
     return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
@@ -143,12 +187,16 @@ def build_manifest(
     sample_timeout_s: float,
     thresholds: Thresholds,
     params: GenerationParams = DEFAULT_PARAMS,
+    allow_floating_models: bool = False,
+    evaluator_template: str = "council",
+    region: str = "unknown",
 ) -> RunManifest:
     """The manifest of a new run (model versions and alias warnings are completed at the end)."""
     models = [model_record(config, m) for m in members]
     warnings = alias_warnings([*models, model_record(config, evaluator)]) + role_warnings(
-        config, mode, members, evaluator)
-    hashes = {TEMPLATE: prompt_hash(TEMPLATE)}
+        config, mode, members, evaluator) + run_notices(repeat, evaluator_template, dataset)
+    template_file = TEMPLATES[evaluator_template]
+    hashes = {template_file: prompt_hash(template_file)}
     if mode == "council":
         hashes.update({name: prompt_hash(name) for name in PROMPTS})
     return RunManifest(
@@ -167,6 +215,7 @@ def build_manifest(
         evaluator=model_record(config, evaluator),
         judge=judge,
         prompt_hashes=hashes,
+        evaluator_template=evaluator_template,
         rubric={"id": rubric.id, "version": rubric.version, "hash": rubric.content_hash()} if mode == "council" else {},
         aggregation_method=config.review.aggregation,
         generation_params=params,
@@ -176,6 +225,7 @@ def build_manifest(
         thresholds=thresholds,
         bootstrap={"n_resamples": N_RESAMPLES, "confidence": CONFIDENCE, "seed": BOOTSTRAP_SEED},
         code_version=code_version(),
-        environment=environment(),
+        environment={**environment(), "region": region},
         warnings=warnings,
+        allow_floating_models=allow_floating_models,
     )

@@ -1,6 +1,6 @@
-"""Per-sample metrics, run aggregates and the release gate: pure functions, no I/O.
+"""Per-sample metrics and run aggregates: pure functions, no I/O. The gate is :mod:`council.evals.gate`.
 
-Per sample (:class:`SampleMetrics`):
+Names follow the evaluation spec. Per sample (:class:`SampleMetrics`):
 
 - ``accuracy_score`` and ``faithfulness_score``: 0, 1 or 2 from the evaluator,
   None when it gave no usable verdict or there was no answer to score;
@@ -8,13 +8,19 @@ Per sample (:class:`SampleMetrics`):
   timed-out sample, the time until it was abandoned) and ``latency_model_ms``
   (model time as the provider client reported it, None when unknown);
 - ``input_tokens``, ``output_tokens``, ``total_tokens``, and
-  ``token_efficiency_ratio = output / max(input, 1)``.
-
-What latency and tokens cover in each mode is said in :mod:`council.evals.runner`.
+  ``token_efficiency_ratio = output / max(input, 1)``: the call that produced
+  the answer returned (in council mode the chairman's, or the top-ranked
+  member's answer when there is no chairman);
+- ``spent_input_tokens``, ``spent_output_tokens``, ``spent_total_tokens``:
+  every call the answer took (a council's answers, reviews, safety checks
+  and chairman; in judge mode the same one call);
+- ``other_failures``: why the sample failed beyond these measurements (an
+  AgentV rubric verdict), each a reason such as ``rubric X: failed ...``.
 
 A sample passes when ``accuracy >= 1``, ``faithfulness >= 1``,
-``latency_e2e_ms <= 8000`` and ``total_tokens <= 6000`` (every threshold is
-a field of :class:`Thresholds`); a missing score never passes. Its score::
+``latency_e2e_ms <= 8000``, ``total_tokens <= 6000`` (every threshold is a
+field of :class:`Thresholds`) and it has no other failure; a missing score
+never passes. Its score::
 
     sample_score = 0.45 * accuracy / 2 + 0.30 * faithfulness / 2
                  + 0.15 * min(1, 3000 / max(latency_e2e_ms, 1))
@@ -23,17 +29,22 @@ a field of :class:`Thresholds`); a missing score never passes. Its score::
 with a missing score counting as 0: a sample the evaluator could not score
 gets no credit for it.
 
-Run aggregates (:func:`aggregate_metrics`): score means and rates are over the
-samples that have the score (``n_scored``), so an evaluator failure is
-visible as a count rather than a made-up zero; ``pass_rate`` and
-``aggregate_score`` (the mean sample score) are over every sample, so it
-still costs. ``accuracy_full_credit_rate`` is the share with accuracy 2,
-``faithfulness_failure_rate`` the share with faithfulness 0. Latency
-percentiles interpolate linearly between order statistics (numpy's default)
-and include timed-out samples at their elapsed time. Token totals cover
+Run aggregates (:func:`aggregate_metrics`): ``accuracy_mean`` and
+``faithfulness_mean`` are over the samples that have the score
+(``n_scored`` says how many); every rate is over every sample, and a sample
+without a score counts against it: ``accuracy_full_credit_rate`` is the share
+with accuracy 2, ``faithfulness_failure_rate`` the share with faithfulness 0
+*or none* (so an evaluator that fails can never make the rate look better),
+``pass_rate`` the share that passed. ``aggregate_score`` is the mean sample
+score. Latency percentiles interpolate linearly between order statistics
+(numpy's default) and include timed-out samples at their elapsed time.
+``total_input_tokens``, ``total_output_tokens`` and ``total_tokens`` cover
 every sample; ``token_efficiency_ratio_mean`` the answered ones;
-``tokens_per_correct_answer`` is the total over the number of samples with
-full accuracy credit (None when there is none).
+``tokens_per_correct_answer = total_tokens / max(count(accuracy = 2), 1)``.
+``total_spent_tokens`` and ``spent_tokens_per_sample_mean`` are the whole
+spend. The names of earlier releases (``input_tokens_total``,
+``output_tokens_total``, ``total_tokens_total``) are still written beside
+the spec's, as aliases (:data:`ALIASES`), for one release.
 
 Cost, in US dollars (what each sample's answer cost: the council run, or the
 member's one call; the evaluator's calls are kept apart by the runner):
@@ -41,25 +52,25 @@ member's one call; the evaluator's calls are kept apart by the runner):
 sample's is (an unknown cost is never counted as 0); ``cost_partial`` says
 some sample's cost is unknown or partial (a member without a price), and then
 every cost figure is a lower bound. ``cost_per_sample_usd`` is the total over
-every sample, and ``cost_per_correct_answer_usd`` the total over the samples
-with full accuracy credit, as ``tokens_per_correct_answer`` is.
-
-The gate (:func:`check_gate`) holds when ``aggregate_score >= 0.80``,
-``pass_rate >= 0.85``, ``faithfulness_failure_rate <= 0.05`` and
-``latency_e2e_p95_ms <= 10000``. A metric with no value fails its check.
+every sample, and ``cost_per_correct_answer_usd`` the total over
+``max(count(accuracy = 2), 1)``, as ``tokens_per_correct_answer`` is.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 WEIGHTS = {"accuracy": 0.45, "faithfulness": 0.30, "latency": 0.15, "token_efficiency": 0.10}
 LATENCY_REFERENCE_MS = 3000.0
 TOKEN_REFERENCE = 2000.0
+#: Aggregate names of earlier releases -> the spec's names; both are written, for one release.
+ALIASES = {"input_tokens_total": "total_input_tokens", "output_tokens_total": "total_output_tokens",
+           "total_tokens_total": "total_tokens"}
 
 
 class Thresholds(BaseModel):
@@ -70,12 +81,15 @@ class Thresholds(BaseModel):
     min_accuracy: int = Field(default=1, ge=0, le=2, description="A passing sample's least accuracy score.")
     min_faithfulness: int = Field(default=1, ge=0, le=2, description="A passing sample's least faithfulness score.")
     max_latency_e2e_ms: float = Field(default=8000.0, gt=0, description="A passing sample's longest latency.")
-    max_total_tokens: int = Field(default=6000, ge=1, description="A passing sample's largest token count.")
+    max_total_tokens: int = Field(default=6000, ge=1, description="A passing sample's largest total_tokens (the "
+                                                                  "call that produced the answer returned).")
     min_aggregate_score: float = Field(default=0.80, ge=0, le=1, description="Gate: least aggregate_score.")
     min_pass_rate: float = Field(default=0.85, ge=0, le=1, description="Gate: least pass_rate.")
     max_faithfulness_failure_rate: float = Field(default=0.05, ge=0, le=1,
                                                  description="Gate: largest faithfulness_failure_rate.")
     max_latency_e2e_p95_ms: float = Field(default=10000.0, gt=0, description="Gate: longest latency_e2e_p95_ms.")
+    max_spent_tokens_per_sample: int = Field(default=20000, ge=1, description="Gate: largest "
+                                             "spent_tokens_per_sample_mean (every call of a sample counted).")
 
 
 class SampleMetrics(BaseModel):
@@ -89,18 +103,38 @@ class SampleMetrics(BaseModel):
     latency_e2e_ms: float = 0.0
     latency_model_ms: float | None = None
     timed_out: bool = False
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: int = Field(default=0, description="Input tokens of the call that produced the answer returned.")
+    output_tokens: int = Field(default=0, description="Output tokens of that call.")
+    spent_input_tokens: int = Field(default=0, description="Input tokens of every call the answer took.")
+    spent_output_tokens: int = Field(default=0, description="Output tokens of every call the answer took.")
+    other_failures: list[str] = Field(default_factory=list, description="Why the sample failed beyond these "
+                                                                        "measurements (an AgentV rubric verdict).")
     cost_usd: float | None = Field(default=None, description="What the answer cost in US dollars (the council run, "
                                                              "or the member's call); None when unknown, never 0.")
     cost_partial: bool = Field(default=False, description="Some of the answer's calls have no known cost (a member "
                                                           "without a price): cost_usd is a lower bound.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spent_defaults_to_the_answer(cls, data: Any) -> Any:
+        # One call (judge mode, and records written before the spend was kept apart): the spend is that call.
+        if isinstance(data, dict):
+            data = {**data}
+            data.setdefault("spent_input_tokens", data.get("input_tokens", 0))
+            data.setdefault("spent_output_tokens", data.get("output_tokens", 0))
+        return data
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def spent_total_tokens(self) -> int:
+        """Every call's input plus output tokens."""
+        return self.spent_input_tokens + self.spent_output_tokens
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -148,7 +182,7 @@ def failed_conditions(metrics: SampleMetrics, thresholds: Thresholds) -> list[st
         reasons.append(f"latency {metrics.latency_e2e_ms:.0f} ms > {thresholds.max_latency_e2e_ms:g}")
     if metrics.total_tokens > thresholds.max_total_tokens:
         reasons.append(f"tokens {metrics.total_tokens} > {thresholds.max_total_tokens}")
-    return reasons
+    return reasons + list(metrics.other_failures)
 
 
 def sample_passes(metrics: SampleMetrics, thresholds: Thresholds) -> bool:
@@ -173,17 +207,49 @@ class RunMetrics(BaseModel):
     latency_e2e_p95_ms: float | None = None
     latency_model_p50_ms: float | None = None
     latency_model_p95_ms: float | None = None
-    input_tokens_total: int = 0
-    output_tokens_total: int = 0
-    total_tokens_total: int = 0
+    total_input_tokens: int = 0
+    total_output_tokens: int = 0
+    total_tokens: int = 0
     token_efficiency_ratio_mean: float | None = None
     tokens_per_correct_answer: float | None = None
+    total_spent_tokens: int = 0
+    spent_tokens_per_sample_mean: float | None = None
     cost_usd_total: float | None = None
     cost_per_sample_usd: float | None = None
     cost_per_correct_answer_usd: float | None = None
     cost_partial: bool = False
     pass_rate: float | None = None
     aggregate_score: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_aliases(cls, data: Any) -> Any:
+        # A summary written by an earlier release has the old names; one written now has both.
+        if isinstance(data, dict):
+            data = {**data}
+            for old, new in ALIASES.items():
+                if old in data:
+                    value = data.pop(old)
+                    data.setdefault(new, value)
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def input_tokens_total(self) -> int:
+        """Deprecated alias of ``total_input_tokens`` (removed in the next release)."""
+        return self.total_input_tokens
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def output_tokens_total(self) -> int:
+        """Deprecated alias of ``total_output_tokens`` (removed in the next release)."""
+        return self.total_output_tokens
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def total_tokens_total(self) -> int:
+        """Deprecated alias of ``total_tokens`` (removed in the next release)."""
+        return self.total_tokens
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -217,105 +283,32 @@ def aggregate_metrics(samples: Sequence[SampleMetrics], thresholds: Thresholds) 
     correct = sum(1 for s in samples if s.accuracy_score == 2)
     n = len(samples)
     cost = cost_total(samples)
+    spent = sum(s.spent_total_tokens for s in samples)
     return RunMetrics(
         n_samples=n,
         n_scored=sum(1 for s in samples if s.accuracy_score is not None and s.faithfulness_score is not None),
         n_answered=sum(1 for s in samples if s.answered),
         n_timed_out=sum(1 for s in samples if s.timed_out),
         accuracy_mean=_mean(accuracy),
-        accuracy_full_credit_rate=_mean([float(a == 2) for a in accuracy]),
+        accuracy_full_credit_rate=correct / n if n else None,
         faithfulness_mean=_mean(faithfulness),
-        faithfulness_failure_rate=_mean([float(f == 0) for f in faithfulness]),
+        # A sample without a faithfulness score counts as a failure: it must never make the gate easier to pass.
+        faithfulness_failure_rate=_mean([float(s.faithfulness_score in (0, None)) for s in samples]),
         latency_e2e_p50_ms=percentile([s.latency_e2e_ms for s in samples], 50),
         latency_e2e_p95_ms=percentile([s.latency_e2e_ms for s in samples], 95),
         latency_model_p50_ms=percentile(model_latency, 50),
         latency_model_p95_ms=percentile(model_latency, 95),
-        input_tokens_total=sum(s.input_tokens for s in samples),
-        output_tokens_total=sum(s.output_tokens for s in samples),
-        total_tokens_total=total,
+        total_input_tokens=sum(s.input_tokens for s in samples),
+        total_output_tokens=sum(s.output_tokens for s in samples),
+        total_tokens=total,
         token_efficiency_ratio_mean=_mean([s.token_efficiency_ratio for s in samples if s.answered]),
-        tokens_per_correct_answer=total / correct if correct else None,
+        tokens_per_correct_answer=total / max(correct, 1),
+        total_spent_tokens=spent,
+        spent_tokens_per_sample_mean=spent / n if n else None,
         cost_usd_total=cost,
         cost_per_sample_usd=cost / n if cost is not None and n else None,
-        cost_per_correct_answer_usd=cost / correct if cost is not None and correct else None,
+        cost_per_correct_answer_usd=cost / max(correct, 1) if cost is not None else None,
         cost_partial=any(s.cost_usd is None or s.cost_partial for s in samples),
         pass_rate=_mean([float(sample_passes(s, thresholds)) for s in samples]),
         aggregate_score=_mean([sample_score(s) for s in samples]),
     )
-
-
-class GateCheck(BaseModel):
-    """One condition of the release gate."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    metric: str
-    op: str = Field(description="'>=' or '<='.")
-    threshold: float
-    value: float | None
-    passed: bool
-
-
-class Gate(BaseModel):
-    """The release gate's verdict and each of its checks."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    passed: bool
-    checks: list[GateCheck]
-
-    def failures(self) -> list[GateCheck]:
-        """The checks that did not hold."""
-        return [c for c in self.checks if not c.passed]
-
-
-def check_gate(metrics: RunMetrics, thresholds: Thresholds) -> Gate:
-    """Check every gate condition; a metric with no value fails."""
-    conditions = [
-        ("aggregate_score", ">=", thresholds.min_aggregate_score),
-        ("pass_rate", ">=", thresholds.min_pass_rate),
-        ("faithfulness_failure_rate", "<=", thresholds.max_faithfulness_failure_rate),
-        ("latency_e2e_p95_ms", "<=", thresholds.max_latency_e2e_p95_ms),
-    ]
-    checks = []
-    for metric, op, threshold in conditions:
-        value = getattr(metrics, metric)
-        ok = value is not None and (value >= threshold if op == ">=" else value <= threshold)
-        checks.append(GateCheck(metric=metric, op=op, threshold=threshold, value=value, passed=ok))
-    return Gate(passed=all(c.passed for c in checks), checks=checks)
-
-
-class RepeatStats(BaseModel):
-    """Mean and sample standard deviation (None below two repeats) of the headline metrics across repeats."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    n_repeats: int
-    aggregate_score: list[float | None]
-    latency_e2e_p95_ms: list[float | None]
-    aggregate_score_mean: float | None
-    aggregate_score_std: float | None
-    latency_e2e_p95_ms_mean: float | None
-    latency_e2e_p95_ms_std: float | None
-
-
-def mean_std(values: Sequence[float | None]) -> tuple[float | None, float | None]:
-    """Mean and sample standard deviation (ddof 1) of the values present; std None below two."""
-    present = [v for v in values if v is not None]
-    if not present:
-        return None, None
-    mean = math.fsum(present) / len(present)
-    if len(present) < 2:
-        return mean, None
-    return mean, math.sqrt(math.fsum((v - mean) ** 2 for v in present) / (len(present) - 1))
-
-
-def repeat_stats(per_repeat: Sequence[RunMetrics]) -> RepeatStats:
-    """Mean and std of ``aggregate_score`` and ``latency_e2e_p95_ms`` across repeats."""
-    scores = [m.aggregate_score for m in per_repeat]
-    p95 = [m.latency_e2e_p95_ms for m in per_repeat]
-    score_mean, score_std = mean_std(scores)
-    p95_mean, p95_std = mean_std(p95)
-    return RepeatStats(n_repeats=len(per_repeat), aggregate_score=scores, latency_e2e_p95_ms=p95,
-                       aggregate_score_mean=score_mean, aggregate_score_std=score_std,
-                       latency_e2e_p95_ms_mean=p95_mean, latency_e2e_p95_ms_std=p95_std)

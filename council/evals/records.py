@@ -24,17 +24,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from council.errors import StorageError
 from council.evals.evaluator import Evaluation
-from council.evals.metrics import (
-    Gate,
-    RepeatStats,
-    RunMetrics,
-    SampleMetrics,
-    Thresholds,
-)
+from council.evals.gate import Gate, RepeatStats
+from council.evals.metrics import RunMetrics, SampleMetrics, Thresholds
 from council.rubrics.score import RubricVerdict
 from council.storage.tables import Tables
 from council.types import GenerationParams
@@ -73,6 +68,15 @@ class SampleRecord(_Record):
     unpriced: list[str] = Field(default_factory=list,
                                 description="Members whose calls for the answer have no known cost (no price).")
 
+    @model_validator(mode="after")
+    def _rubric_failures_count(self) -> SampleRecord:
+        # Records written before metrics.other_failures existed kept a failed rubric verdict only among
+        # failed_conditions, where the summary did not see it: it is carried over so it counts.
+        if not self.metrics.other_failures and any(not v.passed for v in self.rubric_verdicts):
+            found = [c for c in self.failed_conditions if c.startswith("rubric ")]
+            self.metrics = self.metrics.model_copy(update={"other_failures": found})
+        return self
+
 
 class ModelRecord(_Record):
     """A member's model: the configured id and every version its provider reported in the run."""
@@ -102,6 +106,8 @@ class RunManifest(_Record):
     evaluator: ModelRecord
     judge: str | None = None
     prompt_hashes: dict[str, str]
+    evaluator_template: str = Field(default="council", description="The evaluator prompt: council (prompts/"
+                                                                   "evaluator.md) or spec (prompts/evaluator_spec.md).")
     rubric: dict[str, str] = Field(default_factory=dict)
     aggregation_method: str
     generation_params: GenerationParams
@@ -113,6 +119,8 @@ class RunManifest(_Record):
     code_version: dict[str, Any]
     environment: dict[str, Any]
     warnings: list[str] = Field(default_factory=list)
+    allow_floating_models: bool = Field(default=False, description="The run was let use floating model aliases "
+                                                                   "(--allow-floating-models).")
 
 
 class Interval(_Record):

@@ -9,10 +9,12 @@ report is one self-contained file with its charts inline; a Markdown report
 
 from __future__ import annotations
 
+import json
 from html import escape
 from pathlib import Path
 
 from council.evals.charts import forest, histogram
+from council.evals.metadata import run_metadata
 from council.evals.metrics import RunMetrics, usd
 from council.evals.records import EvalSummary, RunManifest, SampleRecord, SubjectSummary
 from council.text import text_table as plain_table
@@ -22,9 +24,10 @@ Table = tuple[list[str], list[list[str]]]
 METRICS = (
     ("accuracy_mean", 2), ("accuracy_full_credit_rate", 3), ("faithfulness_mean", 2),
     ("faithfulness_failure_rate", 3), ("latency_e2e_p50_ms", 0), ("latency_e2e_p95_ms", 0),
-    ("latency_model_p50_ms", 0), ("latency_model_p95_ms", 0), ("input_tokens_total", 0),
-    ("output_tokens_total", 0), ("total_tokens_total", 0), ("token_efficiency_ratio_mean", 3),
-    ("tokens_per_correct_answer", 0), ("pass_rate", 3), ("aggregate_score", 3),
+    ("latency_model_p50_ms", 0), ("latency_model_p95_ms", 0), ("total_input_tokens", 0),
+    ("total_output_tokens", 0), ("total_tokens", 0), ("token_efficiency_ratio_mean", 3),
+    ("tokens_per_correct_answer", 0), ("total_spent_tokens", 0), ("spent_tokens_per_sample_mean", 0),
+    ("pass_rate", 3), ("aggregate_score", 3),
 )
 COST_METRICS = ("cost_usd_total", "cost_per_sample_usd", "cost_per_correct_answer_usd")
 
@@ -130,7 +133,7 @@ def gate_table(summary: EvalSummary) -> Table:
     rows = []
     for subject in summary.subjects.values():
         for check in subject.gate.checks:
-            digits = 0 if check.metric.endswith("_ms") else 3
+            digits = 0 if check.metric.endswith("_ms") or "tokens" in check.metric else 3
             rows.append([subject.subject, check.metric, f"{fmt(check.value, digits)} {check.op} {check.threshold:g}",
                          "ok" if check.passed else "FAIL"])
     return ["subject", "check", "value", "verdict"], rows
@@ -294,7 +297,8 @@ def render_html(summary: EvalSummary, manifest: RunManifest, records: list[Sampl
     parts += [f"<figure>{svg}</figure>" for svg in _charts(summary, manifest, records).values()]
     parts += ["<h2>Samples</h2>", _html_table(sample_table(records)),
               "<h2>Reproducibility</h2>", _html_table((["field", "value"], _manifest_rows(manifest))),
-              "</body></html>"]
+              "<h3>Run metadata (the evaluation spec's names)</h3>",
+              f"<pre>{escape(json.dumps(run_metadata(manifest), indent=2))}</pre>", "</body></html>"]
     return "\n".join(parts)
 
 
@@ -325,7 +329,9 @@ def render_markdown(summary: EvalSummary, manifest: RunManifest, records: list[S
         parts += [f"## {_board_caption(summary, manifest)}", "", _md_table(leaderboard_table(summary)), ""]
     parts += ["## Charts", ""] + [f"![{name}]({name})" for name in images] + [""]
     parts += ["## Samples", "", _md_table(sample_table(records)), "", "## Reproducibility", "",
-              _md_table((["field", "value"], _manifest_rows(manifest))), ""]
+              _md_table((["field", "value"], _manifest_rows(manifest))), "",
+              "### Run metadata (the evaluation spec's names)", "", "```json",
+              json.dumps(run_metadata(manifest), indent=2), "```", ""]
     return "\n".join(parts), images
 
 

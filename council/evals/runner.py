@@ -11,9 +11,13 @@ measurements describe what one request to the council costs:
 - ``latency_model_ms``: the model time on the council's critical path, as
   the provider clients reported it: the slowest answer, plus the slowest
   review, plus the chairman;
-- tokens: every upstream call of the council run (answers, reviews,
-  chairman), because that is what the answer costs. The evaluator's tokens
-  are measurement, not cost, and are reported apart
+- tokens: the spec's ``input_tokens`` and ``output_tokens`` are the call
+  that produced the answer returned (the chairman's, or the top-ranked
+  member's answer when it is final), which is what the spec's per-sample
+  token condition is about; ``spent_input_tokens`` and
+  ``spent_output_tokens`` are every upstream call of the council run
+  (answers, reviews, safety, chairman), what the answer cost, gated apart.
+  The evaluator's tokens are measurement, not cost, and are reported apart
   (``evaluator_tokens_total``).
 
 **Judge mode** (``judge=MEMBER``). Each member answers each sample on its
@@ -25,8 +29,10 @@ holds only when it holds for every member evaluated (choose members with
 ``members=`` to gate one model).
 
 In both modes every call uses the generation defaults
-(:data:`council.evals.manifest.DEFAULT_PARAMS`; in council mode reviews keep
-the members' own settings, as ``Council.ask`` does). A sample that takes
+(:data:`council.evals.manifest.DEFAULT_PARAMS`): answers and the chairman
+per request, and the calls that use a member's own settings (reviews, the
+safety member, rubric verdicts) because the CLI builds the council from
+:func:`council.evals.manifest.pinned_config`. A sample that takes
 longer than ``sample_timeout_s`` is abandoned and recorded ``timed_out``
 with its elapsed time, as is a judge-mode member whose call timed out; a
 sample with no answer is never sent to the evaluator, fails, and scores
@@ -58,7 +64,6 @@ The calls of AgentV rubric verdicts are not priced.
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 import uuid
 from collections import Counter, defaultdict, deque
@@ -69,28 +74,26 @@ from council.config import Price
 from council.errors import ProviderError
 from council.evals.dataset import Dataset, Sample
 from council.evals.evaluator import Evaluation, evaluate_sample
+from council.evals.gate import check_gate, repeat_stats
 from council.evals.leaderboard import council_leaderboard, judge_leaderboard
-from council.evals.manifest import alias_warnings, model_record, role_warnings
+from council.evals.manifest import alias_warnings, model_record, role_warnings, run_notices
 from council.evals.metrics import (
     SampleMetrics,
     aggregate_metrics,
-    check_gate,
-    cost_total,
     failed_conditions,
-    repeat_stats,
     sample_score,
     usd,
 )
 from council.evals.records import (
     COUNCIL_SUBJECT,
     BudgetStatus,
-    CostSummary,
     EvalStore,
     EvalSummary,
     RunManifest,
     SampleRecord,
     SubjectSummary,
 )
+from council.evals.spending import budget_spend, cost_summary
 from council.pipeline.cost import usd_of
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
@@ -109,26 +112,15 @@ def _model_critical_path_ms(result: CouncilResult) -> float | None:
     return total if total > 0 else None
 
 
-def budget_spend(record: SampleRecord) -> float:
-    """What a sample counts against a budget: its answer and its evaluation, an unknown cost as 0."""
-    return (record.metrics.cost_usd or 0.0) + (record.evaluation.cost_usd or 0.0)
-
-
-def budget_members(council: Council, manifest: RunManifest, rubrics: bool) -> list[str]:
-    """Every member a run may call, in config order: the members, the chairman, the evaluator, the safety
-    member, and (when the dataset has rubrics, which the whole council judges) every member."""
-    config = council.config
-    wanted = {*manifest.members, manifest.evaluator.member}
-    if manifest.mode == "council":
-        wanted |= {name for name in (config.chairman, config.safety.llm_member) if name}
-    if rubrics:
-        wanted |= {m.name for m in config.members}
-    return [m.name for m in config.members if m.name in wanted]
-
-
-def unpriced_members(council: Council, manifest: RunManifest, rubrics: bool) -> list[str]:
-    """The members a run may call that have no price, so a budget could not count their calls."""
-    return [name for name in budget_members(council, manifest, rubrics) if council.config.member(name).price is None]
+def returned_answer_usage(result: CouncilResult) -> Usage:
+    """The tokens of the call that produced the answer the council returned: the chairman's, or the
+    top-ranked member's answer when the final answer is that answer (no chairman, or its fallback)."""
+    final = result.final_answer
+    if final is None or final.source == "none":
+        return Usage()
+    if final.source == "chairman" and not final.fallback:
+        return final.usage
+    return next((a.usage for a in result.answers if a.member == final.by), final.usage)
 
 
 class EvalRunner:
@@ -227,12 +219,16 @@ class EvalRunner:
             else:
                 answer, by = final.content, final.by
         usage = result.usage if result is not None else None
+        # The spec's per-sample tokens are the answer returned; the whole council's spend is kept beside them.
+        returned = returned_answer_usage(result) if answer is not None and result is not None else Usage()
         # A run abandoned at the sample timeout has no cost record: its cost is unknown, not 0.
         cost = result.cost if result is not None else None
         metrics = SampleMetrics(
             answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
             latency_model_ms=_model_critical_path_ms(result) if result is not None else None,
-            input_tokens=usage.prompt_tokens if usage else 0, output_tokens=usage.completion_tokens if usage else 0,
+            input_tokens=returned.prompt_tokens, output_tokens=returned.completion_tokens,
+            spent_input_tokens=usage.prompt_tokens if usage else 0,
+            spent_output_tokens=usage.completion_tokens if usage else 0,
             cost_usd=cost.total_usd if cost else None, cost_partial=cost.partial if cost else False,
         )
         versions = {a.member: a.model_version for a in result.answers if a.model_version} if result else {}
@@ -280,12 +276,11 @@ class EvalRunner:
             evaluation = Evaluation(evaluator_error="no_answer")
         else:
             evaluation = await evaluate_sample(self.council.provider(evaluator), sample, answer,
-                                               self.manifest.generation_params)
+                                               self.manifest.generation_params, self.manifest.evaluator_template)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
         evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))
-        reasons = failed_conditions(metrics, self.manifest.thresholds)
-        verdicts = []
+        verdicts, rubric_failures = [], []
         for rubric in self.dataset.rubrics.get(sample.id, []):
             if answer is None:
                 break
@@ -293,8 +288,11 @@ class EvalRunner:
             verdicts.append(verdict)
             if not verdict.passed:
                 why = f"; required {', '.join(verdict.failed_required)} failed" if verdict.failed_required else ""
-                reasons.append(f"rubric {rubric.id}: failed at {verdict.score:.0%} "
-                               f"(pass at {verdict.threshold:.0%}){why}")
+                rubric_failures.append(f"rubric {rubric.id}: failed at {verdict.score:.0%} "
+                                       f"(pass at {verdict.threshold:.0%}){why}")
+        # A failed verdict is one of the sample's failures, so it counts wherever a pass is counted.
+        metrics = metrics.model_copy(update={"other_failures": rubric_failures})
+        reasons = failed_conditions(metrics, self.manifest.thresholds)
         return SampleRecord(
             run_id=self.manifest.run_id, repeat=repeat, sample_id=sample.id, subject=subject,
             question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,
@@ -312,12 +310,13 @@ class EvalRunner:
             if record.evaluation.model_version:
                 evaluator_versions.add(record.evaluation.model_version)
         config = self.council.config
+        notice = run_notices(self.manifest.repeat, self.manifest.evaluator_template, self.dataset)
         models = [model_record(config, m, seen.get(m, ())) for m in self.manifest.members]
         evaluator = model_record(config, self.manifest.evaluator.member, evaluator_versions)
         self.manifest = self.manifest.model_copy(update={
             "models": models, "evaluator": evaluator,
             "warnings": alias_warnings([*models, evaluator]) + role_warnings(
-                config, self.manifest.mode, self.manifest.members, evaluator.member),
+                config, self.manifest.mode, self.manifest.members, evaluator.member) + notice,
         })
 
     def summarize(self) -> EvalSummary:
@@ -364,17 +363,3 @@ class EvalRunner:
                   f"({usd(self.spent_usd)} spent)") if self.stopped else None
         return BudgetStatus(max_usd=self.max_usd, spent_usd=self.spent_usd, stopped=self.stopped, done=done,
                             total=total, reason=reason)
-
-
-def cost_summary(records: list[SampleRecord]) -> CostSummary:
-    """What every answer of a run cost, and apart from it its evaluator; unknown costs are None, never 0."""
-    metrics = [r.metrics for r in records]
-    total = cost_total(metrics)
-    unpriced = list(dict.fromkeys(name for r in records for name in r.unpriced))
-    evaluator = [r.evaluation.cost_usd for r in records]
-    known = [usd for usd in evaluator if usd is not None]
-    return CostSummary(
-        total_usd=total, per_sample_usd=total / len(records) if total is not None and records else None,
-        partial=any(m.cost_usd is None or m.cost_partial for m in metrics), unpriced=unpriced,
-        evaluator_usd=math.fsum(known) if known else None, evaluator_partial=len(known) < len(evaluator),
-    )

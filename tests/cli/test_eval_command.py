@@ -45,13 +45,15 @@ def test_the_sample_dataset_runs_end_to_end_on_the_simulated_council(capsys, env
     assert metrics["n_samples"] == metrics["n_scored"] == 12
     assert metrics["accuracy_mean"] >= 1.5 and metrics["faithfulness_failure_rate"] == 0
     assert metrics["latency_e2e_p95_ms"] < 8000
-    # A 4-member council spends about 8,000 tokens per question (9 calls), over the 6,000 budget of a passing
-    # sample: the default gate fails on pass_rate, and says so.
-    failing = [c["metric"] for c in summary["subjects"]["council"]["gate"]["checks"] if not c["passed"]]
-    assert (code, summary["gate_passed"], failing) == (1, False, ["pass_rate"])
-    assert metrics["total_tokens_total"] / 12 > 6000
+    # The spec's 6,000-token condition is on the answer the council returns (the chairman's call); the whole
+    # council spends more than that on a question (9 calls), which is gated apart, within its own 20,000.
+    checks = {c["metric"]: c for c in summary["subjects"]["council"]["gate"]["checks"]}
+    assert (code, summary["gate_passed"]) == (0, True) and all(c["passed"] for c in checks.values())
+    assert metrics["total_tokens"] / 12 < 6000 < metrics["spent_tokens_per_sample_mean"]
+    assert checks["spent_tokens_per_sample_mean"]["threshold"] == 20000
+    assert metrics["total_tokens_total"] == metrics["total_tokens"]  # the old name, an alias for one release
     council = summary["subjects"]["council"]
-    assert (council["n_failed"], council["failed_because"]) == (12, {"tokens": 12})
+    assert (council["n_failed"], council["failed_because"]) == (0, {})
     assert next(e["member"] for e in summary["leaderboard"]["entries"]) == "atlas"
     assert summary["leaderboard"]["calibration"]["passes"] == 2
     assert data["report"] == [str(report)] and "<svg" in report.read_text(encoding="utf-8")
@@ -67,11 +69,12 @@ def test_gate_exit_codes(capsys, env, tmp_path):
                        "--max-sample-tokens", "100000")
     assert code == 0 and "Gate: PASS" in out
     assert "Leaderboard (council ranking: calibrated z" in out
-    # A perfect score needs fewer than 2,000 tokens per sample; a council spends more, so 1.0 is out of reach.
-    code, out, _ = run(capsys, env, SAMPLE, "--config", config, "--no-report", "--min-aggregate-score", "1.0",
-                       "--quiet")
+    # The council's whole spend has its own gate check.
+    code, out, _ = run(capsys, env, SAMPLE, "--config", config, "--no-report", "--max-spent-tokens-per-sample",
+                       "1000", "--quiet")
     assert code == 1 and "Gate: FAIL" in out
-    assert any(line.split()[1:2] == ["aggregate_score"] and line.rstrip().endswith("FAIL") for line in out.splitlines())
+    assert any(line.split()[1:2] == ["spent_tokens_per_sample_mean"] and line.rstrip().endswith("FAIL")
+               for line in out.splitlines())
 
 
 def test_judge_mode_and_the_default_report_path(capsys, env, tmp_path, monkeypatch):

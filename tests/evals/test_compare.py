@@ -9,7 +9,8 @@ import pytest
 
 from council.evals.compare import compare_runs, render_comparison, verdicts
 from council.evals.evaluator import Evaluation
-from council.evals.metrics import SampleMetrics, Thresholds, aggregate_metrics, check_gate, repeat_stats, sample_score
+from council.evals.gate import check_gate, repeat_stats
+from council.evals.metrics import SampleMetrics, Thresholds, aggregate_metrics, sample_score
 from council.evals.records import EvalSummary, SampleRecord, StoredRun, SubjectSummary
 from tests.evals.conftest import manifest_for
 
@@ -62,7 +63,7 @@ def test_deltas_and_flipped_verdicts(tmp_path):
     assert deltas["aggregate_score"].delta == pytest.approx((2 * 1.0 + 2 * 0.55) / 4 - (3 * 1.0 + 0.55) / 4)
     assert deltas["accuracy_mean"].delta == pytest.approx(1.0 - 1.5)
     assert deltas["tokens_per_correct_answer"].delta == pytest.approx(1600 / 2 - 1600 / 3)
-    assert deltas["total_tokens_total"].delta == 0
+    assert deltas["total_tokens"].delta == 0
     assert [(f.sample_id, f.a, f.b, f.direction) for f in comparison.flipped] == [
         ("s2", "pass", "fail", "pass -> fail"), ("s3", "fail", "pass", "fail -> pass")]
     assert comparison.only_in_a == ["council/s4"] and comparison.only_in_b == ["council/s5"]

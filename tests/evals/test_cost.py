@@ -27,7 +27,8 @@ from council.evals.manifest import build_manifest, new_run_id
 from council.evals.metrics import SampleMetrics, Thresholds, aggregate_metrics
 from council.evals.records import EvalStore, EvalSummary, SampleRecord
 from council.evals.report import render_html, render_markdown, render_summary
-from council.evals.runner import EvalRunner, unpriced_members
+from council.evals.runner import EvalRunner
+from council.evals.spending import unpriced_members
 from council.testing.fake_llm import FakeLLMServer
 from tests.evals.conftest import PRICES, priced_council_file, script_priced
 
@@ -103,9 +104,10 @@ async def test_judge_mode_costs_each_member_on_its_own(fake_llm, tmp_path, datas
     # q4 scores accuracy 1 (partly_right): alpha's $0.012 over its 3 correct answers, beta's $0.008 over 3.
     assert summary.subjects["alpha"].metrics.cost_per_correct_answer_usd == pytest.approx(0.004)
     assert summary.subjects["beta"].metrics.cost_per_correct_answer_usd == pytest.approx(0.008 / 3)
-    # gamma's answers are wrong (accuracy 1): they still pass, but none is correct, so there is nothing to divide by.
+    # gamma's answers are wrong (accuracy 1): they still pass, but none is correct, so the whole $0.004 is over
+    # max(0, 1), as the spec divides tokens_per_correct_answer.
     gamma = summary.subjects["gamma"].metrics
-    assert gamma.pass_rate == 1 and gamma.cost_per_correct_answer_usd is None
+    assert gamma.pass_rate == 1 and gamma.cost_per_correct_answer_usd == pytest.approx(0.004)
     assert summary.cost.total_usd == pytest.approx(0.024) and summary.cost.per_sample_usd == pytest.approx(0.002)
     assert summary.cost.evaluator_usd == pytest.approx(0.036)  # 12 scores x $0.003
     text = render_summary(summary, stored.manifest)
@@ -113,7 +115,7 @@ async def test_judge_mode_costs_each_member_on_its_own(fake_llm, tmp_path, datas
     assert "cost: $0.0240 for 12 samples ($0.002000 a sample); by member: alpha $0.0120, beta $0.008000, " \
            "gamma $0.004000" in text
     row = next(line for line in text.splitlines() if line.startswith("cost_per_correct_answer_usd"))
-    assert row.split()[1:] == ["$0.004000", "$0.002667", "-"]
+    assert row.split()[1:] == ["$0.004000", "$0.002667", "$0.004000"]
 
 
 async def test_an_unpriced_member_makes_the_totals_partial(fake_llm, tmp_path, dataset_file):
@@ -229,7 +231,8 @@ def test_the_members_a_budget_needs_priced(tmp_path):
         + "".join(f"  - {{name: {m}, provider: openai, model: model-{m}, base_url: '{fake_url}'"
                   + (", price: {input_per_mtok: 1, output_per_mtok: 1}" if m != "gamma" else "") + "}\n"
                   for m in PRICES)
-        + "chairman: gamma\n", encoding="utf-8")
+        + "chairman: gamma\n"
+        + f"storage: {{path: '{tmp_path / 'council.db'}'}}\n", encoding="utf-8")  # never the user's database
     config = load_config(path, {})
     council = Council(config, environ={})
     dataset = load_dataset(tmp_path.joinpath("d.jsonl").write_text('{"id": "a", "task": "q"}\n') and

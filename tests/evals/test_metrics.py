@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from council.evals.gate import check_gate, mean_std, repeat_stats
 from council.evals.metrics import (
     RunMetrics,
     SampleMetrics,
     Thresholds,
     aggregate_metrics,
-    check_gate,
     failed_conditions,
     latency_norm,
-    mean_std,
     percentile,
-    repeat_stats,
     sample_passes,
     sample_score,
     token_efficiency_norm,
@@ -103,14 +101,17 @@ def test_run_aggregates():
     metrics = aggregate_metrics([A, B, C, D, E], DEFAULTS)
     assert (metrics.n_samples, metrics.n_scored, metrics.n_answered, metrics.n_timed_out) == (5, 3, 4, 1)
     assert metrics.accuracy_mean == pytest.approx(5 / 3)              # 2, 1, 2
-    assert metrics.accuracy_full_credit_rate == pytest.approx(2 / 3)
+    assert metrics.accuracy_full_credit_rate == pytest.approx(2 / 5)   # A and E, over every sample
     assert metrics.faithfulness_mean == pytest.approx(1.0)            # 1, 0, 2
-    assert metrics.faithfulness_failure_rate == pytest.approx(1 / 3)
+    # B scored 0; C and D have no score, which counts as a failure too: 3 of 5.
+    assert metrics.faithfulness_failure_rate == pytest.approx(3 / 5)
     assert metrics.latency_e2e_p50_ms == 6000
     assert metrics.latency_e2e_p95_ms == pytest.approx(18400)
     assert metrics.latency_model_p50_ms == 1400                       # 450, 1400, 5800
     assert metrics.latency_model_p95_ms == pytest.approx(1400 + 0.9 * 4400)  # rank 1.9
-    assert (metrics.input_tokens_total, metrics.output_tokens_total, metrics.total_tokens_total) == (5000, 5900, 10900)
+    assert (metrics.total_input_tokens, metrics.total_output_tokens, metrics.total_tokens) == (5000, 5900, 10900)
+    # One call per sample here, so the spend is the same tokens.
+    assert (metrics.total_spent_tokens, metrics.spent_tokens_per_sample_mean) == (10900, 10900 / 5)
     # Over the answered samples A, B, C, E: (1/3 + 5/3 + 3 + 1/4) / 4.
     assert metrics.token_efficiency_ratio_mean == pytest.approx(1.3125)
     assert metrics.tokens_per_correct_answer == pytest.approx(10900 / 2)  # A and E have full accuracy
@@ -120,25 +121,27 @@ def test_run_aggregates():
 
 def test_aggregates_of_nothing_scored():
     metrics = aggregate_metrics([D], DEFAULTS)
-    assert metrics.accuracy_mean is None and metrics.faithfulness_failure_rate is None
-    assert metrics.tokens_per_correct_answer is None and metrics.token_efficiency_ratio_mean is None
+    assert metrics.accuracy_mean is None and metrics.faithfulness_failure_rate == 1.0
+    assert metrics.tokens_per_correct_answer == 0.0 and metrics.token_efficiency_ratio_mean is None
     assert metrics.pass_rate == 0.0 and metrics.latency_model_p95_ms is None
     assert aggregate_metrics([], DEFAULTS).aggregate_score is None
 
 
 AT_THRESHOLDS = RunMetrics(aggregate_score=0.80, pass_rate=0.85, faithfulness_failure_rate=0.05,
-                           latency_e2e_p95_ms=10000)
+                           latency_e2e_p95_ms=10000, spent_tokens_per_sample_mean=20000)
 
 
 def test_gate_holds_at_its_thresholds():
     gate = check_gate(AT_THRESHOLDS, DEFAULTS)
     assert gate.passed and [c.metric for c in gate.checks] == [
-        "aggregate_score", "pass_rate", "faithfulness_failure_rate", "latency_e2e_p95_ms"]
+        "aggregate_score", "pass_rate", "faithfulness_failure_rate", "latency_e2e_p95_ms",
+        "spent_tokens_per_sample_mean"]
 
 
 @pytest.mark.parametrize(("metric", "value"), [("aggregate_score", 0.7999), ("pass_rate", 0.8499),
                                                ("faithfulness_failure_rate", 0.0501),
-                                               ("latency_e2e_p95_ms", 10000.1), ("faithfulness_failure_rate", None)])
+                                               ("latency_e2e_p95_ms", 10000.1), ("faithfulness_failure_rate", None),
+                                               ("spent_tokens_per_sample_mean", 20000.5)])
 def test_gate_fails_past_any_threshold_or_without_a_value(metric, value):
     gate = check_gate(AT_THRESHOLDS.model_copy(update={metric: value}), DEFAULTS)
     assert not gate.passed
@@ -163,3 +166,18 @@ def test_mean_and_std_across_repeats():
     assert stats.latency_e2e_p95_ms_std == pytest.approx(1000)
     assert mean_std([0.5]) == (0.5, None)
     assert mean_std([None, None]) == (None, None)
+
+
+def test_a_summary_written_with_the_old_names_still_reads_and_writes_both():
+    old = RunMetrics.model_validate({"n_samples": 2, "input_tokens_total": 300, "output_tokens_total": 40,
+                                     "total_tokens_total": 340})
+    assert (old.total_input_tokens, old.total_output_tokens, old.total_tokens) == (300, 40, 340)
+    dumped = old.model_dump()
+    assert dumped["total_tokens"] == dumped["total_tokens_total"] == 340
+    assert RunMetrics.model_validate(dumped) == old  # a summary written now reads back
+
+
+def test_another_failure_fails_the_sample_and_counts_in_the_pass_rate():
+    rubric = E.model_copy(update={"other_failures": ["rubric r: failed at 40% (pass at 70%)"]})
+    assert failed_conditions(rubric, DEFAULTS) == ["rubric r: failed at 40% (pass at 70%)"]
+    assert aggregate_metrics([E, rubric], DEFAULTS).pass_rate == 0.5

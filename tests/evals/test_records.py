@@ -67,3 +67,14 @@ def test_an_unopenable_database_is_a_storage_error(tmp_path):
     blocker.write_text("")
     with pytest.raises(EvalStorageError, match="cannot open the evaluation tables"):
         EvalStore(blocker / "e.db")
+
+
+def test_a_record_stored_before_other_failures_keeps_its_failed_rubric_verdict():
+    verdict = {"rubric_id": "r", "rubric_version": "1.0.0", "passed": False, "score": 0.4, "threshold": 0.7,
+               "criteria": []}
+    record = SampleRecord.model_validate({
+        "run_id": "x", "repeat": 0, "sample_id": "s", "subject": "council", "question": "q", "status": "ok",
+        "evaluator": "e", "metrics": {"answered": True, "accuracy_score": 2, "faithfulness_score": 2},
+        "evaluation": {}, "passed": False, "failed_conditions": ["rubric r: failed at 40% (pass at 70%)"],
+        "sample_score": 1.0, "created_at": "2026-01-01T00:00:00Z", "rubric_verdicts": [verdict]})
+    assert record.metrics.other_failures == ["rubric r: failed at 40% (pass at 70%)"]

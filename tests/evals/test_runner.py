@@ -60,9 +60,14 @@ async def test_council_mode_scores_the_final_answer_with_the_councils_cost(fake_
     for record in records:
         result = stored_results[record.council_run_id]
         assert result is not None and result.status == "complete"
-        # Tokens are the whole council run's: every answer, review and the final answer.
-        assert (record.metrics.input_tokens, record.metrics.output_tokens) == \
+        # The spent tokens are the whole council run's: every answer, review and the final answer; the spec's
+        # tokens are the answer returned (no chairman here: the top-ranked member's answer).
+        assert (record.metrics.spent_input_tokens, record.metrics.spent_output_tokens) == \
             (result.usage.prompt_tokens, result.usage.completion_tokens)
+        top = next(a for a in result.answers if a.member == result.final_answer.by)
+        assert (record.metrics.input_tokens, record.metrics.output_tokens) == \
+            (top.usage.prompt_tokens, top.usage.completion_tokens)
+        assert record.metrics.total_tokens < record.metrics.spent_total_tokens
         assert record.candidate_answer == result.final_answer.content and record.answered_by == "alpha"
         assert record.metrics.latency_e2e_ms >= result.timings.total_ms * 0.9
         assert record.metrics.latency_model_ms is not None and record.evaluation.attempts == 1
@@ -81,7 +86,9 @@ async def test_council_mode_scores_the_final_answer_with_the_councils_cost(fake_
         reopened.close()
     assert stored.status == "complete" and stored.summary == summary
     assert [m.versions for m in stored.manifest.models] == [[f"model-{m}"] for m in PROVIDERS]
-    assert stored.manifest.evaluator.versions == ["model-alpha"] and stored.manifest.warnings == []
+    assert stored.manifest.evaluator.versions == ["model-alpha"]
+    # Two repeats are fewer than the spec's three: said once, and nothing else is wrong.
+    assert [w.split(":")[0] for w in stored.manifest.warnings] == ["--repeat 2"]
 
 
 async def test_judge_mode_scores_every_member_and_gates_each(fake_llm, tmp_path, dataset_file):

@@ -233,21 +233,33 @@ def parse_rubric(raw: dict[str, Any], source: str) -> tuple[Rubric, list[str]]:
 
 def parse_rubrics(raw: dict[str, Any], source: str) -> list[tuple[str, Rubric, list[str]]]:
     """Every rubric in a file of any known format (Council, AgentV, dataknobs), checked: (where, rubric, warnings)."""
+    checked = []
+    for where, rubric, errors, warnings in read_rubrics(raw, source):
+        if errors:
+            raise ConfigError(f"{source}: {where}" if where else source, errors)
+        checked.append((where, rubric, warnings))
+    return checked
+
+
+def read_rubrics(raw: dict[str, Any], source: str) -> list[tuple[str, Rubric, list[str], list[str]]]:
+    """Every rubric in a file, with the meta-rubric's errors and warnings reported, not raised.
+
+    (where, rubric, errors, warnings). Only what stops a rubric from being
+    read at all raises ConfigError: a format problem, a field of the wrong type.
+    """
     from council.rubrics.formats import rubrics_in
     from council.rubrics.model import Rubric
 
-    checked = []
+    read = []
     for found in rubrics_in(raw, source):
-        where = f"{source}: {found.where}" if found.where else source
         try:
             rubric = Rubric.model_validate(found.data)
         except ValidationError as exc:
+            where = f"{source}: {found.where}" if found.where else source
             raise ConfigError(where, format_validation_error(exc, Rubric)) from None
         errors, warnings = check_rubric(rubric)
-        if errors:
-            raise ConfigError(where, errors)
-        checked.append((found.where, rubric, warnings))
-    return checked
+        read.append((found.where, rubric, errors, warnings))
+    return read
 
 
 def print_warnings(source: str, warnings: list[str]) -> None:

@@ -34,7 +34,8 @@ def add_rubric_commands(commands: Any) -> None:
     register.add_argument("file")
     show = actions.add_parser("show", help="print a rubric (id, id@version, shipped name or file)")
     show.add_argument("reference")
-    delete = actions.add_parser("delete", help="delete id or id@version (kept for audit)")
+    delete = actions.add_parser("delete", help="id: remove its latest pointer; id@version: withdraw that "
+                                                "version (every version is kept for audit)")
     delete.add_argument("reference")
     evaluate = actions.add_parser("evaluate", help="score an answer (by the council) or a JSON target with a rubric")
     evaluate.add_argument("reference", help="rubric: id[@version], shipped name or file")
@@ -127,7 +128,11 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
             count = store.delete_rubric(args.reference)
             if not count:
                 raise ConfigError("rubric registry", f"no registered rubric {args.reference!r} to delete")
-            print(f"{args.reference}: {count} version(s) marked deleted (kept for audit)")
+            if "@" in args.reference:
+                print(f"{args.reference}: withdrawn; kept for audit and still readable as {args.reference}")
+            else:
+                print(f"{args.reference}: latest pointer removed; {count} version(s) kept for audit "
+                      f"(each still usable as {args.reference}@VERSION; `council rubric list --all` lists them)")
     finally:
         store.close()
     return 0

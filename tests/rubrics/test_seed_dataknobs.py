@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from council import evaluate_target, load_rubric
+from council import evaluate_target, load_rubric, register_schema
 from council.cli import main
 from council.errors import ConfigError
 from council.rubrics import register_check
-from council.rubrics.schemas import register_schema
 from council.testing.fake_llm import Step
 
 SEEDS = Path(__file__).parent / "fixtures" / "seeds"

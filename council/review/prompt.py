@@ -119,7 +119,9 @@ def _render_rubric(rubric: Rubric) -> str:
         if criterion.guidance:
             lines.append(criterion.guidance)
         if criterion.kind == "scored":
-            lines += [f"- {first}{'' if first == last else f'-{last}'}: {text.strip()}"
+            # Anchors (AgentV) describe points on the scale, not the span up to the next key.
+            anchors = rubric.range_keys == "anchors"
+            lines += [f"- {first}{'' if first == last or anchors else f'-{last}'}: {text.strip()}"
                       for first, last, text in bands(criterion, rubric.scale.min, rubric.scale.max)]
         elif criterion.kind == "levels":
             for level in criterion.levels or []:

@@ -162,7 +162,7 @@ def _suggestion(criterion: Criterion, rubric: Rubric, index: int) -> str | None:
     spans = bands(criterion, rubric.scale.min, rubric.scale.max)
     if index + 1 < len(spans):
         first, last, text = spans[index + 1]
-        band = str(first) if first == last else f"{first}-{last}"
+        band = str(first) if first == last or rubric.range_keys == "anchors" else f"{first}-{last}"
         return f"{criterion.title}: aim for {band}: {text}"
     return None
 

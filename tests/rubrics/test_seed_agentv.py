@@ -60,6 +60,10 @@ async def test_ids_are_kept_as_written_through_prompt_ballot_and_verdict(fake_ll
     assert [c.id for c in verdict.criteria] == rubric.criterion_ids()
     assert verdict.failed_required == ["bug-detection"] and not verdict.passed
     assert "required criteria failed: bug-detection" in verdict.feedback
+    system = fake_llm.requests_for("model-alpha")[0].messages[0]["content"]
+    assert "### bug-detection: bug-detection" in system
+    assert "- 5: Identifies some bugs but misses important ones" in system, "score-range keys shown as the points"
+    assert "- 5-9:" not in system
 
 
 async def test_an_agentv_required_criterion_fails_the_verdict_only_at_zero(fake_llm):

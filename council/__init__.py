@@ -58,6 +58,7 @@ from council.result import AnswerRecord, CouncilResult, FinalAnswer, RankingEntr
 from council.rubrics.catalog import UnknownRubricError
 from council.rubrics.load import load_rubric
 from council.rubrics.model import Criterion, Rubric
+from council.rubrics.schemas import register_schema
 from council.rubrics.target_evaluation import TargetEvaluation
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
@@ -107,6 +108,7 @@ __all__ = [
     "judge_answer",
     "load_config",
     "load_rubric",
+    "register_schema",
 ]
 
 

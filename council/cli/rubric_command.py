@@ -14,8 +14,8 @@ from council.cli.common import UsageError
 from council.config_errors import read_yaml
 from council.errors import ConfigError
 from council.rubrics.formats import detect_format
-from council.rubrics.load import parse_rubrics, print_warnings, rubrics_dir
-from council.rubrics.meta import meta_checks
+from council.rubrics.load import parse_rubrics, print_warnings, read_rubrics, rubrics_dir
+from council.rubrics.meta import meta_score
 
 
 def add_rubric_commands(commands: Any) -> None:
@@ -25,13 +25,17 @@ def add_rubric_commands(commands: Any) -> None:
     actions.required = True
     check = actions.add_parser("check", help="validate a rubric file (the meta-rubric)")
     check.add_argument("file")
+    check.add_argument("--meta", action="store_true",
+                       help="score the rubric's structure with the meta-rubric (0.2 per check, valid at 0.7) "
+                            "instead of stopping at the first severe problem; exit 0 when structurally valid")
     listing = actions.add_parser("list", help="shipped and registered rubrics")
     listing.add_argument("--all", action="store_true", help="include deleted versions")
     register = actions.add_parser("register", help="add a rubric file to the registry")
     register.add_argument("file")
     show = actions.add_parser("show", help="print a rubric (id, id@version, shipped name or file)")
     show.add_argument("reference")
-    delete = actions.add_parser("delete", help="delete id or id@version (kept for audit)")
+    delete = actions.add_parser("delete", help="id: remove its latest pointer; id@version: withdraw that "
+                                                "version (every version is kept for audit)")
     delete.add_argument("reference")
     evaluate = actions.add_parser("evaluate", help="score an answer (by the council) or a JSON target with a rubric")
     evaluate.add_argument("reference", help="rubric: id[@version], shipped name or file")
@@ -61,8 +65,28 @@ def _check(path: str) -> int:
         print(f"{path}: valid rubric {rubric.ref}{origin}, {len(rubric.criteria)} criteria "
               f"({kinds['llm']} llm, {decoded}{kinds['deterministic']} deterministic, {kinds['schema']} schema), "
               f"pass threshold {rubric.pass_threshold:g}, {len(warnings)} warning(s)")
-        print("  meta-rubric: " + ", ".join(f"{check.name} {check.level}" for check in meta_checks(rubric)))
+        meta = meta_score(rubric)
+        print(f"  meta-rubric {meta.score * 100:.0f}%: " + ", ".join(f"{c.name} {c.level}" for c in meta.checks))
     return 0
+
+
+def _check_meta(path: str) -> int:
+    """Each rubric in the file scored by the meta-rubric; exit 0 when every one is structurally valid."""
+    valid = True
+    for where, rubric, errors, warnings in read_rubrics(read_yaml(Path(path)), path):
+        meta = meta_score(rubric)
+        valid = valid and meta.passed
+        verdict = "structurally valid" if meta.passed else "NOT structurally valid"
+        print(f"{path}{': ' + where if where else ''}: {rubric.ref}: meta-rubric score {meta.score * 100:.0f}% "
+              f"(pass at {meta.threshold * 100:.0f}%): {verdict}")
+        for check in meta.checks:
+            print(f"  {check.name}: {check.level} ({check.detail})")
+        if errors:
+            print(f"  as a rubric to use, {len(errors)} problem(s) stop it loading:")
+            print("\n".join(f"  - {error}" for error in errors))
+        for warning in warnings:
+            print(f"  warning: {warning}")
+    return 0 if valid else 1
 
 
 def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
@@ -71,7 +95,7 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
     from council.storage.store import Store
 
     if args.rubric_command == "check":
-        return _check(args.file)
+        return _check_meta(args.file) if args.meta else _check(args.file)
     config = load_cli_config(args.config, environ)
     if args.rubric_command == "evaluate":
         if args.target is not None:
@@ -104,7 +128,11 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
             count = store.delete_rubric(args.reference)
             if not count:
                 raise ConfigError("rubric registry", f"no registered rubric {args.reference!r} to delete")
-            print(f"{args.reference}: {count} version(s) marked deleted (kept for audit)")
+            if "@" in args.reference:
+                print(f"{args.reference}: withdrawn; kept for audit and still readable as {args.reference}")
+            else:
+                print(f"{args.reference}: latest pointer removed; {count} version(s) kept for audit "
+                      f"(each still usable as {args.reference}@VERSION; `council rubric list --all` lists them)")
     finally:
         store.close()
     return 0

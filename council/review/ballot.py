@@ -257,14 +257,17 @@ def _read_evaluations(
             fields[name] = item
         scores: dict[str, CriterionValue] = {}
         for criterion in form.criteria:
-            if criterion.id not in fields:
+            # fields are keyed by the normalized spelling; an id is kept as written, so "Bug Detection" is looked
+            # up as "bug detection" (the meta-rubric refuses two ids that differ only so).
+            field = form.spelled[criterion.id]
+            if field not in fields:
                 problems.append(f"evaluations.{label}.{criterion.id} is missing")
                 continue
-            criterion_value = _criterion_value(criterion, fields[criterion.id], rubric, form)
+            criterion_value = _criterion_value(criterion, fields[field], rubric, form)
             if criterion_value is None:
                 problems.append(
                     f"evaluations.{label}.{criterion.id} must be {_expected(criterion, rubric)}, "
-                    f"got {_show(fields[criterion.id])}"
+                    f"got {_show(fields[field])}"
                 )
             else:
                 scores[criterion.id] = criterion_value

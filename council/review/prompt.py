@@ -34,7 +34,8 @@ from council.review.sandbox import (  # noqa: F401 - fill_template, neutralize a
     new_nonce,
     render_prompt,
 )
-from council.rubrics.model import LLM_SCORED, Criterion, Rubric, bands
+from council.rubrics.bands import bands
+from council.rubrics.model import LLM_SCORED, Criterion, Rubric
 from council.types import ChatMessage
 
 PROTOCOL = "council-review/1"
@@ -118,7 +119,9 @@ def _render_rubric(rubric: Rubric) -> str:
         if criterion.guidance:
             lines.append(criterion.guidance)
         if criterion.kind == "scored":
-            lines += [f"- {first}{'' if first == last else f'-{last}'}: {text.strip()}"
+            # Anchors (AgentV) describe points on the scale, not the span up to the next key.
+            anchors = rubric.range_keys == "anchors"
+            lines += [f"- {first}{'' if first == last or anchors else f'-{last}'}: {text.strip()}"
                       for first, last, text in bands(criterion, rubric.scale.min, rubric.scale.max)]
         elif criterion.kind == "levels":
             for level in criterion.levels or []:
@@ -226,7 +229,8 @@ def read_review_task(messages: list[ChatMessage]) -> ReviewTask | None:
         if verdict is None or not keys:
             return None
         nonce = verdict.group(1)
-        hints = dict(re.findall(r"([a-z][a-z0-9_]*) \(([^)]*)\)", keys[-1]))
+        # "id (hint), id (hint)": an id is kept as the rubric writes it (letters, digits, spaces, _ - .).
+        hints = dict(re.findall(r"(?:^|(?<=\), ))([A-Za-z0-9][A-Za-z0-9 _.-]*?) \(([^)]*)\)", keys[-1]))
         dimension_ids = list(hints)
         opening = re.compile(r'<<candidate id="(Response [A-Z]{1,3})" nonce="' + nonce + r'">>\n')
         closing = f'\n<</candidate nonce="{nonce}">>'

@@ -7,7 +7,11 @@ template cannot call methods that change data or reach Python internals
 (``{{ x.__class__ }}`` is refused), and a missing variable is an error, not an
 empty string. The model is told the valid levels and asked for
 ``{"level_id": "..."}``; its reply is read as JSON first, then by the level
-ids it names. Pure text: calling the model is the caller's business.
+ids it names. A criterion with a ``decode_output_schema`` is stricter: the
+reply must be a JSON object valid against that schema (shown to the model),
+and its ``level_id`` a valid level; a reply that is not is a failed decode
+whose reason says why, never an exception. Pure text: calling the model is
+the caller's business.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from council.types import ChatMessage
 
 _ENVIRONMENT = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+_FENCED = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n\s*```\s*$", re.S)
 DEFAULT_TEMPLATE = "The content to classify, as JSON:\n{{ target_json }}"
 
 
@@ -66,12 +71,17 @@ def decode_messages(criterion: Criterion, target: dict[str, Any]) -> list[ChatMe
               f"{': ' + criterion.guidance if criterion.guidance else ''}.\n"
               f"Choose exactly one of these levels:\n{levels}\n"
               'Reply with JSON only: {"level_id": "<one of the ids above>"}')
+    if criterion.decode_output_schema is not None:
+        shape = json.dumps(criterion.decode_output_schema, ensure_ascii=False)
+        system += f"\nYour reply must be one JSON object valid against this JSON Schema: {shape}"
     return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=rendered)]
 
 
 def read_level(reply: str, criterion: Criterion) -> DecodeReading:
     """The level a reply names: from a ``{"level_id": ...}`` object first, else the one level id in the text."""
     ids = {level.id for level in criterion.levels or []}
+    if criterion.decode_output_schema is not None:
+        return _read_by_schema(reply, criterion.decode_output_schema, ids)
     for match in reversed(_JSON_OBJECT.findall(reply)):
         try:
             data = json.loads(match)
@@ -83,3 +93,40 @@ def read_level(reply: str, criterion: Criterion) -> DecodeReading:
     if len(named) == 1:
         return DecodeReading(named[0], "text")
     return DecodeReading(None, "ambiguous" if named else "no level named")
+
+
+def _reply_object(reply: str) -> Any:
+    """The JSON value a reply holds: all of it, a fenced block, or its last flat object; ``ValueError`` if none."""
+    fenced = _FENCED.match(reply)
+    text = fenced.group(1) if fenced else reply.strip()
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    for match in reversed(_JSON_OBJECT.findall(reply)):
+        try:
+            return json.loads(match)
+        except ValueError:
+            continue
+    raise ValueError("the reply holds no JSON object")
+
+
+def _read_by_schema(reply: str, schema: dict[str, Any], ids: set[str]) -> DecodeReading:
+    """The level of a reply that must match ``schema``; a mismatch names the first problem."""
+    import jsonschema
+
+    try:
+        data = _reply_object(reply)
+    except ValueError as error:
+        return DecodeReading(None, f"does not match decode_output_schema: {error}")
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    problems = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if problems:
+        first = problems[0]
+        where = "/".join(map(str, first.absolute_path)) or "(root)"
+        return DecodeReading(None, f"does not match decode_output_schema: {where}: {first.message}"[:300])
+    level = data.get("level_id") if isinstance(data, dict) else None
+    if level not in ids:
+        return DecodeReading(None, f"matches decode_output_schema but its level_id {level!r} is not one of "
+                                   f"{', '.join(sorted(ids))}")
+    return DecodeReading(str(level), "json, valid against decode_output_schema")

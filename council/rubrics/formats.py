@@ -6,12 +6,18 @@ Two formats besides Council's own are understood:
   ``rubrics`` (plain strings, or objects with ``id``, ``expected_outcome``,
   ``weight``, ``required`` and 0–10 ``score_ranges``), optional ``evalcases``
   with their own inline ``rubrics``, which combine with the file-level ones;
-  also a bare ``rubrics:`` list or top-level ``evaluators:``.
+  also a bare ``rubrics:`` list or top-level ``evaluators:``. AgentV's rules
+  come with them as data on the rubric: a required criterion fails the
+  verdict only at score 0 (``required_rule: nonzero``), and score-range keys
+  are described points, not bands that must cover 0–10
+  (``range_keys: anchors``). Ids are kept exactly as written.
 * **dataknobs rubrics**: ``id``, ``name``, ``description``, semver
   ``version``, ``target_type``, ``pass_threshold``, ``metadata`` and
   ``criteria`` whose ``levels`` carry ``indicators`` and whose
   ``scoring_method`` says how they are scored; or a config file holding
-  several under ``rubrics:``.
+  several under ``rubrics:``. The fields dataknobs requires are required
+  here too, each named when missing; a ``schema_ref`` is resolved
+  (:mod:`council.rubrics.schemas`).
 
 This is one engine: each format becomes the same :class:`~council.rubrics.model.Rubric`
 data, so checking, scoring and verdicts are Council's. A problem is named in
@@ -26,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from council.errors import ConfigError
-from council.rubrics.model import slug
+from council.rubrics.model import CRITERION_ID, slug
+from council.rubrics.schemas import resolve_schema_ref
 
 Format = Literal["council", "agentv", "dataknobs"]
 
@@ -36,6 +43,9 @@ _DATAKNOBS_TOP = frozenset({"id", "name", "description", "version", "target_type
 _DATAKNOBS_CRITERION = frozenset({"id", "name", "description", "weight", "levels", "scoring_method", "required"})
 _DATAKNOBS_METHOD = frozenset({"type", "function_ref", "schema", "schema_ref", "decode_prompt",
                                "decode_output_schema"})
+_DATAKNOBS_REQUIRED_TOP = ("id", "name", "description", "version", "target_type", "criteria", "pass_threshold")
+_DATAKNOBS_REQUIRED_CRITERION = ("id", "name", "description", "weight", "levels", "scoring_method")
+_DATAKNOBS_REQUIRED_LEVEL = ("id", "label", "description", "score")
 _VERSION_PARTS = re.compile(r"^\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$")
 
 
@@ -72,7 +82,7 @@ def rubrics_in(raw: dict[str, Any], source: str) -> list[FoundRubric]:
             return [FoundRubric(f"rubrics[{i}]", _dataknobs(item, source, f"rubrics[{i}].")) for i, item in
                     enumerate(raw["rubrics"])]
         return [FoundRubric("", _dataknobs(raw, source, ""))]
-    return [FoundRubric("", raw)]
+    return [FoundRubric("", _council_schema_refs(raw, source))]
 
 
 def agentv_case_rubrics(raw: dict[str, Any], source: str) -> dict[str, list[FoundRubric]]:
@@ -120,8 +130,11 @@ def _agentv_items(items: Any, source: str, where: str) -> list[dict[str, Any]]:
         for key in ("id", "expected_outcome"):
             if not isinstance(item.get(key), str) or not item[key].strip():
                 raise ConfigError(source, f"{at}.{key}: required, a non-empty string")
-        criterion: dict[str, Any] = {"id": slug(item["id"]), "name": item["id"],
-                                     "expected_outcome": item["expected_outcome"]}
+        if not re.fullmatch(CRITERION_ID, item["id"]):
+            raise ConfigError(source, f"{at}.id: {item['id']!r} is not usable as an id: letters, digits, spaces, "
+                                      "_ - . (up to 64, starting with a letter or digit); it is a ballot key")
+        # The id as written: bug-detection stays bug-detection, and a-b and a_b are two criteria.
+        criterion: dict[str, Any] = {"id": item["id"], "name": item["id"], "expected_outcome": item["expected_outcome"]}
         for key in ("weight", "required", "score_ranges", "description"):
             if key in item:
                 criterion[key] = item[key]
@@ -140,6 +153,8 @@ def _agentv_rubric(rubric_id: str, name: str, version: str, criteria: list[dict[
         "id": rubric_id, "name": name, "version": version, "criteria": criteria,
         # AgentV's score ranges run 0 to 10 and map linearly to 0-1.
         **({"scale": {"min": 0, "max": 10}} if analytic else {}),
+        # AgentV's rules: a required criterion fails the verdict only at score 0; score-range keys describe points.
+        "required_rule": "nonzero", "range_keys": "anchors",
         # AgentV documents no pass threshold, only the required-criterion override: Council's default applies.
         "metadata": {"format": "agentv", **origin},
     }
@@ -195,9 +210,10 @@ def _dataknobs(raw: Any, source: str, prefix: str) -> dict[str, Any]:
     unknown = sorted(set(raw) - _DATAKNOBS_TOP, key=str)
     if unknown:
         raise ConfigError(source, f"{prefix}{unknown[0]}: not a dataknobs rubric field")
-    criteria = raw.get("criteria")
+    _require(raw, _DATAKNOBS_REQUIRED_TOP, source, prefix, "rubric")
+    criteria = raw["criteria"]
     if not isinstance(criteria, list):
-        raise ConfigError(source, f"{prefix}criteria: required, a list of criteria")
+        raise ConfigError(source, f"{prefix}criteria: must be a list of criteria")
     converted = {key: raw[key] for key in ("id", "name", "description", "version", "target_type", "pass_threshold")
                  if key in raw}
     converted["metadata"] = {**(raw.get("metadata") or {}), "format": "dataknobs"}
@@ -212,8 +228,13 @@ def _dataknobs_criterion(raw: Any, source: str, at: str) -> dict[str, Any]:
     if unknown:
         raise ConfigError(source, f"{at}.{unknown[0]}: not a dataknobs criterion field")
     where = f"{at} ({raw.get('id', '?')})"
-    if not raw.get("levels"):
-        raise ConfigError(source, f"{where}.levels: required, the quality levels from lowest to highest score")
+    _require(raw, _DATAKNOBS_REQUIRED_CRITERION, source, f"{where}.", "criterion")
+    if not isinstance(raw["levels"], list) or not raw["levels"]:
+        raise ConfigError(source, f"{where}.levels: must list the quality levels, from lowest to highest score")
+    for index, level in enumerate(raw["levels"]):
+        if not isinstance(level, dict):
+            raise ConfigError(source, f"{where}.levels[{index}]: a level must be an object")
+        _require(level, _DATAKNOBS_REQUIRED_LEVEL, source, f"{where}.levels[{index}].", "level")
     criterion: dict[str, Any] = {key: raw[key] for key in ("id", "name", "description", "weight", "levels")
                                  if key in raw}
     # dataknobs' `required` means "must be evaluated" (every criterion is); the verdict is the weighted
@@ -230,10 +251,7 @@ def _dataknobs_criterion(raw: Any, source: str, at: str) -> dict[str, Any]:
             raise ConfigError(source, f"{where}.scoring_method.function_ref: required for deterministic scoring")
         criterion.update(scoring="deterministic", function=method["function_ref"])
     elif kind == "schema":
-        if method.get("schema") is None:
-            what = "schema_ref is not supported yet; inline the schema" if method.get("schema_ref") else "required"
-            raise ConfigError(source, f"{where}.scoring_method.schema: {what}")
-        criterion.update(scoring="schema", schema=method["schema"])
+        criterion.update(scoring="schema", **_schema_of(method, source, f"{where}.scoring_method."))
     elif kind == "llm_decode":
         if not method.get("decode_prompt"):
             raise ConfigError(source, f"{where}.scoring_method.decode_prompt: required for llm_decode scoring")
@@ -244,3 +262,39 @@ def _dataknobs_criterion(raw: Any, source: str, at: str) -> dict[str, Any]:
         raise ConfigError(source, f"{where}.scoring_method.type: must be deterministic, schema or llm_decode, "
                                   f"got {kind or 'nothing'!r}")
     return criterion
+
+
+def _require(raw: dict[str, Any], fields: tuple[str, ...], source: str, at: str, what: str) -> None:
+    """A ConfigError naming the first field dataknobs requires that ``raw`` lacks (null counts as missing)."""
+    for field in fields:
+        if raw.get(field) is None:
+            raise ConfigError(source, f"{at}{field}: missing; a dataknobs {what} requires it "
+                                      f"({', '.join(fields)})")
+
+
+def _schema_of(holder: dict[str, Any], source: str, at: str) -> dict[str, Any]:
+    """``{"schema": ...}`` from an inline ``schema`` or a resolved ``schema_ref`` (recorded beside it)."""
+    inline, ref = holder.get("schema"), holder.get("schema_ref")
+    if inline is not None and ref is not None:
+        raise ConfigError(source, f"{at}schema_ref: give schema or schema_ref, not both")
+    if inline is not None:
+        return {"schema": inline}
+    if ref is None:
+        raise ConfigError(source, f"{at}schema: required for schema scoring (or schema_ref naming one)")
+    if not isinstance(ref, str) or not ref.strip():
+        raise ConfigError(source, f"{at}schema_ref: must be a schema name or a path, got {ref!r}")
+    try:
+        return {"schema": resolve_schema_ref(ref, source), "schema_ref": ref}
+    except ValueError as error:
+        raise ConfigError(source, f"{at}schema_ref: cannot be resolved: {error}") from None
+
+
+def _council_schema_refs(raw: dict[str, Any], source: str) -> dict[str, Any]:
+    """A Council-format rubric with each criterion's ``schema_ref`` resolved, as in a dataknobs file."""
+    criteria = raw.get("criteria")
+    if not isinstance(criteria, list) or not any(isinstance(c, dict) and c.get("schema_ref") is not None
+                                                 for c in criteria):
+        return raw
+    resolved = [{**c, **_schema_of(c, source, f"criteria[{i}] ({c.get('id', '?')}).")}
+                if isinstance(c, dict) and c.get("schema_ref") is not None else c for i, c in enumerate(criteria)]
+    return {**raw, "criteria": resolved}

@@ -4,11 +4,14 @@ Errors stop the load with a message naming the file and the criterion;
 warnings are printed and the rubric is used. ``council rubric check FILE``
 runs the same checks on their own.
 
-Errors: no criteria; repeated ids or names; a weight that is not positive;
+Errors: no criteria; repeated ids or names (ids differing only in case or
+spacing count as repeated: a ballot cannot tell them apart); a negative
+weight, or no criterion with a positive one;
 fractional weights (``weight_mode: fractions``) that do not sum to 1 ± 0.01;
 a pass threshold that no answer can reach, or that every answer reaches;
 levels out of score order; score ranges that leave a gap in the scale or
-overlap; an LLM criterion without anchors (an expected outcome, band
+overlap (with ``range_keys: anchors``, AgentV's reading, the keys are
+described points and need not cover the scale); an LLM criterion without anchors (an expected outcome, band
 descriptions or level descriptions); a deterministic function that cannot be
 imported; an invalid JSON Schema; a gate naming an unknown criterion.
 Warnings: fewer than three bands, a pass threshold below 0.5.
@@ -36,7 +39,7 @@ if TYPE_CHECKING:
 
 
 def _check_bands(rubric: Rubric, index: int, criterion: Criterion, errors: list[str], warnings: list[str]) -> None:
-    from council.rubrics.model import bands, parse_band
+    from council.rubrics.bands import bands, parse_band
 
     where = f"criteria[{index}] ({criterion.id}).score_ranges"
     low, high = rubric.scale.min, rubric.scale.max
@@ -50,7 +53,7 @@ def _check_bands(rubric: Rubric, index: int, criterion: Criterion, errors: list[
     for first, last, text in spans:
         if first < low or last > high:
             errors.append(f"{where}: band {first}-{last} is outside the scale {low} to {high}")
-        if first > expected:
+        if first > expected and rubric.range_keys == "bands":
             errors.append(f"{where}: scores {expected}-{first - 1} are not covered by any band")
         elif first < expected:
             errors.append(f"{where}: band {first}-{last} overlaps the band before it")
@@ -59,7 +62,7 @@ def _check_bands(rubric: Rubric, index: int, criterion: Criterion, errors: list[
         if not text.strip() and criterion.scoring in LLM_SCORED:
             errors.append(f"{where}: band {first}-{last} has no description (reviewers need anchors)")
         expected = max(expected, last + 1)
-    if expected <= high:
+    if expected <= high and rubric.range_keys == "bands":
         errors.append(f"{where}: scores {expected}-{high} are not covered by any band")
     if len(spans) < 3:
         warnings.append(f"{where}: only {len(spans)} band(s); reviewers score more consistently with 3 or more")
@@ -78,6 +81,15 @@ def _check_levels(index: int, criterion: Criterion, errors: list[str]) -> None:
         errors.append(f"{where}: no level has a description (reviewers need anchors)")
 
 
+def _check_schema(schema: dict[str, Any], where: str, errors: list[str]) -> None:
+    import jsonschema
+
+    try:
+        jsonschema.validators.validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        errors.append(f"{where}: not a valid JSON Schema: {exc.message}")
+
+
 def _check_scoring(index: int, criterion: Criterion, errors: list[str]) -> None:
     where = f"criteria[{index}] ({criterion.id})"
     if criterion.scoring == "deterministic":
@@ -92,12 +104,7 @@ def _check_scoring(index: int, criterion: Criterion, errors: list[str]) -> None:
         if criterion.json_schema is None:
             errors.append(f"{where}.schema: a schema criterion needs a JSON Schema")
         else:
-            import jsonschema
-
-            try:
-                jsonschema.validators.validator_for(criterion.json_schema).check_schema(criterion.json_schema)
-            except jsonschema.SchemaError as exc:
-                errors.append(f"{where}.schema: not a valid JSON Schema: {exc.message}")
+            _check_schema(criterion.json_schema, f"{where}.schema", errors)
     elif criterion.scoring == "llm_decode":
         if not criterion.levels:
             errors.append(f"{where}.levels: an llm_decode criterion classifies into levels; it needs some")
@@ -107,6 +114,8 @@ def _check_scoring(index: int, criterion: Criterion, errors: list[str]) -> None:
             problem = template_problem(criterion.decode_prompt)
             if problem:
                 errors.append(f"{where}.decode_prompt: {problem}")
+        if criterion.decode_output_schema is not None:
+            _check_schema(criterion.decode_output_schema, f"{where}.decode_output_schema", errors)
     else:
         if criterion.function or criterion.json_schema is not None:
             errors.append(f"{where}: function and schema only apply to deterministic and schema scoring")
@@ -125,20 +134,27 @@ def check_rubric(rubric: Rubric) -> tuple[list[str], list[str]]:
     if rubric.scale.min >= rubric.scale.max:
         errors.append(f"scale.max: must be above scale.min ({rubric.scale.min}), got {rubric.scale.max}")
     seen_ids: dict[str, int] = {}
+    seen_keys: dict[str, int] = {}
     seen_names: dict[str, int] = {}
     for index, criterion in enumerate(rubric.criteria):
         where = f"criteria[{index}] ({criterion.id})"
         if criterion.id in seen_ids:
             errors.append(f"{where}.id: {criterion.id!r} is already used by criteria[{seen_ids[criterion.id]}]")
         seen_ids.setdefault(criterion.id, index)
+        key = " ".join(criterion.id.split()).casefold()
+        twin = rubric.criteria[seen_keys[key]].id if key in seen_keys else criterion.id
+        if twin != criterion.id:
+            errors.append(f"{where}.id: {criterion.id!r} differs from {twin!r} (criteria[{seen_keys[key]}]) only "
+                          "in case or spacing; ballots could not tell them apart")
+        seen_keys.setdefault(key, index)
         name = criterion.title.strip().lower()
         if name in seen_names:
             errors.append(f"{where}.name: {criterion.title!r} is already used by criteria[{seen_names[name]}]")
         seen_names.setdefault(name, index)
-        if criterion.id in RESERVED_KEYS:
+        if key in RESERVED_KEYS:
             errors.append(f"{where}.id: {criterion.id!r} is reserved for ballots")
-        if criterion.weight <= 0:
-            errors.append(f"{where}.weight: must be positive, got {criterion.weight}")
+        if criterion.weight < 0:
+            errors.append(f"{where}.weight: must be 0 (informational) or more, got {criterion.weight}")
         if criterion.levels and criterion.score_ranges:
             errors.append(f"{where}: give levels or score_ranges, not both")
         if criterion.kind == "scored" and rubric.scale.min < rubric.scale.max:
@@ -150,6 +166,8 @@ def check_rubric(rubric: Rubric) -> tuple[list[str], list[str]]:
             low, high = (rubric.scale.min, rubric.scale.max) if criterion.kind == "scored" else (0.0, 1.0)
             if not low <= criterion.min_score <= high:
                 errors.append(f"{where}.min_score: {criterion.min_score} can never be reached (range {low} to {high})")
+    if rubric.criteria and not any(c.weight > 0 for c in rubric.criteria):
+        errors.append("criteria: no criterion has a positive weight; at least one must count toward the score")
     if rubric.weight_mode == "fractions" and rubric.criteria:
         total = sum(c.weight for c in rubric.criteria)
         if abs(total - 1.0) > 0.01:
@@ -216,21 +234,33 @@ def parse_rubric(raw: dict[str, Any], source: str) -> tuple[Rubric, list[str]]:
 
 def parse_rubrics(raw: dict[str, Any], source: str) -> list[tuple[str, Rubric, list[str]]]:
     """Every rubric in a file of any known format (Council, AgentV, dataknobs), checked: (where, rubric, warnings)."""
+    checked = []
+    for where, rubric, errors, warnings in read_rubrics(raw, source):
+        if errors:
+            raise ConfigError(f"{source}: {where}" if where else source, errors)
+        checked.append((where, rubric, warnings))
+    return checked
+
+
+def read_rubrics(raw: dict[str, Any], source: str) -> list[tuple[str, Rubric, list[str], list[str]]]:
+    """Every rubric in a file, with the meta-rubric's errors and warnings reported, not raised.
+
+    (where, rubric, errors, warnings). Only what stops a rubric from being
+    read at all raises ConfigError: a format problem, a field of the wrong type.
+    """
     from council.rubrics.formats import rubrics_in
     from council.rubrics.model import Rubric
 
-    checked = []
+    read = []
     for found in rubrics_in(raw, source):
-        where = f"{source}: {found.where}" if found.where else source
         try:
             rubric = Rubric.model_validate(found.data)
         except ValidationError as exc:
+            where = f"{source}: {found.where}" if found.where else source
             raise ConfigError(where, format_validation_error(exc, Rubric)) from None
         errors, warnings = check_rubric(rubric)
-        if errors:
-            raise ConfigError(where, errors)
-        checked.append((found.where, rubric, warnings))
-    return checked
+        read.append((found.where, rubric, errors, warnings))
+    return read
 
 
 def print_warnings(source: str, warnings: list[str]) -> None:

@@ -18,9 +18,16 @@ The weighted score is Σ(score × weight) / Σ(weight) over every criterion, in
 as absent. Then the gates: each ceiling caps the score when its criterion is
 below a bound, and an answer that failed the safety gate is capped at
 ``gates.safety_cap``. The verdict passes when the score reaches
-``pass_threshold`` and every ``required`` criterion passes: a criterion passes
-when its normalized score reaches its ``min_score`` (on its own terms), or
-``pass_threshold`` when it has none; a checklist item passes when satisfied.
+``pass_threshold`` and no ``required`` criterion fails. What failing means is
+the rubric's ``required_rule``: ``pass`` (Council's) fails a required criterion
+that does not pass (its normalized score is below its ``min_score``, on its own
+terms, or below ``pass_threshold`` when it has none; a checklist item that is
+not satisfied); ``nonzero`` (AgentV's) fails it only at score 0. A criterion
+of weight 0 is informational: scored and reported, not counted.
+
+Criterion ids are kept exactly as written (``bug-detection`` is not
+``bug_detection``); they are ballot keys, so their alphabet is letters,
+digits, spaces, ``_``, ``-`` and ``.``.
 """
 
 from __future__ import annotations
@@ -41,12 +48,15 @@ T = TypeVar("T")
 CriterionValue = bool | int | float | str
 _SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
 RUBRIC_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
-CRITERION_ID = r"^[a-z][a-z0-9_]{0,47}$"
+CRITERION_ID = r"^[A-Za-z0-9](?:[A-Za-z0-9 _.-]{0,62}[A-Za-z0-9_.-])?$"
+LEVEL_ID = r"^[a-z][a-z0-9_]{0,47}$"
+HASHED_WHEN_SET = {"required_rule": "pass", "range_keys": "bands", "schema_ref": None}
+"""Fields added after rubrics were first hashed: in the content hash only when not at their default, so a
+rubric registered before they existed keeps its hash (and its registry entry) unchanged."""
 RESERVED_KEYS = frozenset({"overall", "notes"})
 LLM_SCORED = frozenset({"llm", "llm_decode"})
 """Scorings a model does; in a council run the reviewers score both (``llm_decode`` by its levels)."""
 _MEMO: dict[int, dict[str, Any]] = {}
-_RANGE_KEY = re.compile(r"^\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?$")
 
 
 class _Strict(BaseModel):
@@ -73,7 +83,7 @@ def slug(text: str) -> str:
 class Level(_Strict):
     """One category of a levelled criterion."""
 
-    id: str = Field(pattern=CRITERION_ID, description="Level id, what a reviewer answers.")
+    id: str = Field(pattern=LEVEL_ID, description="Level id, what a reviewer answers.")
     label: str = Field(min_length=1, max_length=80, description="Short human name.")
     description: str = Field(default="", max_length=2000, description="What an answer at this level looks like.")
     score: float = Field(ge=0, le=1, allow_inf_nan=False, description="The level's score, 0 to 1.")
@@ -87,11 +97,12 @@ class Criterion(_Strict):
     first use: verdicts and ballots ask for it for every score of every answer.
     """
 
-    id: str = Field(pattern=CRITERION_ID, description="Stable id, used as the ballot key.")
+    id: str = Field(pattern=CRITERION_ID, description="Stable id, kept as written; the ballot key.")
     name: str | None = Field(default=None, max_length=120, description="Human name; the id if unset.")
     expected_outcome: str | None = Field(default=None, max_length=2000, description="What a good answer does.")
     description: str | None = Field(default=None, max_length=4000, description="More guidance for reviewers.")
-    weight: float = Field(default=1.0, allow_inf_nan=False, description="Relative (or fractional) weight.")
+    weight: float = Field(default=1.0, allow_inf_nan=False,
+                          description="Relative (or fractional) weight; 0 makes the criterion informational.")
     required: bool = Field(default=False, description="A failure fails the verdict whatever the score.")
     min_score: float | None = Field(default=None, allow_inf_nan=False, description="Passing bound, own terms.")
     score_ranges: dict[str, str] | None = Field(default=None, description="Analytic bands on the scale.")
@@ -100,6 +111,7 @@ class Criterion(_Strict):
         default="llm", description="Who scores it: reviewers (llm), one model classifying (llm_decode), or code.")
     function: str | None = Field(default=None, description="module:function for deterministic scoring.")
     json_schema: dict[str, Any] | None = Field(default=None, alias="schema", description="For schema scoring.")
+    schema_ref: str | None = Field(default=None, description="Where the schema came from (resolved at load).")
     decode_prompt: str | None = Field(default=None, max_length=20_000,
                                       description="llm_decode: a Jinja2 template rendered with the target.")
     decode_output_schema: dict[str, Any] | None = Field(default=None, description="llm_decode: the reply's shape.")
@@ -131,7 +143,7 @@ class Criterion(_Strict):
 
     @functools.cached_property
     def _bands_by_scale(self) -> dict[tuple[int, int], tuple[tuple[int, int, str], ...]]:
-        # Filled by bands(); a criterion is read on its one rubric's scale, so this holds one entry.
+        # Filled by council.rubrics.bands.bands(): one entry, as a criterion is read on its one rubric's scale.
         return {}
 
     @functools.cached_property
@@ -143,40 +155,6 @@ class Criterion(_Strict):
     def guidance(self) -> str:
         """The outcome and description, as reviewers read them."""
         return " ".join(t.strip() for t in (self.expected_outcome, self.description) if t and t.strip())
-
-
-def parse_band(key: str) -> tuple[int, int | None] | None:
-    """A score-range key: ``"7"`` is a band starting at 7, ``"3-4"`` the band 3 to 4."""
-    match = _RANGE_KEY.match(key)
-    if match is None:
-        return None
-    low, high = int(match.group(1)), match.group(2)
-    return low, None if high is None else int(high)
-
-
-def bands(criterion: Criterion, low: int, high: int) -> list[tuple[int, int, str]]:
-    """The criterion's bands as (first, last, description), in order, over the scale ``low``..``high``."""
-    # Parsed once per criterion and scale: verdicts, feedback and prompts ask for the same bands many times per run.
-    known = criterion._bands_by_scale
-    found = known.get((low, high))
-    if found is None:
-        found = known[low, high] = _parse_bands(criterion.score_ranges or {}, low, high)
-    return list(found)
-
-
-def _parse_bands(ranges: Mapping[str, str], low: int, high: int) -> tuple[tuple[int, int, str], ...]:
-    parsed = sorted(((parse_band(k), text) for k, text in ranges.items()),
-                    key=lambda item: item[0][0] if item[0] else 0)
-    result: list[tuple[int, int, str]] = []
-    for index, (band, text) in enumerate(parsed):
-        if band is None:
-            continue
-        first, last = band
-        if last is None:
-            following = [b for b, _ in parsed[index + 1:] if b is not None]
-            last = following[0][0] - 1 if following else high
-        result.append((first, last, text))
-    return tuple(result)
 
 
 class Ceiling(_Strict):
@@ -218,6 +196,12 @@ class Rubric(_Strict):
     scale: Scale = Field(default_factory=Scale, description="Scale of scored criteria.")
     pass_threshold: float = Field(default=0.7, ge=0, le=1, description="Weighted score (0–1) needed to pass.")
     weight_mode: Literal["relative", "fractions"] = Field(default="relative", description="fractions: sum to 1.")
+    required_rule: Literal["pass", "nonzero"] = Field(
+        default="pass", description="When a required criterion fails the verdict: below its passing bound (pass), "
+                                    "or only at score 0 (nonzero, AgentV's rule).")
+    range_keys: Literal["bands", "anchors"] = Field(
+        default="bands", description="score_ranges keys: bands covering the scale, or anchors (AgentV): described "
+                                     "points, any subset of the scale.")
     gates: Gates = Field(default_factory=Gates, description="Ceilings and the safety cap.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form, recorded as is.")
     criteria: list[Criterion] = Field(default_factory=list, max_length=64, description="What is checked.")
@@ -354,8 +338,8 @@ class Rubric(_Strict):
         return self.memo("content_hash", self._content_hash)
 
     def _content_hash(self) -> str:
-        canonical = json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"),
-                               ensure_ascii=False)
+        canonical = json.dumps(_without_unset_additions(self.model_dump(mode="json", by_alias=True)),
+                               sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
     @property
@@ -377,6 +361,13 @@ class Rubric(_Strict):
     def ref(self) -> str:
         """``id@version``."""
         return f"{self.id}@{self.version}"
+
+
+def _without_unset_additions(dumped: dict[str, Any]) -> dict[str, Any]:
+    def strip(item: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in item.items() if not (k in HASHED_WHEN_SET and v == HASHED_WHEN_SET[k])}
+
+    return {**strip(dumped), "criteria": [strip(c) for c in dumped.get("criteria", [])]}
 
 
 __all__ = ["Ceiling", "Criterion", "Gates", "Level", "Rubric", "Scale", "slug"]

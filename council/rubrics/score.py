@@ -12,9 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from council.rubrics.bands import bands
 from council.rubrics.checks import answer_json
 from council.rubrics.functions import resolve_function
-from council.rubrics.model import Criterion, CriterionValue, Rubric, bands
+from council.rubrics.model import Criterion, CriterionValue, Rubric
 from council.types import Usage
 
 
@@ -40,6 +41,7 @@ class CriterionResult(BaseModel):
     level: str | None = None
     passed: bool = False
     required: bool = False
+    informational: bool = False
     evidence: str = ""
     notes: str = ""
     judged_by: list[int] = []
@@ -160,9 +162,21 @@ def _suggestion(criterion: Criterion, rubric: Rubric, index: int) -> str | None:
     spans = bands(criterion, rubric.scale.min, rubric.scale.max)
     if index + 1 < len(spans):
         first, last, text = spans[index + 1]
-        band = str(first) if first == last else f"{first}-{last}"
+        band = str(first) if first == last or rubric.range_keys == "anchors" else f"{first}-{last}"
         return f"{criterion.title}: aim for {band}: {text}"
     return None
+
+
+def required_failed(rubric: Rubric, criterion: Criterion, score: float | None, passed: bool) -> bool:
+    """Whether a required criterion fails the verdict, by the rubric's ``required_rule``.
+
+    ``pass``: it did not pass; ``nonzero`` (AgentV): it scored 0 (or was not scored at all).
+    """
+    if not criterion.required:
+        return False
+    if rubric.required_rule == "nonzero":
+        return score is None or score <= 1e-9
+    return not passed
 
 
 def build_verdict(
@@ -193,14 +207,17 @@ def build_verdict(
         if found:
             steps[criterion.id] = found
         note = notes.get(criterion.id, "") or ("" if value is not None else "not scored: counts as failed")
+        if criterion.weight == 0:
+            note = "; ".join(filter(None, [note, "weight 0: informational, not counted in the overall score"]))
         # model_construct: every value here is computed by Council itself, so validation would only cost time.
         results.append(CriterionResult.model_construct(
             id=criterion.id, name=criterion.title, method=criterion.scoring, value=values.get(criterion.id),
             score=None if value is None else round(value, 4), level=level, passed=passed,
-            required=criterion.required, evidence=evidence.get(criterion.id, ""), notes=note,
+            required=criterion.required, informational=criterion.weight == 0,
+            evidence=evidence.get(criterion.id, ""), notes=note,
             judged_by=judged_by.get(criterion.id, []),
         ))
-        if criterion.required and not passed:
+        if required_failed(rubric, criterion, value, passed):
             failed_required.append(criterion.id)
     passed = score >= rubric.pass_threshold - 1e-9 and not failed_required
     verdict = RubricVerdict.model_construct(rubric_id=rubric.id, rubric_version=rubric.version, passed=passed,
@@ -229,7 +246,7 @@ def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[st
             suggestions.append(f"{criterion.title}: make sure it can be assessed")
             continue
         label, index = steps.get(criterion.id) or level_of(criterion, rubric, normalized[criterion.id])
-        mark = "pass" if result.passed else "FAIL"
+        mark = ("pass" if result.passed else "FAIL") + ("; informational, weight 0" if result.informational else "")
         lines.append(f"- {criterion.title}: {label} ({result.score * 100:.0f}%, {mark})")
         suggestion = _suggestion(criterion, rubric, index)
         if suggestion is not None and (not result.passed or result.score < 1):

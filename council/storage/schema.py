@@ -213,6 +213,32 @@ def _v10(session: Session, backend: str) -> None:
     _script(session, backend, _V10)
 
 
+# Each rubric id's latest pointer, kept apart from its versions (as dataknobs keeps it): deleting an id removes
+# the pointer and keeps every version for audit.
+_V11 = """
+CREATE TABLE IF NOT EXISTS rubric_latest (
+    rubric_id TEXT PRIMARY KEY, version TEXT NOT NULL, updated_at TEXT NOT NULL)
+"""
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """A semantic version as numbers to compare (``1.10.0`` after ``1.2.0``); pre-release tags are ignored."""
+    core = version.split("-")[0].split("+")[0]
+    return tuple(int(part) if part.isdigit() else 0 for part in core.split("."))
+
+
+def _v11(session: Session, backend: str) -> None:
+    _script(session, backend, _V11)
+    newest: dict[str, str] = {}
+    for rubric_id, version in session.fetchall("SELECT rubric_id, version FROM rubrics WHERE deleted_at IS NULL"):
+        if rubric_id not in newest or version_key(version) > version_key(newest[rubric_id]):
+            newest[rubric_id] = version
+    now = datetime.now(UTC).isoformat()
+    if newest:
+        session.executemany("INSERT INTO rubric_latest VALUES (?, ?, ?)",
+                            [(rubric_id, version, now) for rubric_id, version in sorted(newest.items())])
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -234,6 +260,7 @@ MIGRATIONS = (
               _v8),
     Migration(9, "reviewers' bias sums stored as doubles, not JSON text", _v9),
     Migration(10, "calls outside council runs (pass-through, side tasks) with their cost", _v10),
+    Migration(11, "each rubric id's latest pointer, so deleting an id keeps its versions for audit", _v11),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

@@ -1,4 +1,4 @@
-"""Runs, written stage by stage; reviewer calibration history; the rubric registry.
+"""Runs, written stage by stage; reviewer calibration history; the rubric registry (:mod:`.rubric_registry`).
 
 A run is inserted when it starts and gets one compressed row per stage
 (:mod:`.run_records`), so an interrupted run keeps what it had. Reviewer
@@ -24,14 +24,13 @@ from council.errors import StorageError
 from council.ranking.aggregation import fold_increment
 from council.ranking.sheet import HistoryIncrement, ReviewerHistory
 from council.result import CouncilResult
-from council.rubrics.model import Rubric
 from council.rubrics.target_evaluation import TargetEvaluation
 from council.storage.database import Row, Session
 from council.storage.group_commit import Ahead
+from council.storage.rubric_registry import RubricRegistryTables
 from council.storage.run_records import Stage, merge_payloads
 from council.storage.run_writes import HOST, StageWrite, placeholders, prepare_stage
 from council.storage.schema import SCHEMA_VERSION, pack_sums, schema_version, unpack_sums
-from council.storage.tables import Tables
 
 __all__ = ["SCHEMA_VERSION", "RunSummary", "StageWrite", "Store", "prepare_stage"]
 
@@ -51,11 +50,6 @@ def _owner_is_gone(owner: str) -> bool:
     return False
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    core = version.split("-")[0].split("+")[0]
-    return tuple(int(part) if part.isdigit() else 0 for part in core.split("."))
-
-
 @dataclass(frozen=True)
 class RunSummary:
     """One line of ``council runs``."""
@@ -71,7 +65,7 @@ class RunSummary:
     cost_partial: bool = False
 
 
-class Store(Tables):
+class Store(RubricRegistryTables):
     """Runs, calibration and rubrics in a SQLite file (``":memory:"`` for a private one) or a PostgreSQL URL."""
 
     what = "the run database"
@@ -195,73 +189,6 @@ class Store(Tables):
     def integrity_check(self) -> str | None:
         """The backend's consistency check (SQLite's ``PRAGMA integrity_check``); None where there is none."""
         return self._guard("checking the database", self.db.integrity_check)
-
-    # -- rubric registry ------------------------------------------------------
-    def register_rubric(self, rubric: Rubric) -> bool:
-        """Keep ``rubric`` under its id and version; False if that version is already registered as is.
-
-        Raises :class:`StorageError` when the same id and version is registered
-        with different content: a changed rubric needs a new version.
-        """
-        digest = rubric.content_hash()
-        row = (rubric.id, rubric.version, digest, rubric.model_dump_json(by_alias=True), datetime.now(UTC).isoformat())
-        inserted = self._guard("registering a rubric", lambda: self.db.execute(
-            "INSERT INTO rubrics VALUES (?, ?, ?, ?, ?, NULL) ON CONFLICT (rubric_id, version) DO NOTHING", row))
-        if inserted:
-            return True
-        existing = self._guard("reading the rubric registry", lambda: self.db.fetchone(
-            "SELECT content_hash FROM rubrics WHERE rubric_id = ? AND version = ?", (rubric.id, rubric.version)))
-        if existing is not None and existing[0] != digest:
-            raise StorageError(f"rubric {rubric.ref} is already registered with different content; bump its version")
-        return False
-
-    def get_rubric(self, reference: str, *, include_deleted: bool = False) -> Rubric | None:
-        """``id`` (the latest version not deleted) or ``id@version`` (deleted ones too, for audit)."""
-        rubric_id, _, version = reference.partition("@")
-        if version:
-            rows = self._guard("reading the rubric registry", lambda: self.db.fetchall(
-                "SELECT content_json, version, deleted_at FROM rubrics WHERE rubric_id = ? AND version = ?",
-                (rubric_id, version)))
-        else:
-            rows = self._guard("reading the rubric registry", lambda: self.db.fetchall(
-                "SELECT content_json, version, deleted_at FROM rubrics WHERE rubric_id = ?"
-                + ("" if include_deleted else " AND deleted_at IS NULL"), (rubric_id,)))
-        if not rows:
-            return None
-        newest = max(rows, key=lambda r: _version_key(r[1]))
-        return Rubric.model_validate_json(newest[0])
-
-    def list_rubrics(self, include_deleted: bool = False) -> list[tuple[str, str, str, bool]]:
-        """(id, version, created_at, deleted) for every registered rubric version."""
-        rows = self._guard("listing rubrics", lambda: self.db.fetchall(
-            "SELECT rubric_id, version, created_at, deleted_at FROM rubrics"))
-        listed = [(r[0], r[1], r[2], r[3] is not None) for r in rows]
-        return sorted((r for r in listed if include_deleted or not r[3]), key=lambda r: (r[0], _version_key(r[1])))
-
-    def delete_rubric(self, reference: str) -> int:
-        """Mark ``id`` (every version) or ``id@version`` deleted; rows are kept for audit. Returns how many."""
-        rubric_id, _, version = reference.partition("@")
-        now = datetime.now(UTC).isoformat()
-        query = "UPDATE rubrics SET deleted_at = ? WHERE rubric_id = ? AND deleted_at IS NULL"
-        args: tuple[str, ...] = (now, rubric_id)
-        if version:
-            query += " AND version = ?"
-            args += (version,)
-        return self._guard("deleting a rubric", lambda: self.db.execute(query, args))
-
-    def rubrics_for_target(self, target_type: str) -> list[Rubric]:
-        """The latest registered version of every rubric (not deleted) that judges ``target_type``."""
-        latest = [self.get_rubric(rubric_id) for rubric_id in sorted({r[0] for r in self.list_rubrics()})]
-        return [rubric for rubric in latest if rubric is not None and rubric.target_type == target_type]
-
-    def update_rubric(self, rubric: Rubric) -> None:
-        """Register a new version of a registered rubric; its version must be newer than the latest one."""
-        current = self.get_rubric(rubric.id)
-        if current is None:
-            raise StorageError(f"rubric {rubric.id!r} is not registered; register it first")
-        if _version_key(rubric.version) <= _version_key(current.version):
-            raise StorageError(f"rubric {rubric.ref}: an update needs a version newer than {current.version}")
-        self.register_rubric(rubric)
 
     def save_target_evaluation(self, evaluation: TargetEvaluation, review_id: str | None = None) -> None:
         """Keep a structured target's evaluation, under its target id (and the review it was part of)."""

@@ -16,7 +16,8 @@ from council.testing.scripted import council_member
 
 TOOLS = {"ask_council", "compare_answers", "evaluate_answer", "evaluate_target", "list_runs", "get_run"}
 SHAPE_RUBRIC = {
-    "id": "shape", "name": "Shape", "version": "1.0.0", "target_type": "content", "pass_threshold": 0.7,
+    "id": "shape", "name": "Shape", "description": "A quiz has the expected shape", "version": "1.0.0",
+    "target_type": "content", "pass_threshold": 0.7,
     "criteria": [{"id": "well_formed", "name": "Well formed", "description": "A list of question strings",
                   "weight": 1.0,
                   "levels": [{"id": "invalid", "label": "Invalid", "description": "Not the shape", "score": 0.0},

@@ -87,18 +87,23 @@ async def test_llm_decode_reads_json_then_text_and_records_the_call(fake_llm, ma
     rubric = load_rubric(str(QUIZ.with_name("dataknobs_pedagogy.yaml")), quiet=True)
     assert rubric.criteria[0].scoring == "llm_decode" and rubric.criteria[0].decode_output_schema is not None
     by_json = (await evaluate_target(rubric, TARGET, decoder=decoder)).criterion_results[0]
-    assert (by_json.level_id, by_json.score, by_json.notes) == ("sound", 0.8, "read from the reply's json")
+    assert (by_json.level_id, by_json.score, by_json.notes) == (
+        "sound", 0.8, "read from the reply's json, valid against decode_output_schema")
     assert by_json.llm_invocation is not None and by_json.llm_invocation.model
     assert len(by_json.llm_invocation.prompt_hash) == 16 and by_json.llm_invocation.usage.total_tokens > 0
     prompt = fake_llm.requests_for("model-decoder")[0].messages
     assert '"sound" (Sound)' in prompt[0]["content"] and '{"level_id"' in prompt[0]["content"]
     assert prompt[1]["content"] == ("Rate these questions:\n- Why do leaves change colour?\n"
                                     "- What would happen without chlorophyll?\n")
-    by_text = (await evaluate_target(rubric, TARGET, decoder=decoder)).criterion_results[0]
+    # A reply read from its text only when the criterion declares no decode_output_schema.
+    free = rubric.model_copy(update={"criteria": [rubric.criteria[0].model_copy(
+        update={"decode_output_schema": None})]})
+    by_text = (await evaluate_target(free, TARGET, decoder=decoder)).criterion_results[0]
     assert by_text.level_id == "excellent" and by_text.notes == "read from the reply's text"
     unreadable = await evaluate_target(rubric, TARGET, decoder=decoder)
     result = unreadable.criterion_results[0]
     assert result.level_id == UNABLE_LEVEL and result.score == 0.0 and "no valid level" in result.notes
+    assert "does not match decode_output_schema: the reply holds no JSON object" in result.notes
     assert result.llm_invocation is not None and not unreadable.passed
 
 

@@ -16,6 +16,7 @@ from council.rubrics.load import parse_rubric, parse_rubrics
 from council.rubrics.score import build_verdict, score_fixed
 
 FIXTURES = Path(__file__).parent / "fixtures"
+DK_LEVEL = {"id": "x", "label": "X", "description": "d", "score": 0}
 
 
 def rubrics(name: str) -> dict[str, Rubric]:
@@ -37,11 +38,11 @@ def test_an_agentv_eval_file_gives_its_file_level_and_combined_rubrics():
     shared = found["api-review-eval.review_quality"]
     assert shared.version == "1.0.0" and shared.metadata["agentv_version"] == "1.0"
     assert [(c.id, c.name, c.weight, c.required) for c in shared.criteria] == [
-        ("finds_the_flaw", "finds-the-flaw", 4.0, True), ("proposes_a_fix", "proposes-a-fix", 3.0, False),
+        ("finds-the-flaw", "finds-the-flaw", 4.0, True), ("proposes-a-fix", "proposes-a-fix", 3.0, False),
         ("explains", "explains", 2.0, False)]
     assert (shared.scale.min, shared.scale.max) == (0, 10), "AgentV score ranges run 0 to 10"
     combined = found["api-review-eval.friendly-reply"]
-    assert [c.id for c in combined.criteria] == ["finds_the_flaw", "proposes_a_fix", "explains",
+    assert [c.id for c in combined.criteria] == ["finds-the-flaw", "proposes-a-fix", "explains",
                                                  "greets_the_user_by_return", "keeps_it_under_two_sentences"]
 
 
@@ -64,9 +65,10 @@ def test_score_ranges_interpolate_and_a_failed_required_criterion_fails_a_high_s
     rubric = rubrics("agentv_review.yaml")["api-review-eval.review_quality"]
     flaw, fix = rubric.criteria[0], rubric.criteria[1]
     assert [rubric.normalize(flaw, v) for v in (0, 5, 7, 10)] == [0.0, 0.5, 0.7, 1.0]
-    normalized = {"finds_the_flaw": 0.0, "proposes_a_fix": 1.0, "explains": 1.0}
+    normalized = {"finds-the-flaw": 0.0, "proposes-a-fix": 1.0, "explains": 1.0}
     verdict = build_verdict(rubric, normalized)
     assert verdict.score >= 0.5 and not verdict.passed, "the required criterion failed"
+    assert verdict.failed_required == ["finds-the-flaw"]
     assert rubric.normalize(fix, 3) == pytest.approx(0.3)
 
 
@@ -96,16 +98,19 @@ def test_a_dataknobs_quiz_passes_with_five_questions_and_fails_with_three():
     ({"rubrics": [{"id": "a", "expected_outcome": "x", "points": 3}]}, "rubrics[0].points: not an AgentV rubric"),
     ({"execution": {"evaluators": [{"name": "q", "type": "rubric", "rubrics": "all of it"}]}},
      "execution.evaluators[0].rubrics: must be a list"),
-    ({"id": "r", "name": "R", "version": "1.0.0", "criteria": [
-        {"id": "c", "name": "C", "weight": 1, "levels": [{"id": "x", "label": "X", "score": 0}],
+    ({"id": "r", "name": "R", "description": "d", "version": "1.0.0", "target_type": "content",
+      "pass_threshold": 0.5, "criteria": [
+        {"id": "c", "name": "C", "description": "d", "weight": 1, "levels": [DK_LEVEL],
          "scoring_method": {"type": "llm_decode"}}]},
      "criteria[0] (c).scoring_method.decode_prompt: required for llm_decode"),
-    ({"id": "r", "name": "R", "version": "1.0.0", "criteria": [
-        {"id": "c", "levels": [{"id": "x", "label": "X", "description": "d", "score": 0}],
+    ({"id": "r", "name": "R", "description": "d", "version": "1.0.0", "target_type": "content",
+      "pass_threshold": 0.5, "criteria": [
+        {"id": "c", "name": "C", "description": "d", "weight": 1, "levels": [DK_LEVEL],
          "scoring_method": {"type": "llm_decode", "decode_prompt": "{% for q in questions %}"}}]},
      "criteria[0] (c).decode_prompt: not a valid Jinja2 template"),
-    ({"id": "r", "name": "R", "version": "1.0.0", "criteria": [
-        {"id": "c", "levels": [{"id": "x", "label": "X", "score": 0}],
+    ({"id": "r", "name": "R", "description": "d", "version": "1.0.0", "target_type": "content",
+      "pass_threshold": 0.5, "criteria": [
+        {"id": "c", "name": "C", "description": "d", "weight": 1, "levels": [DK_LEVEL],
          "scoring_method": {"type": "deterministic"}}]},
      "criteria[0] (c).scoring_method.function_ref: required"),
 ])

@@ -8,9 +8,10 @@ import pytest
 import yaml
 
 from council.errors import ConfigError
+from council.rubrics.bands import bands
 from council.rubrics.functions import register_check
 from council.rubrics.load import check_rubric, load_rubric
-from council.rubrics.model import Gates, Level, Rubric, Scale, bands, slug
+from council.rubrics.model import Gates, Level, Rubric, Scale, slug
 from council.rubrics.score import build_verdict, level_of, score_deterministic, score_fixed, score_schema
 
 SHIPPED = ["default", "accuracy_faithfulness", "code_review", "document_quality", "safety"]
@@ -184,7 +185,14 @@ def test_json_schema_pass_gives_the_top_level_and_fail_the_bottom_with_errors():
         ({"criteria": [{"id": "a", "name": "Same", "expected_outcome": "x"},
                        {"id": "b", "name": "same", "expected_outcome": "y"}]},
          "criteria[1] (b).name: 'same' is already used by criteria[0]"),
-        ({"criteria": [{"id": "a", "weight": 0, "expected_outcome": "x"}]}, "criteria[0] (a).weight: must be positive"),
+        ({"criteria": [{"id": "a", "weight": -1, "expected_outcome": "x"}, {"id": "b", "expected_outcome": "y"}]},
+         "criteria[0] (a).weight: must be 0 (informational) or more, got -1"),
+        ({"criteria": [{"id": "a", "weight": 0, "expected_outcome": "x"}]},
+         "criteria: no criterion has a positive weight"),
+        ({"criteria": [{"id": "Bug Detection", "expected_outcome": "x"},
+                       {"id": "bug  detection", "expected_outcome": "y"}]},
+         "criteria[1] (bug  detection).id: 'bug  detection' differs from 'Bug Detection' (criteria[0]) only in case"),
+        ({"criteria": [{"id": "Overall", "expected_outcome": "x"}]}, "criteria[0] (Overall).id: 'Overall' is reserved"),
         ({"weight_mode": "fractions", "criteria": [{"id": "a", "weight": 0.5, "expected_outcome": "x"},
                                                    {"id": "b", "weight": 0.3, "expected_outcome": "y"}]},
          "weights sum to 0.800, not 1 ± 0.01"),

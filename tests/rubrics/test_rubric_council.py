@@ -141,12 +141,13 @@ def test_cli_rubric_commands(tmp_path, capsys):
     good = tmp_path / "facts.yaml"
     good.write_text(yaml.safe_dump(CHECKLIST))
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump({**CHECKLIST, "criteria": [{"id": "a", "weight": -1, "expected_outcome": "x"}]}))
+    bad.write_text(yaml.safe_dump({**CHECKLIST, "criteria": [{"id": "a", "weight": -1, "expected_outcome": "x"}, "y"]}))
 
     assert main(["rubric", "check", str(good)], env) == 0
     assert "valid rubric facts@1.2.0, 2 criteria (2 llm, 0 deterministic, 0 schema)" in capsys.readouterr().out
     assert main(["rubric", "check", str(bad)], env) == 2
-    assert f"config error in {bad}: criteria[0] (a).weight: must be positive, got -1" in capsys.readouterr().err
+    assert (f"config error in {bad}: criteria[0] (a).weight: must be 0 (informational) or more, got -1"
+            in capsys.readouterr().err)
     assert main(["rubric", "register", str(good)], env) == 0
     assert "facts@1.2.0: registered" in capsys.readouterr().out
     assert main(["rubric", "list"], env) == 0

@@ -99,8 +99,10 @@ async def _decode(criterion: Criterion, target: Mapping[str, Any], decoder: Prov
                                usage=completion.usage)
     reading = read_level(completion.content, criterion)
     if reading.level_id is None:
-        result = _failed(criterion, "llm_decode", f"the reply named no valid level ({reading.how}): "
-                                                  f"{completion.content[:200]!r}", UNABLE_LEVEL)
+        # A reply checked against decode_output_schema says why the schema refused it; others named no level.
+        why = (f"the reply was refused: {reading.how}" if reading.how.startswith(("does not match", "matches"))
+               else f"the reply named no valid level ({reading.how})")
+        result = _failed(criterion, "llm_decode", f"{why}: {completion.content[:200]!r}", UNABLE_LEVEL)
         return result.model_copy(update={"llm_invocation": invocation})
     return TargetCriterionResult(criterion_id=criterion.id, level_id=reading.level_id,
                                  score=_level_score(criterion, reading.level_id) or 0.0,

@@ -89,3 +89,22 @@ def test_bench_instructions_refuses_a_baseline_that_is_not_council(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert f"{tmp_path} is not a checkout of Council (no council/ in it)" in done.stderr
+
+
+def test_bench_stragglers_prints_both_policies_and_cuts_only_with_the_policy():
+    done = subprocess.run(
+        [sys.executable, "scripts/bench_stragglers.py", "--questions", "4", "--median-s", "0.05",
+         "--concurrency", "4", "--no-chairman"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and " s |" in line]
+    assert [row.split(" | ")[0] for row in rows] == ["| wait for all", "| straggler_factor 2"]
+    waited, cut = (row.rstrip(" |").split(" | ") for row in rows)
+    assert waited[-2:] == ["0%", "0%"], "nobody is cut when every member is waited for"
+    assert all(re.fullmatch(r"\d+\.\d\dx", row[3]) for row in (waited, cut))
+
+
+def test_bench_stragglers_refuses_a_factor_below_one():
+    done = subprocess.run([sys.executable, "scripts/bench_stragglers.py", "--factor", "0.5"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--factor at least 1" in done.stderr

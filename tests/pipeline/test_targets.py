@@ -102,7 +102,8 @@ async def test_llm_decode_reads_json_then_text_and_records_the_call(fake_llm, ma
     assert by_text.level_id == "excellent" and by_text.notes == "read from the reply's text"
     unreadable = await evaluate_target(rubric, TARGET, decoder=decoder)
     result = unreadable.criterion_results[0]
-    assert result.level_id == UNABLE_LEVEL and result.score == 0.0 and result.notes.startswith("the reply was refused: ")
+    assert result.level_id == UNABLE_LEVEL and result.score == 0.0
+    assert result.notes.startswith("the reply was refused: ")
     assert "does not match decode_output_schema: the reply holds no JSON object" in result.notes
     assert result.llm_invocation is not None and not unreadable.passed
 

@@ -36,8 +36,8 @@ class CouncilPreset(BaseModel):
     judge: str | None = Field(default=None, description="The member who scores every answer (review: judge), "
                                                        "its own excepted.")
     straggler_factor: float | None = Field(
-        default=None, ge=1.0, le=100.0, description="The straggler policy for runs of this preset (default: "
-                                                     "stages.straggler_factor).")
+        default=None, ge=1.0, le=100.0, exclude_if=lambda factor: factor is None,
+        description="The straggler policy for runs of this preset (default: stages.straggler_factor).")
     second_judge: str | None = Field(default=None, description="When the judge answers too: the member who scores "
                                      "every answer but its own, the judge's included (default: the first other "
                                      "answering member).")

@@ -280,6 +280,9 @@ class CouncilResult(_Record):
                                                          "as configured.")
     judging: JudgingRecord | None = Field(default=None, description="How a judge preset's answers were scored "
                                                                      "(its policy); None: peer review.")
+    cached_from: str | None = Field(
+        default=None, exclude_if=is_none, description="The run this one was answered from by the result cache "
+                                                       "(cache.ttl_s); None: it ran.")
     answers: list[AnswerRecord] = Field(default_factory=list)
     safety_gate: SafetyGateSummary | None = Field(
         default=None, description="Who failed the safety gate, and why; None: the gate is off (or not reached).")

@@ -50,6 +50,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--max-usd", type=float, metavar="USD",
                         help="spend at most this on the run (needs members' prices; see budget: in the config)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="run the council even if the result cache (cache.ttl_s) holds this question's answer")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -122,7 +124,11 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
         rubric = council.resolve_rubric(args.rubric) if args.rubric else None
         with live or contextlib.nullcontext():
             result = await council.ask(args.question, members=members, on_event=progress, rubric=rubric,
-                                       preset=args.preset, max_usd=args.max_usd, **chair)
+                                       preset=args.preset, max_usd=args.max_usd, cache=False if args.no_cache else None,
+                                       **chair)
+    if result.cached_from is not None and not args.quiet:
+        print(f"council: answered from the result cache (run {result.cached_from}); no upstream calls were made "
+              "(--no-cache runs the council again)", file=sys.stderr)
     shown = masked(result)
     if args.json:
         print(json.dumps(shown.model_dump(mode="json"), indent=2))

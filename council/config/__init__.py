@@ -57,10 +57,11 @@ from council.config.sections import (
     StageConfig,
     TransportConfig,
 )
-from council.config.serving import LoggingConfig, ServerConfig, StorageConfig, default_db_path
+from council.config.serving import CacheConfig, LoggingConfig, ServerConfig, StorageConfig, default_db_path
 
 __all__ = [
     "ENV_API_KEYS", "ENV_CONFIG", "ENV_DB_PATH", "ENV_DB_URL", "ENV_LOG_FORMAT", "ENV_LOG_LEVEL", "BudgetConfig",
+    "CacheConfig",
     "CouncilConfig", "EnvVarName", "EvaluationConfig", "LoggingConfig", "MemberConfig", "Price", "ProviderName",
     "RetryPolicy",
     "ReviewConfig", "SafetyConfig", "ServerConfig", "SimulatedPersona", "StageConfig", "StorageConfig",

@@ -17,7 +17,7 @@ from council.config.sections import (
     TransportConfig,
     _Strict,
 )
-from council.config.serving import LoggingConfig, ServerConfig, StorageConfig
+from council.config.serving import CacheConfig, LoggingConfig, ServerConfig, StorageConfig
 from council.presets import PRESET_NAME, CouncilPreset
 
 
@@ -35,6 +35,8 @@ class CouncilConfig(_Strict):
     server: ServerConfig = Field(default_factory=ServerConfig, description="council serve.")
     storage: StorageConfig = Field(default_factory=StorageConfig, description="Run storage.")
     budget: BudgetConfig = Field(default_factory=BudgetConfig, description="Spending caps.")
+    cache: CacheConfig = Field(default_factory=CacheConfig, exclude_if=CacheConfig.is_default,
+                               description="The result cache (off by default).")
     logging: LoggingConfig = Field(default_factory=LoggingConfig, description="Log output.")
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig, exclude_if=EvaluationConfig.is_default,
                                          description="council eval: what a run records about where it ran.")

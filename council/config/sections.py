@@ -110,7 +110,7 @@ class StageConfig(_Strict):
                                                                               "arrived.")
     quorum: int = Field(default=2, ge=1, le=64, description="Fewest answers for a council result.")
     straggler_factor: float | None = Field(
-        default=None, ge=1.0, le=100.0,
+        default=None, ge=1.0, le=100.0, exclude_if=lambda factor: factor is None,
         description="Once the quorum has answered (or reviewed), wait at most this many times the median time of "
                     "those in, then go on: a member cut this way is recorded as late, and what it sends before the "
                     "run ends is stored but not ranked. None (the default): wait for all, up to stage_deadline_s.")

@@ -15,6 +15,20 @@ from council.config.environment import ENV_API_KEYS, EnvVarName
 from council.config.sections import _Strict
 
 
+class CacheConfig(_Strict):
+    """The result cache: the same question, asked the same way, answered from the run database."""
+
+    ttl_s: float = Field(
+        default=0, ge=0, le=365 * 86400,
+        description="How long a finished run answers the same request again (same messages, members and their "
+                    "models, rubric, review, generation parameters, config and prompts), at no upstream cost; "
+                    "0 (the default) turns the cache off. Failed, degraded and interrupted runs are never served.")
+
+    def is_default(self) -> bool:
+        """Off: left out of the config's dump, so existing configs keep their hash."""
+        return self.ttl_s == 0
+
+
 class ServerConfig(_Strict):
     """Settings of ``council serve``."""
 

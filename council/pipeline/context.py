@@ -53,6 +53,8 @@ class RunContext:
     straggler_factor: float | None = None
     #: Calls cut as late and still running; the run's end keeps what they deliver and cancels the rest.
     late_calls: list[LateCall] = field(default_factory=list)
+    #: The run's key in the result cache, when the cache may remember it (None: it may not).
+    cache_key: str | None = None
 
     def straggler_cut(self, expected: int) -> StragglerCut | None:
         """The straggler policy for a stage of ``expected`` calls (None when the run has none)."""

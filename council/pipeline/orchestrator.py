@@ -25,14 +25,15 @@ from typing import Any
 from council._version import __version__
 from council.assets import prompt_hash
 from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
-from council.errors import InvalidRequestError
-from council.events import EventSink, ignore_events
+from council.errors import InvalidRequestError, StorageError
+from council.events import EventSink, StageEvent, ignore_events
 from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import run_cost
 from council.pipeline.kept_session import KeptSession
 from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import UNSET, RunPlan, build_plan
+from council.pipeline.result_cache import cacheable, replay, run_key, served_from_cache
 from council.pipeline.stages import run_stages
 from council.pipeline.stragglers import settle_late_calls
 from council.presets import CouncilPreset
@@ -42,7 +43,9 @@ from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import is_rubric_path, load_rubric
 from council.rubrics.model import Rubric
 from council.simulation import behaviour_for
+from council.storage.result_cache import cached_run_id, queue_cache_entry
 from council.storage.run_records import Stage
+from council.storage.run_writes import prepare_stage
 from council.storage.store import Store
 from council.transport.http import Transport
 from council.types import ChatMessage, GenerationParams
@@ -50,6 +53,7 @@ from council.types import ChatMessage, GenerationParams
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
            "feedback_system.md")
 _log = get_logger("council")
+NOT_CACHED = "the result could not be remembered by the result cache"
 
 
 class Council:
@@ -146,6 +150,7 @@ class Council:
         rubric: Rubric | str | None = None,
         preset: str | None = None,
         max_usd: float | None = None,
+        cache: bool | None = None,
     ) -> RunPlan:
         """Check a run request and return its :class:`RunPlan`; :meth:`ask` runs it.
 
@@ -160,11 +165,13 @@ class Council:
         ``max_usd`` caps what the run spends (at most ``budget.max_usd_per_run``
         when that is set): calls that would not fit are not made, and the run
         degrades instead (fewer reviews, the top answer without a chairman).
+        ``cache=False`` bypasses the result cache (``cache.ttl_s``) for this
+        run: it neither answers from it nor is remembered by it.
         Raises :class:`~council.errors.InvalidRequestError` naming what is wrong.
         """
         return build_plan(self.config, question, default_rubric=self.rubric, resolve_rubric=self.resolve_rubric,
                           members=members, chairman=chairman, params=params, rubric=rubric, preset=preset,
-                          max_usd=max_usd)
+                          max_usd=max_usd, cache=cache)
 
     async def ask(
         self,
@@ -178,6 +185,8 @@ class Council:
         rubric: Rubric | str | None = None,
         preset: str | None = None,
         max_usd: float | None = None,
+        cache: bool | None = None,
+        cache_hit: CouncilResult | None = None,
     ) -> CouncilResult:
         """Run the whole council on a question, a conversation or a :class:`RunPlan`, and return the result.
 
@@ -185,12 +194,16 @@ class Council:
         with one). ``run_id`` lets a caller name the run before it starts
         (the server sends it in a response header); by default a fresh one
         is drawn. ``on_event`` receives the run's progress events.
+        ``cache_hit`` is what :meth:`lookup_cache` found for the plan (the
+        server looks first, to say so in its headers); without it, a plan
+        that may use the cache looks itself.
         """
         if self.store is None and self._owns_store:
             self.store = await asyncio.to_thread(self._open_store)  # reopened after aclose(), like the session
         if isinstance(question, RunPlan):
             given = [name for name, value in (("members", members), ("params", params), ("rubric", rubric),
-                                              ("preset", preset), ("max_usd", max_usd)) if value is not None]
+                                              ("preset", preset), ("max_usd", max_usd), ("cache", cache))
+                     if value is not None]
             if given or chairman is not UNSET:
                 raise InvalidRequestError(f"a RunPlan holds its options; give them to Council.plan, not with the plan: "
                                           f"{', '.join(given or ['chairman'])}")
@@ -198,12 +211,61 @@ class Council:
         else:
             def planned() -> RunPlan:
                 return self.plan(question, members=members, chairman=chairman, params=params, rubric=rubric,
-                                 preset=preset, max_usd=max_usd)
+                                 preset=preset, max_usd=max_usd, cache=cache)
 
             # A registered rubric is read from the database, a named one from disk: neither on the event loop.
             plan = planned() if rubric is None or isinstance(rubric, Rubric) else await asyncio.to_thread(planned)
+        sink = on_event or ignore_events
+        if cache_hit is None and plan.use_cache:
+            cache_hit = await self.lookup_cache(plan)
+        if cache_hit is not None:
+            return await self._serve_cached(plan, cache_hit, sink, run_id)
         # Every call shares the one session, kept open until aclose() or the end of the event loop.
-        return await self._run(plan, self._ensure_providers(), on_event or ignore_events, run_id)
+        return await self._run(plan, self._ensure_providers(), sink, run_id)
+
+    async def lookup_cache(self, plan: RunPlan) -> CouncilResult | None:
+        """The stored run that answers ``plan`` from the result cache, or None (a miss, or no cache for it).
+
+        A database that is down or slow costs the cache, never the answer:
+        after ``storage.critical_wait_s`` the run goes on as a miss.
+        """
+        store = self.store
+        if not plan.use_cache or store is None:
+            return None
+        key = self._cache_key(plan)
+
+        def read() -> CouncilResult | None:
+            run_id = cached_run_id(store, key)
+            return store.get(run_id) if run_id is not None else None
+
+        try:
+            cached = await asyncio.wait_for(asyncio.to_thread(read), timeout=self.config.storage.critical_wait_s)
+        except (TimeoutError, StorageError) as error:
+            _log.warning("result_cache_unavailable", cause=str(error) or "timed out")
+            return None
+        return cached if cached is not None and cacheable(cached) else None
+
+    def _cache_key(self, plan: RunPlan) -> str:
+        return run_key(plan, self.config, self._config_hash, {name: prompt_hash(name) for name in PROMPTS})
+
+    async def _serve_cached(self, plan: RunPlan, cached: CouncilResult, sink: EventSink,
+                            run_id: str | None) -> CouncilResult:
+        started = time.perf_counter()
+        result = served_from_cache(cached, run_id or uuid.uuid4().hex, 0.0)
+        if sink is not ignore_events:
+            replay(result, plan.chairman, sink)
+        result.timings.total_ms = elapsed_ms(started)
+        if self.store is not None:
+            write = self.store.queue_stage(prepare_stage(result, "started"))
+            try:
+                await asyncio.wait_for(asyncio.shield(write), timeout=self.config.storage.critical_wait_s)
+            except (TimeoutError, StorageError) as error:
+                write.add_done_callback(lambda done: done.cancelled() or done.exception())
+                result.stored = False
+                result.degrade(f"the run is not stored yet ({error or 'the database did not answer in time'})")
+        sink(StageEvent(kind="run_finished", run_id=result.run_id,
+                        data={"status": result.status, "degraded": result.degraded, "error": result.error}))
+        return result
 
     @property
     def presets(self) -> dict[str, CouncilPreset]:
@@ -270,7 +332,8 @@ class Council:
         result.preset, result.judging = plan.preset, plan.judging
         ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
                          plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
-                         store=self.store, straggler_factor=plan.straggler_factor)
+                         store=self.store, straggler_factor=plan.straggler_factor,
+                         cache_key=self._cache_key(plan) if plan.use_cache else None)
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")
@@ -310,6 +373,11 @@ class Council:
             if ctx.budget.refused:
                 result.degrade(f"budget ${ctx.budget.limit_usd:g} reached: not called: {', '.join(ctx.budget.refused)}")
         result.timings.total_ms = elapsed_ms(started)
+        if ctx.cache_key is not None and self.store is not None and cacheable(result):
+            # Written with the run's last row, so the next identical question finds it.
+            ctx.queued_writes.append((queue_cache_entry(self.store, ctx.cache_key, result.run_id,
+                                                        self.config.cache.ttl_s), NOT_CACHED))
         await save_finished(ctx, self.store)
         ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)
         return result
+

@@ -54,6 +54,8 @@ class RunPlan:
     safety_member: str | None = None
     #: The straggler policy's factor (the preset's, else ``stages.straggler_factor``; None: wait for all).
     straggler_factor: float | None = None
+    #: Whether the result cache may answer this run, and remember it (``cache.ttl_s`` on, not bypassed).
+    use_cache: bool = False
 
     @property
     def judges(self) -> list[str] | None:
@@ -94,6 +96,7 @@ def build_plan(
     rubric: Rubric | str | None = None,
     preset: str | None = None,
     max_usd: float | None = None,
+    cache: bool | None = None,
 ) -> RunPlan:
     """Check a run request against ``config`` and return its plan (see :meth:`Council.plan`).
 
@@ -124,7 +127,8 @@ def build_plan(
                    preset=preset, judging=judging_for(spec, chosen, member_names), params=params,
                    safety_member=config.safety.llm_member,
                    straggler_factor=spec.straggler_factor if spec is not None and spec.straggler_factor is not None
-                   else config.stages.straggler_factor)
+                   else config.stages.straggler_factor,
+                   use_cache=config.cache.ttl_s > 0 and cache is not False)
     limit = budget_limit(config, max_usd, plan.callers)
     # The rubric last: a registered one is read from the database, and a bad request should not wait for it.
     chosen_rubric = default_rubric if rubric is None else resolve_rubric(rubric)

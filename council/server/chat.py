@@ -24,7 +24,7 @@ from council.pipeline.plan import RunPlan
 from council.result import CouncilResult
 from council.rubrics.catalog import UnknownRubricError
 from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
-from council.server.guards import RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
+from council.server.guards import CACHE_HEADER, RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
 from council.server.metrics import ServerMetrics
 from council.server.param_checks import council_request_problems, member_request_problems
 from council.server.relay import relay, relayable, uses_tools
@@ -125,7 +125,7 @@ class ChatHandler:
             raise ApiError(400, f"{forced}: the council answers in text and cannot be made to call a tool; leave "
                                 f"{forced} unset, 'auto' or 'none', or send tool calls to a pass-through model "
                                 f"({models})", param=forced, code="tool_choice_not_supported")
-        extra_headers = {}
+        extra_headers: dict[str, str] = {}
         if body.tool_definitions:
             # Chat apps attach their tools to every question; the council answers in text, and says so.
             request[TOOLS_IGNORED_KEY] = body.tool_definitions
@@ -140,16 +140,21 @@ class ChatHandler:
             except UnknownRubricError as error:
                 raise ApiError(400, f"council_rubric: {error}", param="council_rubric",
                                code="rubric_not_found") from None
+        # The result cache answers unless the client asks for a fresh run, either way chat clients say it.
+        fresh = body.council_cache is False or "no-cache" in request.headers.get("Cache-Control", "").lower()
         plan = plan_run(self.council, messages, rubric=rubric, params=params, preset=preset,
-                        max_usd=body.council_max_usd)
+                        max_usd=body.council_max_usd, cache=False if fresh else None)
+        hit = await self.council.lookup_cache(plan) if plan.use_cache else None
+        if plan.use_cache:
+            extra_headers[CACHE_HEADER] = "hit" if hit is not None else "miss"
         await self.admit()
         run_id = uuid.uuid4().hex
         request[RUN_ID_KEY] = run_id  # for the access log, also when the client leaves before the headers go out
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:
-            return await self._council_stream(request, body, plan, run_id, completion_id, created, extra_headers)
-        task = self.start_admitted(self.council.ask(plan, run_id=run_id))
+            return await self._council_stream(request, body, plan, run_id, completion_id, created, extra_headers, hit)
+        task = self.start_admitted(self.council.ask(plan, run_id=run_id, cache_hit=hit))
         result = await self._await_run(task)
         if not answered(result) or result.final_answer is None:
             raise failure_error(result)
@@ -159,9 +164,10 @@ class ChatHandler:
                                                    **extra_headers})
 
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, plan: RunPlan, run_id: str,
-                              completion_id: str, created: int, extra_headers: dict[str, str]) -> web.StreamResponse:
+                              completion_id: str, created: int, extra_headers: dict[str, str],
+                              hit: CouncilResult | None) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
-        task = self.start_admitted(self.council.ask(plan, run_id=run_id, on_event=queue.put_nowait))
+        task = self.start_admitted(self.council.ask(plan, run_id=run_id, on_event=queue.put_nowait, cache_hit=hit))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
             "x-council-run-id": run_id, **extra_headers,

@@ -32,6 +32,8 @@ RUN_ID_KEY = web.RequestKey("council_run_id", str)
 # How many tool definitions a council request carried that the council answered without calling (0: none).
 TOOLS_IGNORED_KEY = web.RequestKey("council_tools_ignored", int)
 TOOLS_IGNORED_HEADER = "x-council-tools-ignored"
+#: Whether the result cache answered a council request: hit or miss (absent when the cache is off or bypassed).
+CACHE_HEADER = "x-council-cache"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _CORS_METHODS = "GET, POST, PATCH, DELETE, OPTIONS"
 _CORS_EXPOSED = "x-council-run-id, x-council-cost-usd, x-council-tools-ignored, Retry-After"

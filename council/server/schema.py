@@ -156,6 +156,7 @@ class ChatCompletionRequest(_Lenient):
     # Council's own.
     council_rubric: StrictStr | None = Field(default=None, max_length=300)
     council_max_usd: Number | None = Field(default=None, gt=0, le=100_000)
+    council_cache: StrictBool | None = None
 
     @field_validator("messages", mode="before")
     @classmethod

@@ -138,7 +138,7 @@ class DailySpend:
 
 
 def plan_run(council: Council, messages: list[ChatMessage], *, rubric: Rubric | None, params: GenerationParams,
-             preset: str | None, max_usd: float | None) -> RunPlan:
+             preset: str | None, max_usd: float | None, cache: bool | None = None) -> RunPlan:
     """The run a chat completion asks for, planned by the council; a 400 naming ``council_max_usd`` for its budget.
 
     The budget is the plan's: above the server's cap, or a member the run
@@ -146,7 +146,7 @@ def plan_run(council: Council, messages: list[ChatMessage], *, rubric: Rubric | 
     """
     try:
         return council.plan(messages, rubric=rubric, params=params, preset=preset,
-                            max_usd=None if max_usd is None else float(max_usd))
+                            max_usd=None if max_usd is None else float(max_usd), cache=cache)
     except InvalidRequestError as error:
         if error.option != "max_usd":
             raise

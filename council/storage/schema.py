@@ -239,6 +239,17 @@ def _v11(session: Session, backend: str) -> None:
                             [(rubric_id, version, now) for rubric_id, version in sorted(newest.items())])
 
 
+# The result cache (cache.ttl_s): a run's key (everything that decides its result) to the run that answered it.
+_V12 = """
+CREATE TABLE IF NOT EXISTS result_cache (
+    cache_key TEXT PRIMARY KEY, run_id TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT NOT NULL)
+"""
+
+
+def _v12(session: Session, backend: str) -> None:
+    _script(session, backend, _V12)
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -261,6 +272,7 @@ MIGRATIONS = (
     Migration(9, "reviewers' bias sums stored as doubles, not JSON text", _v9),
     Migration(10, "calls outside council runs (pass-through, side tasks) with their cost", _v10),
     Migration(11, "each rubric id's latest pointer, so deleting an id keeps its versions for audit", _v11),
+    Migration(12, "the result cache: a run's key to the stored run that answered it, until it expires", _v12),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

@@ -117,3 +117,17 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(argv):
     process.stderr.close()
     assert process.wait(timeout=60) == 141, errors
     assert "internal error" not in errors and "Traceback" not in errors, errors
+
+
+def test_ask_says_when_the_result_cache_answered_and_no_cache_runs_again(tmp_path, capsys):
+    config = tmp_path / "council.yaml"
+    config.write_text(MEMBERS + f"cache:\n  ttl_s: 600\nstorage:\n  path: {tmp_path / 'runs.db'}\n", encoding="utf-8")
+    env = {"PATH": os.environ.get("PATH", ""), "COUNCIL_CONFIG": str(config)}
+    first = ask_json(capsys, env)
+    code = main(["ask", "What is six times seven?", "--json"], env)
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["cached_from"] == first["run_id"]
+    assert f"answered from the result cache (run {first['run_id']})" in captured.err
+    code = main(["ask", "What is six times seven?", "--json", "--no-cache"], env)
+    captured = capsys.readouterr()
+    assert code == 0 and "cached_from" not in json.loads(captured.out) and "result cache" not in captured.err

@@ -81,9 +81,9 @@ def test_an_older_database_gets_pointers_for_what_it_offered(db_location):
         store.delete_rubric("quiz_quality@1.1.0")
         # As a database of schema 10 held them: no pointer table; what the old delete did shows in deleted_at.
         store.db.transaction(lambda session: (session.execute("DROP TABLE rubric_latest"),
-                                      session.execute("DELETE FROM council_schema WHERE version = 11")))
+                                      session.execute("DELETE FROM council_schema WHERE version >= 11")))
         store.db.schema_checked = False
-        assert [m.version for m in upgrade(store.db)] == [MIGRATIONS[-1].version]
+        assert [m.version for m in upgrade(store.db)] == [m.version for m in MIGRATIONS if m.version >= 11]
         assert store.get_rubric("quiz_quality") == v1
     finally:
         store.close()

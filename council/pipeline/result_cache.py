@@ -1,0 +1,99 @@
+"""The result cache: a run asked again the same way is answered from the stored run, at no upstream cost.
+
+Chat apps regenerate, users retry, evaluations are re-run after a crash.
+With ``cache.ttl_s`` set, a finished run that went well is remembered by
+its key (:func:`run_key`: everything that decides its result) and answers
+the same request until it expires. A hit is a new run of its own (its own
+id, stored, zero cost) that says where it came from (``cached_from``), and
+it replays the stages' events quickly so a stream still streams. What a
+hit may never be: a failed, interrupted or degraded run (:func:`cacheable`).
+
+The table is :mod:`council.storage.result_cache`'s; this module knows what
+a key is made of and how a hit looks, nothing of SQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from council._version import __version__
+from council.config import CouncilConfig
+from council.events import EventSink, StageEvent
+from council.pipeline.plan import RunPlan
+from council.result import CouncilResult, RunCost, Timings
+from council.types import Usage
+
+#: How many characters of a cached chairman's answer go out in one replayed delta.
+REPLAY_CHUNK_CHARS = 400
+
+
+def run_key(plan: RunPlan, config: CouncilConfig, config_hash: str, prompt_hashes: dict[str, str]) -> str:
+    """The cache key of a planned run: a hash of everything that decides its result.
+
+    The messages (images included), who answers and chairs and with which
+    models, the rubric's content, how answers are judged, the generation
+    settings, the preset, the budget and straggler policy, the whole config
+    and the prompt templates, and Council's version.
+    """
+    members = {name: config.member(name).model_dump(mode="json") for name in plan.callers}
+    facts: dict[str, Any] = {
+        "messages": [m.model_dump(mode="json") for m in plan.messages],
+        "members": list(plan.members), "chairman": plan.chairman, "models": members,
+        "rubric": [plan.rubric.id, plan.rubric.version, plan.rubric.content_hash()],
+        "judging": plan.judging.model_dump(mode="json") if plan.judging is not None else None,
+        "params": plan.params.model_dump(mode="json", exclude_none=True) if plan.params is not None else None,
+        "preset": plan.preset, "budget_usd": plan.budget_usd, "straggler_factor": plan.straggler_factor,
+        "config": config_hash, "prompts": prompt_hashes, "version": __version__,
+    }
+    return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def cacheable(result: CouncilResult) -> bool:
+    """Whether a finished run may answer later requests: complete, not degraded, stored, and not itself a hit."""
+    return result.status == "complete" and not result.degraded and result.stored and result.cached_from is None
+
+
+def served_from_cache(cached: CouncilResult, run_id: str, started_ms: float) -> CouncilResult:
+    """The new run a hit is: the cached run's records under a new id, marked, at no upstream cost."""
+    return cached.model_copy(update={
+        "run_id": run_id, "created_at": datetime.now(UTC), "cached_from": cached.run_id,
+        "usage": Usage(), "cost": RunCost(total_usd=0.0), "timings": Timings(total_ms=started_ms), "stored": True,
+    }, deep=True)
+
+
+def replay(result: CouncilResult, chairman: str | None, sink: EventSink) -> None:
+    """Send the events the cached run sent, at once: a stream shows its stages, then the answer in deltas."""
+    def emit(kind: str, **data: object) -> None:
+        sink(StageEvent(kind=kind, run_id=result.run_id, data=data))  # type: ignore[arg-type]
+
+    emit("run_started", members=[a.member for a in result.answers], chairman=chairman, simulated=result.simulated,
+         cached_from=result.cached_from)
+    emit("stage_started", stage="answers")
+    for answer in result.answers:
+        emit("answer", member=answer.member, status=answer.status, latency_ms=round(answer.latency_ms, 1),
+             error=answer.error.model_dump() if answer.error else None, content=answer.content)
+    for answer in result.answers:
+        if answer.safety is not None:
+            emit("safety", member=answer.member, passed=answer.safety.passed,
+                 findings=[f.model_dump() for f in answer.safety.findings], notes=list(answer.safety.notes))
+    if result.reviews:
+        emit("stage_started", stage="review")
+    for review in result.reviews:
+        emit("review", reviewer=review.reviewer, status=review.status,
+             error=review.error.model_dump() if review.error else None,
+             scores={m: s.model_dump() for m, s in review.scores.items()}, order=list(review.order))
+    if result.ranking:
+        emit("ranking", ranking=[e.model_dump() for e in result.ranking], agreement=result.agreement.model_dump(),
+             bias_flags=[b.model_dump() for b in result.bias_flags], ranking_confidence=result.ranking_confidence,
+             tied_for_first=list(result.tied_for_first))
+    final = result.final_answer
+    if final is not None:
+        emit("stage_started", stage="final")
+        if final.source == "chairman":
+            text = final.content
+            for start in range(0, len(text), REPLAY_CHUNK_CHARS):
+                emit("final_delta", text=text[start:start + REPLAY_CHUNK_CHARS], by=final.by)
+        emit("final", **final.model_dump())

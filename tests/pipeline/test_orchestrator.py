@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 
 import pytest
 
@@ -14,6 +13,7 @@ from council.review.prompt import ReviewTask
 from council.storage.store import Store
 from council.testing.fake_llm import FakeLLMServer, RecordedRequest, Step
 from council.testing.scripted import CHAIRMAN_PREFIX, council_member, honest_ballot
+from tests.waiting import wait_until
 
 PROVIDERS = {"alpha": "openai", "beta": "anthropic", "gamma": "gemini", "delta": "openai"}
 QUALITY = {"alpha": 9, "beta": 7, "gamma": 5, "delta": 3}
@@ -112,16 +112,14 @@ async def test_multi_turn_conversation(fake_llm, store):
 
 
 async def test_straggler_is_cut_at_the_stage_deadline(fake_llm, store):
-    slow = Step(reply=council_member("late quality=10", quality_judge), latency_s=5)
-    script_members(fake_llm, delta=slow)
+    script_members(fake_llm, delta=Step(hang=True))  # delta never answers: only the deadline lets the run go on
     config = make_config(fake_llm, chairman=None, stages={"stage_deadline_s": 1.0, "member_timeout_s": 10})
-    started = time.perf_counter()
     result = await run(config, store)
     delta = result.answer("delta")
     assert delta is not None and delta.status == "failed" and delta.error is not None
-    assert delta.error.reason == "timeout"
-    assert result.timings.answers_ms < 1100
-    assert time.perf_counter() - started < 2.5
+    # Cut by the stage's deadline (1 s), not by the member's own timeout (10 s), and nothing of it kept.
+    assert (delta.error.reason, delta.error.message) == ("timeout", "no answer by the stage deadline of 1s")
+    assert delta.content is None
     assert "delta" not in [e.member for e in result.ranking]
     assert result.degraded and any("delta (timeout)" in r for r in result.degraded_reasons)
 
@@ -256,8 +254,8 @@ async def test_an_interrupted_run_keeps_what_it_had(fake_llm, store):
     async with Council(config, store=store, environ={}) as council:
         events = []
         task = asyncio.ensure_future(council.ask("q?", on_event=events.append))
-        while not any(e.kind == "stage_started" and e.data["stage"] == "review" for e in events):
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: any(e.kind == "stage_started" and e.data["stage"] == "review" for e in events),
+                         what="the review stage to start")
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -306,7 +304,8 @@ async def test_a_reviewer_that_fails_or_stalls_is_recorded(fake_llm, store):
     by_reviewer = {r.reviewer: r for r in result.reviews}
     assert by_reviewer["beta"].status == "failed" and by_reviewer["beta"].error.reason == "upstream_error"
     assert by_reviewer["gamma"].status == "failed" and by_reviewer["gamma"].error.reason == "timeout"
-    assert result.timings.review_ms < 1200
+    # Gamma's review never comes: the run finished because the stage deadline cut it off.
+    assert by_reviewer["gamma"].error.message == "no review by the stage deadline of 1s"
     assert result.status == "complete" and len(result.ranking) == 4
     assert all(entry.n_reviews >= 1 for entry in result.ranking)
 

@@ -138,7 +138,7 @@ async def test_an_interrupted_run_resumes_without_redoing_finished_samples(fake_
     try:
         async with council:
             task = asyncio.ensure_future(EvalRunner(council, store, dataset, manifest).run())
-            await wait_until(lambda: len(store.done_keys(manifest.run_id)) == 2, what="two samples done")
+            await wait_until(lambda: len(store.done_keys(manifest.run_id)) == 2, what="two samples to be done")
             await wait_until(lambda: len(fake_llm.requests_for("model-alpha")) == 3,
                              what="the third sample to be asked upstream (where it hangs)")
             task.cancel()

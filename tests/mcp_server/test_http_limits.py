@@ -120,7 +120,7 @@ async def test_connections_over_the_cap_are_turned_away_and_the_server_recovers(
     with running_mcp_http(tmp_path, {"max_connections": 8, "header_timeout_s": 2}) as server:
         before = open_fds(server.pid)
         held = [connect(server, OTHER_CLIENT) for _ in range(8)]
-        wait_until_sync(lambda: server_connections(server) == 8, what="the 8 connections accepted by the server")
+        wait_until_sync(lambda: server_connections(server) == 8, what="the server to accept the 8 connections")
         flood = [connect(server, OTHER_CLIENT) for _ in range(200)]
         # Every one of the 200 is answered and closed by the server (read to the end), none held.
         answers = [answer_in_full(sock) for sock in flood]
@@ -128,7 +128,8 @@ async def test_connections_over_the_cap_are_turned_away_and_the_server_recovers(
         for sock in flood:
             sock.close()
         # The held ones reach their header deadline and are closed by the server: it has room again.
-        wait_until_sync(lambda: not any(still_open(sock) for sock in held), what="the held connections closed")
+        wait_until_sync(lambda: not any(still_open(sock) for sock in held),
+                        what="the server to close the held connections")
         assert await list_tools(server) >= {"ask_council", "list_runs"}
         for sock in held:
             sock.close()
@@ -156,7 +157,7 @@ async def test_one_client_address_holds_only_its_share_of_the_cap(tmp_path: Path
     with running_mcp_http(tmp_path, {"max_connections": 16, "max_connections_per_client": 4,
                                      "per_client_loopback": True, "header_timeout_s": 30}) as server:
         held = [connect(server, OTHER_CLIENT) for _ in range(4)]
-        wait_until_sync(lambda: server_connections(server) == 4, what="the 4 connections accepted by the server")
+        wait_until_sync(lambda: server_connections(server) == 4, what="the server to accept the 4 connections")
         over = [connect(server, OTHER_CLIENT) for _ in range(50)]
         over[0].settimeout(3)
         answer = over[0].recv(65536)

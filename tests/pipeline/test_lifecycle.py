@@ -45,7 +45,10 @@ def unclosed_sessions(caught: list[warnings.WarningMessage]) -> list[str]:
 
 async def test_200_concurrent_bare_asks_all_complete_and_leave_no_session(fake_llm, tmp_path):
     script(fake_llm)
-    council = Council(council_config(fake_llm, tmp_path), environ={})
+    # 200 runs' writes on one SQLite file: on a loaded machine they take longer than the default 2 s a run waits
+    # for its database, and the runs would say "not stored yet". Sessions are this test's subject, not that bound.
+    storage = {"path": str(tmp_path / "council.db"), "critical_wait_s": TIMEOUT_S}
+    council = Council(council_config(fake_llm, tmp_path, storage=storage), environ={})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = await asyncio.gather(*(council.ask(f"Question {i}: what is 6 x 7?") for i in range(200)))

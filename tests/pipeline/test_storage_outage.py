@@ -64,7 +64,7 @@ async def test_a_run_during_a_postgres_outage_is_answered_within_the_bound_and_s
         assert GAVE_UP_AT_THE_BOUND in reasons
         assert during.calibration == [], "ranked with the prior: no history was used"
 
-        await wait_until(stored_status(council, during.run_id), what="the outage's run stored")
+        await wait_until(stored_status(council, during.run_id), what="the outage's run to be stored")
         assert council.store.get(during.run_id).final_answer.content == during.final_answer.content
         after = await ask(council, "And eight times nine?")
         assert after.stored and not after.degraded, after.degraded_reasons
@@ -82,4 +82,4 @@ async def test_a_run_while_another_process_holds_sqlite_locked_is_answered_withi
             during = await ask(council, "And seven times eight?")
             assert during.stored is False and during.final_answer.content
             assert GAVE_UP_AT_THE_BOUND in " | ".join(during.degraded_reasons)
-        await wait_until(stored_status(council, during.run_id), what="the locked-out run stored")
+        await wait_until(stored_status(council, during.run_id), what="the locked-out run to be stored")

@@ -86,7 +86,7 @@ async def test_metrics_count_writes_waiting_for_a_locked_database_and_written_la
                 async with http.get(running.url + "/metrics") as response:
                     return samples(await response.text())[("council_storage_pending_writes", ())] == 0
 
-            await wait_until(written, what="the waiting writes written")
+            await wait_until(written, what="the waiting writes to be written")
             async with http.get(running.url + "/metrics") as response:
                 after = samples(await response.text())
         assert len(running.store.list_runs()) == 1 and running.store.list_runs()[0].status == "complete"

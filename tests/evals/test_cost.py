@@ -234,7 +234,8 @@ def test_the_members_a_budget_needs_priced(tmp_path):
         + "chairman: gamma\n"
         + f"storage: {{path: '{tmp_path / 'council.db'}'}}\n", encoding="utf-8")  # never the user's database
     config = load_config(path, {})
-    council = Council(config, environ={})
+    # No store: the default one is the user's own database (~/.local/share/council), not the test's business.
+    council = Council(config, store=False, environ={})
     dataset = load_dataset(tmp_path.joinpath("d.jsonl").write_text('{"id": "a", "task": "q"}\n') and
                            tmp_path / "d.jsonl")
 

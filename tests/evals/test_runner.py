@@ -19,6 +19,7 @@ from council.evals.runner import EvalRunner
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 from tests.evals.conftest import PROVIDERS, QUESTIONS, fake_council_file, knows, script_members
+from tests.waiting import wait_until
 
 
 def prepare(config_path: Path, dataset_path: Path, *, members: list[str] | None = None, evaluator: str = "alpha",
@@ -128,7 +129,7 @@ async def test_a_sample_past_its_timeout_is_recorded_and_never_evaluated(fake_ll
         store.close()
     hung = [r for r in records if r.subject == "alpha"]
     assert len(hung) == 4 and all(r.status == "timed_out" and r.metrics.timed_out for r in hung)
-    assert all(290 <= r.metrics.latency_e2e_ms < 1500 for r in hung)
+    assert all(r.metrics.latency_e2e_ms >= 290 for r in hung)  # held for its timeout (never cut short)
     assert all(r.evaluation.evaluator_error == "no_answer" and not r.passed for r in hung)
     assert summary.subjects["alpha"].metrics.n_timed_out == 4 and summary.subjects["alpha"].metrics.pass_rate == 0
     assert len(evaluator_requests(fake_llm, "model-beta")) == 4  # gamma's answers only
@@ -144,9 +145,9 @@ async def test_an_interrupted_run_resumes_without_redoing_finished_samples(fake_
     try:
         async with council:
             task = asyncio.ensure_future(EvalRunner(council, store, dataset, manifest).run())
-            while len(store.done_keys(manifest.run_id)) < 2:
-                await asyncio.sleep(0.01)
-            await asyncio.sleep(0.05)  # the third sample is now hanging upstream
+            await wait_until(lambda: len(store.done_keys(manifest.run_id)) == 2, what="two samples to be done")
+            await wait_until(lambda: len(fake_llm.requests_for("model-alpha")) == 3,
+                             what="the third sample to be asked upstream (where it hangs)")
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

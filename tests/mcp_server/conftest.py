@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 import yaml
 
 from tests.storage.test_store import simulated_without_latency
+from tests.waiting import wait_until_sync
 
 KEY = "sk-mcp-test-key"
 
@@ -33,6 +35,33 @@ class McpOverHttp(NamedTuple):
     log: list[str]
     port: int
     pid: int
+
+
+LISTENING = "0A"  # a socket's state in /proc/net/tcp
+
+
+def tcp_sockets(port: int, state: str | None = None) -> set[str]:
+    """The inodes of this machine's IPv4 sockets on local ``port`` (in ``state``; any but listening if None)."""
+    inodes = set()
+    with open("/proc/net/tcp") as table:
+        for row in list(table)[1:]:
+            fields = row.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and (
+                    fields[3] == state if state is not None else fields[3] != LISTENING):
+                inodes.add(fields[9])
+    return inodes
+
+
+def server_connections(server: McpOverHttp) -> int:
+    """How many client connections the server process holds open: accepted (a descriptor of its own), not just
+    queued by the kernel, and not yet closed by it."""
+    held = set()
+    for fd in os.listdir(f"/proc/{server.pid}/fd"):
+        with contextlib.suppress(FileNotFoundError):  # closed while we look
+            target = os.readlink(f"/proc/{server.pid}/fd/{fd}")
+            if target.startswith("socket:["):
+                held.add(target.removeprefix("socket:[").removesuffix("]"))
+    return len(held & tcp_sockets(server.port))
 
 
 def free_port() -> int:
@@ -62,12 +91,9 @@ def running_mcp_http(tmp_path: Path, server: dict | None = None) -> Iterator[Mcp
         # Keep reading what the server logs, so a full pipe never blocks it, and keep it for the tests.
         drain = threading.Thread(target=lambda: log.extend(process.stderr or []), daemon=True)
         drain.start()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:  # uvicorn binds just after the announcement
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
+        # uvicorn binds just after the announcement. Seen in the kernel's table rather than by connecting, so no
+        # probe connection of ours is left for a test counting the server's connections to wait away.
+        wait_until_sync(lambda: bool(tcp_sockets(port, LISTENING)), what=f"the server to listen on port {port}")
         yield McpOverHttp(f"http://127.0.0.1:{port}/mcp", log, port, process.pid)
     finally:
         process.terminate()

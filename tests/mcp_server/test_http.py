@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import aiohttp
 import httpx2
 import pytest
@@ -12,6 +10,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from council.cli import main
 from tests.mcp_server.conftest import KEY
+from tests.waiting import wait_until_sync
 
 
 async def test_without_the_key_the_endpoint_answers_401(mcp_over_http):
@@ -49,9 +48,8 @@ async def test_mistakes_over_http_read_plainly_and_log_one_line_each(mcp_over_ht
     assert preset.value.error.code == -32602
     assert preset.value.error.message == "preset: unknown preset 'slow'; presets: full, quick"
     assert 'compare_answers tool (members ["atlas", "boreal"])' in prompt.messages[0].content.text
-    deadline = time.monotonic() + 5
-    while len(mcp_over_http.log) < 4 and time.monotonic() < deadline:  # the drain thread reads as lines come
-        time.sleep(0.05)
+    # The drain thread reads the server's lines as they come.
+    wait_until_sync(lambda: len(mcp_over_http.log) >= 4, what="a log line for each of the four mistakes")
     events = [(line.split("] ")[1].split()[0], line.rsplit("=", 1)[1].strip()) for line in mcp_over_http.log]
     assert events == [("tool_error", "ask_council"), ("tool_error", "list_runs"), ("tool_error", "evaluate_answer"),
                       ("prompt_error", "ask_the_council")], mcp_over_http.log

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from council.pipeline.answer import collect_answers, member_failures, quorum_problem
 from council.providers.simulated import SimulatedBehaviour
 from council.result import Failure
@@ -32,11 +30,12 @@ async def test_a_crashing_member_and_an_empty_answer_are_failures_not_exceptions
 async def test_a_straggler_is_cut_at_the_stage_deadline():
     ctx, _ = context({"quick": member("fast"), "slow": SimulatedBehaviour(member("slow"), latency_ms=3_000)},
                      stages={"stage_deadline_s": 0.2, "member_timeout_s": 5})
-    started = asyncio.get_running_loop().time()
     records = {r.member: r for r in await collect_answers(ctx)}
-    assert asyncio.get_running_loop().time() - started < 2
     assert records["quick"].status == "ok"
-    assert records["slow"].status == "failed" and records["slow"].error.reason == "timeout"
+    # Cut by the stage's deadline, not by the member's own timeout, and not waited for: its answer is absent.
+    slow = records["slow"]
+    assert slow.status == "failed" and slow.content is None
+    assert (slow.error.reason, slow.error.message) == ("timeout", "no answer by the stage deadline of 0.2s")
 
 
 def test_failures_and_quorum_are_described():

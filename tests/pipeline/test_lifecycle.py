@@ -12,6 +12,7 @@ from council import Council, CouncilConfig, CouncilResult
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 from council.transport.http import Transport
+from tests.waiting import TIMEOUT_S, wait_until
 
 MEMBERS = ("alpha", "beta", "gamma")
 
@@ -44,7 +45,10 @@ def unclosed_sessions(caught: list[warnings.WarningMessage]) -> list[str]:
 
 async def test_200_concurrent_bare_asks_all_complete_and_leave_no_session(fake_llm, tmp_path):
     script(fake_llm)
-    council = Council(council_config(fake_llm, tmp_path), environ={})
+    # 200 runs' writes on one SQLite file: on a loaded machine they take longer than the default 2 s a run waits
+    # for its database, and the runs would say "not stored yet". Sessions are this test's subject, not that bound.
+    storage = {"path": str(tmp_path / "council.db"), "critical_wait_s": TIMEOUT_S}
+    council = Council(council_config(fake_llm, tmp_path, storage=storage), environ={})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = await asyncio.gather(*(council.ask(f"Question {i}: what is 6 x 7?") for i in range(200)))
@@ -68,7 +72,8 @@ async def test_bare_asks_in_waves_reuse_and_close_cleanly(fake_llm, tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         first = asyncio.gather(*(council.ask(f"first {i}") for i in range(20)))
-        await asyncio.sleep(0.02)
+        await wait_until(lambda: bool(fake_llm.requests), what="the first wave to reach the upstream")
+        assert not first.done()
         second = asyncio.gather(*(council.ask(f"second {i}") for i in range(20)))  # joins while the first run
         results = [*(await first), *(await second)]
         gc.collect()
@@ -83,7 +88,8 @@ async def test_closing_the_pool_under_running_calls_gives_typed_failures_never_c
     council = Council(council_config(fake_llm, tmp_path, transport={"max_connections_per_host": 4}), environ={})
     async with council:
         calls = [asyncio.ensure_future(council.ask(f"q{i}")) for i in range(12)]
-        await asyncio.sleep(0.15)  # some calls hold connections, the rest wait for one in the pool
+        # Four calls hold the pool's connections upstream, the rest wait for one.
+        await wait_until(lambda: len(fake_llm.requests) >= 4, what="four calls to hold the pool's connections")
         await council.aclose()  # the pool closes under all of them
         outcomes = await asyncio.gather(*calls, return_exceptions=True)
     assert not [o for o in outcomes if isinstance(o, BaseException)], outcomes
@@ -94,13 +100,14 @@ async def test_closing_the_pool_under_running_calls_gives_typed_failures_never_c
 
 
 async def test_a_cancelled_caller_still_cancels_its_run_promptly(fake_llm, tmp_path):
-    script(fake_llm, latency_s=5)
+    for name in MEMBERS:
+        fake_llm.script(f"model-{name}", Step(hang=True))  # no member ever answers: only the cancel ends the run
     async with Council(council_config(fake_llm, tmp_path), environ={}) as council:
         task = asyncio.ensure_future(council.ask("Will you wait?"))
-        await asyncio.sleep(0.2)
+        await wait_until(lambda: len(fake_llm.requests) >= len(MEMBERS), what="the run to ask its members")
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, timeout=2)  # promptly: well before the 5 s upstream
+            await asyncio.wait_for(task, timeout=TIMEOUT_S)  # the bound is against a hang, not a measurement
         (stored,) = council.store.list_runs()
         assert stored.status == "interrupted"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,10 +13,11 @@ from aiohttp import web
 from council import Council
 from council.config import CouncilConfig
 from council.server.app import create_app
-from council.server.listen import start_site
+from council.server.listen import CappedSite, start_site
 from council.storage.store import Store
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
+from tests.waiting import wait_until
 
 MEMBERS = {"alpha": 9, "beta": 7, "gamma": 5}
 API_KEY = "test-council-key-123"
@@ -31,6 +31,8 @@ class RunningServer:
     fake: FakeLLMServer
     council: Council
     store: Store
+    #: The listener: its count of open connections is what a test waits on after opening or closing some.
+    site: CappedSite
 
     @property
     def base_url(self) -> str:
@@ -71,7 +73,7 @@ async def serve(fake: FakeLLMServer, config: CouncilConfig, store: Store,
     app = create_app(config, environ={"COUNCIL_API_KEYS": keys} if keys else {}, council=council)
     # The same listener as `council serve`: connection cap, header and body deadlines.
     runner, site = await start_site(app, config.server, "127.0.0.1", 0)
-    return runner, RunningServer(f"http://127.0.0.1:{site.port}", fake, council, store)
+    return runner, RunningServer(f"http://127.0.0.1:{site.port}", fake, council, store, site)
 
 
 @pytest.fixture
@@ -86,13 +88,15 @@ async def server(fake_llm: FakeLLMServer) -> AsyncIterator[RunningServer]:
 
 async def health_when(url: str, condition: Callable[[dict[str, Any]], bool], timeout_s: float = 10) -> dict[str, Any]:
     """Poll ``/healthz`` until ``condition(health)`` holds (instead of sleeping and hoping); fail after the timeout."""
-    deadline = asyncio.get_running_loop().time() + timeout_s
+    health: dict[str, Any] = {}
     async with aiohttp.ClientSession() as http:
-        while True:
+
+        async def reached() -> bool:
+            nonlocal health
             async with http.get(url + "/healthz") as response:
-                health: dict[str, Any] = await response.json()
-            if condition(health):
-                return health
-            if asyncio.get_running_loop().time() > deadline:
-                raise AssertionError(f"/healthz never reached the expected state; last: {health}")
-            await asyncio.sleep(0.01)
+                health = await response.json()
+            return condition(health)
+
+        await wait_until(reached, what=lambda: f"/healthz to reach the expected state (last: {health})",
+                         timeout_s=timeout_s)
+    return health

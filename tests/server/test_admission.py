@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
+from tests.waiting import wait_until
 
 
 async def test_slots_are_taken_at_once_until_the_limit():
@@ -46,7 +47,8 @@ async def test_a_newcomer_does_not_jump_the_queue():
     admission.release()  # the slot goes to the waiter, not to whoever asks next
     late = asyncio.ensure_future(admission.acquire())
     await asyncio.wait_for(first, timeout=1)
-    await asyncio.sleep(0.01)
+    # The newcomer has asked by now one way or the other: taken a slot (the bug) or joined the line.
+    await wait_until(lambda: late.done() or admission.queued == 1, what="the newcomer to be served or queued")
     assert not late.done() and admission.queued == 1
     admission.release()
     await late

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import aiohttp
 import pytest
 
@@ -12,6 +10,7 @@ from council.storage.spend import spent_on, today
 from council.storage.store import Store
 from council.testing.fake_llm import FakeLLMServer
 from tests.server.conftest import API_KEY, script, serve
+from tests.waiting import wait_until
 
 PRICE = {"input_per_mtok": 100.0, "output_per_mtok": 300.0}
 QUESTION = {"role": "user", "content": "What is six times seven?"}
@@ -46,11 +45,7 @@ async def test_the_daily_cap_turns_new_runs_away_once_spent(fake_llm, tmp_path):
         async def counted() -> bool:
             return await store.call(spent_on, store, today()) == pytest.approx(cost)
 
-        for _ in range(100):  # the run's cost is added just after its answer went out
-            if await counted():
-                break
-            await asyncio.sleep(0.02)
-        assert await counted()
+        await wait_until(counted, what="the run's cost added to the day's sum (just after its answer went out)")
         calls = len(fake_llm.requests)
         for model in ("council", "member/beta"):
             status, headers, refused = await post(server, {"model": model, "messages": [QUESTION]})
@@ -73,12 +68,15 @@ async def test_replicas_on_one_database_share_the_days_sum(fake_llm, tmp_path):
         # A pass-through call on the first replica spends the day's budget (its cost counts as a run's would).
         status, _headers, _body = await post(first, {"model": "member/alpha", "messages": [QUESTION]})
         assert status == 200
-        for _ in range(100):
+        refused: dict = {}
+
+        async def second_refuses() -> bool:  # once the first replica's cost is in the shared database
+            nonlocal refused
             status, _headers, refused = await post(second, {"model": "council", "messages": [QUESTION]})
-            if status == 429:
-                break
-            await asyncio.sleep(0.02)
-        assert status == 429 and refused["error"]["code"] == "daily_budget_reached"
+            return status == 429
+
+        await wait_until(second_refuses, what="the second replica to see the day's budget spent")
+        assert refused["error"]["code"] == "daily_budget_reached"
     finally:
         for runner, server in ((first_runner, first), (second_runner, second)):
             await runner.cleanup()

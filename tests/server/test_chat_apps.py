@@ -19,7 +19,8 @@ from council.storage.store import Store
 from council.testing.fake_llm import Step
 from council.testing.scripted import read_review_task, request_messages
 from tests.server.conftest import script, serve, server_config
-from tests.storage.outage import eventually, sqlite_locked_elsewhere
+from tests.storage.outage import sqlite_locked_elsewhere
+from tests.waiting import wait_until
 
 # The shape of Open WebUI's title task (its default template, abridged): a "### Task:" header and the chat
 # quoted between <chat_history> tags.
@@ -309,11 +310,9 @@ async def test_direct_calls_carry_their_cost_count_toward_the_day_and_show_in_ru
         assert float(title.headers["x-council-cost-usd"]) > 0
         since = datetime.now(UTC) - timedelta(hours=1)
         # The rows are written behind the answers: wait for them rather than sleep.
-        for _ in range(500):
-            totals = direct_cost_since(store, since)
-            if totals.calls == 3 and spent_on(store, today()) > 0:
-                break
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: direct_cost_since(store, since).calls == 3 and spent_on(store, today()) > 0,
+                         what="the three calls' rows and the day's cost")
+        totals = direct_cost_since(store, since)
         assert (totals.calls, totals.unpriced) == (3, 0)
         assert totals.usd == pytest.approx(spent_on(store, today()))
         assert totals.usd >= float(plain.headers["x-council-cost-usd"]) + float(title.headers["x-council-cost-usd"])
@@ -344,10 +343,8 @@ async def test_relayed_tool_calls_carry_their_cost_and_are_counted(fake_llm, tmp
         assert raw.parse().choices[0].message.tool_calls
         assert float(raw.headers["x-council-cost-usd"]) == pytest.approx((20 * 10 + 8 * 10) / 1e6)
         since = datetime.now(UTC) - timedelta(hours=1)
-        for _ in range(500):
-            if (totals := direct_cost_since(store, since)).calls == 2:
-                break
-            await asyncio.sleep(0.01)
+        await wait_until(lambda: direct_cost_since(store, since).calls == 2, what="the two calls' rows")
+        totals = direct_cost_since(store, since)
         # The scripted stream reports no usage: that call is counted, its cost unknown.
         assert (totals.calls, totals.unpriced) == (2, 1) and totals.usd == pytest.approx(280 / 1e6)
     finally:
@@ -374,7 +371,7 @@ async def test_a_locked_database_holds_no_direct_call_and_loses_none_of_its_cost
         async def landed() -> bool:
             return direct_cost_since(store, since).calls == 1 and spent_on(store, today()) > 0
 
-        await eventually(landed, within_s=20, what="the call's row and its cost, once the lock was let go")
+        await wait_until(landed, what="the call's row and its cost, once the lock was let go")
         assert spent_on(store, today()) == pytest.approx(float(raw.headers["x-council-cost-usd"]), rel=1e-3)
     finally:
         await runner.cleanup()

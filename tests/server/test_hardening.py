@@ -17,6 +17,7 @@ from council.storage.store import Store
 from council.testing.fake_llm import Step
 from tests.server.conftest import API_KEY, RunningServer, health_when, script, serve, server_config, start_server
 from tests.storage.test_store import result as stored_result
+from tests.waiting import wait_until
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION = [{"role": "user", "content": "What is 6 x 7?"}]
@@ -140,7 +141,7 @@ async def test_connections_over_the_cap_are_turned_away_and_real_clients_get_in_
     runner, running = await start_server(fake_llm, max_connections=4)
     idle = [await raw_connection(running) for _ in range(4)]
     try:
-        await asyncio.sleep(0.1)
+        await wait_until(lambda: running.site.open == 4, what="the server to count the 4 idle connections")
         reader, writer = await raw_connection(running)
         refused = await asyncio.wait_for(reader.read(), timeout=5)
         assert refused.startswith(b"HTTP/1.1 503") and b"too_many_connections" in refused
@@ -148,7 +149,7 @@ async def test_connections_over_the_cap_are_turned_away_and_real_clients_get_in_
         for _reader, idle_writer in idle:
             idle_writer.close()
             await idle_writer.wait_closed()
-        await asyncio.sleep(0.1)
+        await wait_until(lambda: running.site.open == 0, what="the server to see the idle connections close")
         status, body = await post(running, {"model": "council", "messages": QUESTION})
         assert status == 200 and body["choices"][0]["message"]["content"]
     finally:
@@ -305,11 +306,8 @@ async def test_storage_keep_runs_days_prunes_old_runs_when_the_server_starts(fak
     config = server_config(fake_llm).model_copy(update={"storage": StorageConfig(keep_runs_days=30)})
     runner, _running = await serve(fake_llm, config, store, API_KEY)
     try:
-        for _ in range(200):
-            if store.get("ancient") is None:
-                break
-            await asyncio.sleep(0.01)
-        assert store.get("ancient") is None and store.get("recent") is not None
+        await wait_until(lambda: store.get("ancient") is None, what="the old run to be pruned")
+        assert store.get("recent") is not None
     finally:
         await runner.cleanup()
         store.close()

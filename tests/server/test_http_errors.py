@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import aiohttp
@@ -12,6 +11,7 @@ from council.errors import CouncilError
 from council.server.app import check_binding, is_loopback
 from council.testing.fake_llm import Step
 from tests.server.conftest import API_KEY, script, server_config, start_server
+from tests.waiting import wait_until
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 JSON = {"Content-Type": "application/json"}
@@ -163,12 +163,13 @@ async def test_client_disconnect(fake_llm, mode):
             response = await http.post(running.url + "/v1/chat/completions", json={**GOOD, "stream": True})
             await response.content.readline()
             response.close()
-        for _ in range(500):  # until the run has ended, one way or the other (finishing takes ~1.6 s)
+        def ended():  # the run, once it has ended one way or the other
             summaries = running.store.list_runs()
             stored = running.store.get(summaries[0].run_id) if summaries else None
-            if stored is not None and stored.status != "running":
-                break
-            await asyncio.sleep(0.02)
+            return stored if stored is not None and stored.status != "running" else None
+
+        await wait_until(lambda: ended() is not None, what="the run to end")
+        stored = ended()
         if mode == "cancel":
             assert stored.status == "interrupted", "the run was cancelled when its client left"
             # Alpha was asked for its answer at most (the client may leave before the answers are sent for).

@@ -17,6 +17,7 @@ from council.server.app import create_app
 from council.server.listen import GC_YOUNG_THRESHOLD, client_key, connection_share, start_site, tune_garbage_collector
 from council.storage.store import Store
 from tests.server.conftest import API_KEY, script, server_config, start_server
+from tests.waiting import wait_until
 
 QUESTION = [{"role": "user", "content": "What is 6 x 7?"}]
 
@@ -157,7 +158,8 @@ async def test_a_client_gets_its_share_back_as_its_connections_close(fake_llm):
         others = await open_idle(running.url, 3, "127.0.0.4")  # a second client has a share of its own
         assert await still_open(others) == 3
         close_all(first)
-        await asyncio.sleep(0.1)
+        await wait_until(lambda: "127.0.0.3" not in running.site.by_client,
+                         what="the server to see 127.0.0.3's connections close")
         again = await open_idle(running.url, 3, "127.0.0.3")
         assert await still_open(again) == 3
         close_all(others + again)

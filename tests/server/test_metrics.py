@@ -9,7 +9,8 @@ from council.storage.store import Store
 from council.testing.fake_llm import Step
 from council.testing.scripted import council_member
 from tests.server.conftest import API_KEY, MEMBERS, quality_judge, script, serve, server_config, start_server
-from tests.storage.outage import eventually, sqlite_locked_elsewhere
+from tests.storage.outage import sqlite_locked_elsewhere
+from tests.waiting import wait_until
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION_BODY = {"model": "council", "messages": [{"role": "user", "content": "What is six times seven?"}]}
@@ -85,7 +86,7 @@ async def test_metrics_count_writes_waiting_for_a_locked_database_and_written_la
                 async with http.get(running.url + "/metrics") as response:
                     return samples(await response.text())[("council_storage_pending_writes", ())] == 0
 
-            await eventually(written, within_s=10, what="the waiting writes written")
+            await wait_until(written, what="the waiting writes to be written")
             async with http.get(running.url + "/metrics") as response:
                 after = samples(await response.text())
         assert len(running.store.list_runs()) == 1 and running.store.list_runs()[0].status == "complete"

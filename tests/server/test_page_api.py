@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 from collections.abc import AsyncIterator
@@ -22,6 +21,7 @@ from council.testing.scripted import (
 )
 from tests.server.conftest import RunningServer, quality_judge, script
 from tests.server.test_http_errors import assert_error_shape
+from tests.waiting import wait_until
 from tests.web.server import PRICE, WEB_KEY, script_usage, start_web
 
 AUTH = {"Authorization": f"Bearer {WEB_KEY}"}
@@ -322,11 +322,14 @@ async def test_joining_mid_run_replays_then_follows_and_resumes_after_last_event
     runner, server = await start_web(fake_llm, tmp_path / "council.db", keys=WEB_KEY)
     try:
         _cid, run_id = await ask(server, "Join me?")
-        for _ in range(250):  # until the first answers are in (gamma is still answering)
+        snapshot: dict = {}
+
+        async def first_answers_in() -> bool:  # gamma is still answering
+            nonlocal snapshot
             _status, snapshot = await call(server, "GET", f"/api/runs/{run_id}")
-            if any(e["kind"] == "answer" for e in snapshot["events"]):
-                break
-            await asyncio.sleep(0.02)
+            return any(e["kind"] == "answer" for e in snapshot["events"])
+
+        await wait_until(first_answers_in, what="the first answers of the run")
         assert snapshot["finished"] is False
         early = [e["kind"] for e in snapshot["events"]]
         assert "answer" in early and "result" not in early

@@ -131,7 +131,7 @@ async def serve_with(fake_llm, bind_host: str, **server: object) -> tuple[Any, R
     council = Council(config, store=store, environ={})
     app = create_app(config, environ={}, council=council, bind_host=bind_host)
     runner, site = await start_site(app, config.server, "127.0.0.1", 0)
-    return runner, RunningServer(f"http://127.0.0.1:{site.port}", fake_llm, council, store)
+    return runner, RunningServer(f"http://127.0.0.1:{site.port}", fake_llm, council, store, site)
 
 
 async def test_allowed_hosts_let_a_reverse_proxy_through(fake_llm):

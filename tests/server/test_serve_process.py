@@ -11,6 +11,8 @@ import sys
 import aiohttp
 import pytest
 
+from tests.waiting import wait_until
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -26,14 +28,15 @@ async def start(*args: str, env: dict[str, str]) -> asyncio.subprocess.Process:
 
 async def wait_healthy(url: str) -> None:
     async with aiohttp.ClientSession() as http:
-        for _ in range(200):
+
+        async def healthy() -> bool:
             try:
                 async with http.get(url + "/healthz") as response:
-                    if response.status == 200:
-                        return
+                    return response.status == 200
             except aiohttp.ClientError:
-                await asyncio.sleep(0.05)
-    raise AssertionError("server never became healthy")
+                return False
+
+        await wait_until(healthy, what=f"the server at {url} to answer /healthz")
 
 
 async def test_serves_the_simulated_council_and_stops_on_sigterm(tmp_path):

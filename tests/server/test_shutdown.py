@@ -14,6 +14,7 @@ from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 from tests.server.conftest import health_when
 from tests.server.test_serve_process import free_port, start, wait_healthy
+from tests.waiting import wait_until
 
 LIMIT = 3
 CLIENTS = 30
@@ -101,9 +102,8 @@ async def test_sigterm_answers_every_queued_request_and_starts_no_new_run(tmp_pa
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
             clients = [asyncio.ensure_future(ask(http, url, n, stream=n % 2 == 0)) for n in range(CLIENTS)]
             await health_when(url, lambda h: h["active_runs"] == LIMIT and h["queued"] == CLIENTS - LIMIT)
-            deadline = time.monotonic() + 10
-            while len(asked_upstream(fake_llm, questions)) < LIMIT and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
+            await wait_until(lambda: len(asked_upstream(fake_llm, questions)) >= LIMIT,
+                             what=f"the {LIMIT} admitted runs to ask upstream")
             started_before = asked_upstream(fake_llm, questions)
             assert len(started_before) == LIMIT
             signalled = time.monotonic()

@@ -6,8 +6,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import sys
-import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,14 +46,3 @@ def sqlite_locked_elsewhere(path: Path | str) -> Iterator[subprocess.Popen[str]]
         if holder.stdout is not None:
             holder.stdout.close()
 
-
-async def eventually(check: Callable[[], Awaitable[bool]], *, within_s: float, what: str) -> float:
-    """Poll ``check`` until it is true; the seconds it took (fails the test after ``within_s``)."""
-    import asyncio
-
-    started = time.monotonic()
-    while not await check():
-        if time.monotonic() - started > within_s:
-            pytest.fail(f"{what}: not within {within_s:g} s")
-        await asyncio.sleep(0.05)
-    return time.monotonic() - started

@@ -14,9 +14,10 @@ from council.errors import StorageError
 from council.ranking.aggregation import BIAS_SUMS, fold_increment
 from council.ranking.sheet import HistoryIncrement, ReviewerHistory
 from council.storage.connect import open_database
-from council.storage.group_commit import WRITE_BEHIND_S, Ahead
+from council.storage.group_commit import Ahead
 from council.storage.store import Store, prepare_stage
 from tests.storage.test_store import result
+from tests.waiting import wait_until
 
 
 async def test_many_runs_written_at_once_share_commits_and_keep_each_runs_order(db_location):
@@ -68,10 +69,7 @@ async def test_a_write_nobody_waits_for_lands_within_the_write_behind_delay(tmp_
     try:
         store.queue_stage(prepare_stage(result("lonely"), "started"), soon=False)
         assert store.get("lonely") is None, "not handed over yet: it waits for company"
-        deadline = time.monotonic() + WRITE_BEHIND_S + 2.0
-        while store.get("lonely") is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
-        assert store.get("lonely") is not None
+        await wait_until(lambda: store.get("lonely") is not None, what="the write to land without company")
     finally:
         store.close()
 

@@ -29,6 +29,7 @@ from council.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from council.storage.store import Store
 from council.types import ChatMessage
 from tests.storage.threads import run_in_threads
+from tests.waiting import wait_until
 
 
 def result(run_id: str, question: str = "Why?", status: str = "complete") -> CouncilResult:
@@ -372,13 +373,15 @@ async def test_a_locked_database_does_not_stall_the_event_loop(tmp_path):
     ticking = asyncio.create_task(ticker())
     try:
         async with Council(simulated_without_latency(), store=store) as council:
-            asking = asyncio.create_task(council.ask("Why is the sky blue?"))
-            await asyncio.sleep(0.5)
+            kinds: list[str] = []
+            asking = asyncio.create_task(council.ask("Why is the sky blue?", on_event=lambda e: kinds.append(e.kind)))
+            # Past the reviews the run reads reviewer history, which queues behind its writes, held by the lock.
+            await wait_until(lambda: "review" in kinds, what="the run to reach its reviews")
+            waiting_since = ticks
+            await wait_until(lambda: ticks >= waiting_since + 10, what="the event loop to turn while the write waits")
             assert not asking.done(), "the run waits for the database"
-            ticks_while_locked = ticks
             blocker.execute("COMMIT")
             finished = await asking
-        assert ticks_while_locked >= 10, "the event loop kept turning while the write waited for the lock"
         assert finished.stored and store.get(finished.run_id) == finished
     finally:
         ticking.cancel()

@@ -34,8 +34,9 @@ async def test_429_with_retry_after_is_honoured_then_succeeds(fake_llm, make_pro
     assert completion.content == "100 degrees Celsius"
     assert completion.attempts == 2
     assert len(requests) == 2
-    gap = requests[1].received_at - requests[0].received_at
-    assert 1.0 <= gap < 1.4, gap
+    # Honoured: the second attempt waited at least the second asked for (a lower bound cannot flake on a busy
+    # machine; how much longer it took is not the test's business).
+    assert requests[1].received_at - requests[0].received_at >= 1.0
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -90,50 +91,47 @@ async def test_other_4xx_are_not_retried(fake_llm, make_provider, status, error_
 
 async def test_retry_after_ms_takes_precedence(fake_llm, make_provider):
     fake_llm.script("m", Step(status=429, headers={"retry-after-ms": "300", "Retry-After": "5"}), Step())
-    await make_provider("openai", "m").complete(QUESTION)
+    # With a 1 s cap on waits, the call succeeds only if the 300 ms were heeded (5 s is over the cap: it fails now).
+    policy = FAST_RETRY.model_copy(update={"max_retry_after_s": 1})
+    completion = await make_provider("openai", "m", retry=policy).complete(QUESTION)
     first, second = fake_llm.requests_for("m")
-    assert 0.3 <= second.received_at - first.received_at < 0.7
+    assert completion.attempts == 2 and second.received_at - first.received_at >= 0.3
 
 
 async def test_retry_after_above_cap_fails_now(fake_llm, make_provider):
     fake_llm.script("m", Step(status=429, headers={"Retry-After": "120"}), Step())
     policy = FAST_RETRY.model_copy(update={"max_retry_after_s": 10})
-    started = time.perf_counter()
     with pytest.raises(RateLimitedError) as caught:
         await make_provider("openai", "m", retry=policy).complete(QUESTION)
-    assert time.perf_counter() - started < 0.5
-    assert caught.value.retry_after_s == 120
+    assert caught.value.retry_after_s == 120 and caught.value.attempts == 1
     assert len(fake_llm.requests_for("m")) == 1
 
 
 async def test_retry_after_longer_than_the_remaining_deadline_fails_now(fake_llm, make_provider):
     fake_llm.script("m", Step(status=429, headers={"Retry-After": "3"}), Step())
-    started = time.perf_counter()
-    with pytest.raises(RateLimitedError):
+    with pytest.raises(RateLimitedError) as caught:
         await make_provider("openai", "m", deadline_s=1.0).complete(QUESTION)
-    assert time.perf_counter() - started < 0.5
+    # The 429 itself, at once: not a timeout after sleeping into the deadline.
+    assert (caught.value.retry_after_s, caught.value.attempts) == (3, 1)
     assert len(fake_llm.requests_for("m")) == 1
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 async def test_hang_ends_within_the_deadline(fake_llm, make_provider, provider):
-    fake_llm.script("m", Step(hang=True))
-    started = time.perf_counter()
+    fake_llm.script("m", Step(hang=True))  # the fake never answers: only the deadline ends the call
     with pytest.raises(ProviderTimeoutError) as caught:
         await make_provider(provider, "m", deadline_s=1.0).complete(QUESTION)
-    elapsed = time.perf_counter() - started
-    assert 1.0 <= elapsed < 1.5, elapsed
     assert caught.value.reason == "timeout"
+    assert "no answer within the call deadline of 1s" in str(caught.value)
 
 
 async def test_attempt_timeout_retries_a_hung_attempt(fake_llm, make_provider):
     fake_llm.script("m", Step(hang=True), Step(reply="second try"))
     policy = FAST_RETRY.model_copy(update={"attempt_timeout_s": 0.3})
-    started = time.perf_counter()
+    # The first attempt hangs for good: without the attempt timeout it would eat the whole 3 s call deadline.
     completion = await make_provider("openai", "m", retry=policy, deadline_s=3).complete(QUESTION)
     assert completion.content == "second try"
     assert completion.attempts == 2
-    assert time.perf_counter() - started < 1.0
 
 
 async def test_connection_refused_is_retried_then_typed(transport):
@@ -170,11 +168,10 @@ async def test_stream_succeeds_after_a_retried_open(fake_llm, make_provider, pro
 
 
 async def test_stream_deadline_covers_a_slow_stream(fake_llm, make_provider):
-    fake_llm.script("m", Step(reply=" ".join(["word"] * 40), chunk_delay_s=0.1))
-    started = time.perf_counter()
-    with pytest.raises(ProviderTimeoutError):
+    fake_llm.script("m", Step(reply=" ".join(["word"] * 40), chunk_delay_s=0.1))  # a 4 s stream, on purpose
+    with pytest.raises(ProviderTimeoutError) as caught:
         await make_provider("openai", "m", deadline_s=0.8).stream(QUESTION).collect()
-    assert time.perf_counter() - started < 1.3
+    assert "stream not finished within the call deadline of 0.8s" in str(caught.value)
 
 
 async def test_no_connection_is_left_open_after_retries(fake_llm, make_provider, transport: Transport):

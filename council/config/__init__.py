@@ -47,6 +47,8 @@ from council.config.loading import (
 from council.config.sections import (
     BudgetConfig,
     MemberConfig,
+    ModerationConfig,
+    ModerationProvider,
     Price,
     ProviderName,
     RetryPolicy,
@@ -60,8 +62,8 @@ from council.config.serving import LoggingConfig, ServerConfig, StorageConfig, d
 
 __all__ = [
     "ENV_API_KEYS", "ENV_CONFIG", "ENV_DB_PATH", "ENV_DB_URL", "ENV_LOG_FORMAT", "ENV_LOG_LEVEL", "BudgetConfig",
-    "CouncilConfig", "EnvVarName", "LoggingConfig", "MemberConfig", "Price", "ProviderName", "RetryPolicy",
-    "ReviewConfig", "SafetyConfig", "ServerConfig", "SimulatedPersona", "StageConfig", "StorageConfig",
-    "TransportConfig", "config_path_from", "default_db_path", "describe_defaults", "load_config",
-    "looks_like_credential", "resolve_api_keys", "server_api_keys", "simulated_config_path",
+    "CouncilConfig", "EnvVarName", "LoggingConfig", "MemberConfig", "ModerationConfig", "ModerationProvider",
+    "Price", "ProviderName", "RetryPolicy", "ReviewConfig", "SafetyConfig", "ServerConfig", "SimulatedPersona",
+    "StageConfig", "StorageConfig", "TransportConfig", "config_path_from", "default_db_path", "describe_defaults",
+    "load_config", "looks_like_credential", "resolve_api_keys", "server_api_keys", "simulated_config_path",
 ]

@@ -16,6 +16,7 @@ from council.pipeline.budget import RunBudget
 from council.providers import Provider
 from council.result import CouncilResult, Timings
 from council.rubrics.model import Rubric
+from council.safety.moderation import Moderator
 from council.storage.store import Store
 from council.types import ChatMessage, GenerationParams
 
@@ -48,6 +49,8 @@ class RunContext:
     storage_waited_s: float = 0.0
     #: Where the run is saved and its reviewers' calibration history is kept (None: nowhere).
     store: Store | None = None
+    #: The moderation API client when ``safety.moderation`` names a provider (None: no such check).
+    moderator: Moderator | None = None
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

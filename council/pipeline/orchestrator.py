@@ -39,6 +39,7 @@ from council.result import CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import is_rubric_path, load_rubric
 from council.rubrics.model import Rubric
+from council.safety.moderation import Moderator, moderation_api_key
 from council.simulation import behaviour_for
 from council.storage.run_records import Stage
 from council.storage.store import Store
@@ -69,6 +70,8 @@ class Council:
         check_member_params(config)
         self.config = config
         self._keys = resolve_api_keys(config, environ)
+        self._moderation_key = moderation_api_key(config, environ)
+        self._moderator: Moderator | None = None
         source_dir = Path(config.source).parent if config.source != "<memory>" else None
         self.rubric = load_rubric(config.rubric, relative_to=source_dir)
         self._transport = transport
@@ -120,7 +123,7 @@ class Council:
         if not self._owns_transport or self._transport is None:
             return
         # Detach before awaiting: an ask that starts while the old session closes gets a new one, never the old.
-        transport, self._transport, self._providers = self._transport, None, None
+        transport, self._transport, self._providers, self._moderator = self._transport, None, None, None
         await transport.aclose()
 
     def _ensure_providers(self) -> dict[str, Provider]:
@@ -128,6 +131,10 @@ class Council:
             self._transport = Transport(self.config.transport)
         if self._providers is None:
             self._providers = build_providers(self.config, self._transport, self._keys, behaviour_for)
+        moderation = self.config.safety.moderation_provider
+        if moderation is not None and self._moderator is None:
+            self._moderator = Moderator(moderation, transport=self._transport, retry=self.config.retry,
+                                        api_key=self._moderation_key)
         return self._providers
 
     @property
@@ -276,7 +283,7 @@ class Council:
         result.preset, result.judging = plan.preset, plan.judging
         ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
                          plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
-                         store=self.store)
+                         store=self.store, moderator=self._moderator)
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")
@@ -303,8 +310,11 @@ class Council:
     async def _finish(self, ctx: RunContext, started: float) -> CouncilResult:
         result = ctx.result
         result.usage = result.total_usage()
-        result.cost = run_cost(result, {m.name: m.price for m in ctx.config.members}, ctx.config.safety.llm_member,
-                               ctx.chairman)
+        safety = ctx.config.safety
+        prices = {m.name: m.price for m in ctx.config.members}
+        if safety.moderation_provider is not None and safety.classifier is not None:
+            prices[safety.classifier] = safety.moderation_provider.price
+        result.cost = run_cost(result, prices, safety.classifier, ctx.chairman)
         if ctx.budget is not None:
             result.cost.budget_usd = ctx.budget.limit_usd
             if ctx.budget.refused:

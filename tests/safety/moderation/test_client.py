@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from council.errors import ProtocolError, ProviderError, ProviderTimeoutError, UpstreamServerError
+from council.logs import configure_logging
 from council.safety.moderation import council_category
 from council.testing.fake_llm import Step
 from tests.safety.moderation.helpers import MODELS, SECRET, benign_reply, harmful_reply, make_moderator
@@ -92,3 +95,17 @@ async def test_the_key_never_appears_in_an_error_even_when_the_upstream_echoes_i
     assert caught.value.reason == "auth"
     assert SECRET not in str(caught.value) and SECRET not in repr(caught.value.args)
     assert fake_llm.requests[-1].headers["Authorization"] == f"Bearer {SECRET}", "the key was sent, only hidden"
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_retry_logs_never_carry_the_key(fake_llm, transport, provider):
+    stream = io.StringIO()
+    configure_logging("debug", "json", stream)
+    try:
+        fake_llm.script(MODELS[provider], Step(status=503, error_message=f"upstream saw {SECRET}"),
+                        Step(reply=benign_reply(provider)))
+        judgement, _, attempts = await make_moderator(fake_llm, transport, provider, key=True).judge(QUESTION, "x")
+    finally:
+        configure_logging("warning", "console")
+    assert attempts == 2 and not judgement.flagged
+    assert "retrying" in stream.getvalue() and SECRET not in stream.getvalue()

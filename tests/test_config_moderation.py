@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from council.config import CouncilConfig, load_config
+from council.config import CouncilConfig, ModerationConfig, SafetyConfig, load_config
 from council.errors import ConfigError
 
 MEMBERS = """\
@@ -68,3 +68,9 @@ def test_secrets_in_the_moderation_settings_are_refused_without_echo(tmp_path):
     assert "looks like an API key" in message and key not in message
     message = problem(tmp_path, "moderation: {provider: llama_guard, base_url: 'http://u:hunter2secret@h/v1'}")
     assert "must not contain credentials" in message and "hunter2secret" not in message
+
+
+def test_the_alias_holds_when_the_settings_are_built_in_python():
+    assert SafetyConfig(moderation=ModerationConfig(member="beta")).llm_member == "beta"
+    assert SafetyConfig.model_validate({"moderation": {"member": "beta"}}).classifier == "beta"
+    assert SafetyConfig().classifier is None and SafetyConfig().moderation_provider is None

@@ -185,10 +185,13 @@ class SafetyConfig(_Strict):
     @classmethod
     def _one_classifier_member(cls, data: object) -> object:
         # llm_member and moderation.member are one setting under two names: each fills in the other.
-        if not isinstance(data, dict) or not isinstance(data.get("moderation"), dict):
+        moderation = data.get("moderation") if isinstance(data, dict) else None
+        if isinstance(moderation, ModerationConfig):
+            moderation = moderation.model_dump()
+        if not isinstance(data, dict) or not isinstance(moderation, dict):
             return data
-        chosen, alias = data["moderation"].get("member"), data.get("llm_member")
-        if alias is not None and data["moderation"].get("provider") is not None:
+        chosen, alias = moderation.get("member"), data.get("llm_member")
+        if alias is not None and moderation.get("provider") is not None:
             raise ValueError("llm_member and moderation.provider both name a second check: keep one")
         if chosen is not None and alias is not None and chosen != alias:
             raise ValueError(f"llm_member ({alias}) and moderation.member ({chosen}) differ: keep one")

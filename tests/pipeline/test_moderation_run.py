@@ -9,12 +9,20 @@ import pytest
 from council import Council
 from council.errors import ConfigError
 from council.result import masked
+from council.storage.store import Store
 from council.testing.fake_llm import Step
 from council.testing.scripted import council_member
-from tests.pipeline.test_orchestrator import PROVIDERS, QUALITY, make_config, quality_judge, store  # noqa: F401
+from tests.pipeline.test_orchestrator import PROVIDERS, QUALITY, make_config, quality_judge
 from tests.safety.moderation.helpers import SECRET
 
 FLAG = "[moderation should flag this]"
+
+
+@pytest.fixture
+async def store():
+    db = Store(":memory:")
+    yield db
+    db.close()
 
 
 def moderation(fake, **fields):
@@ -22,7 +30,7 @@ def moderation(fake, **fields):
                            "api_key_env": "MODERATION_KEY", **fields}}
 
 
-async def test_a_run_with_openai_moderation_blocks_what_it_flags_and_records_each_check(fake_llm, store):  # noqa: F811
+async def test_a_run_with_openai_moderation_blocks_what_it_flags_and_records_each_check(fake_llm, store):
     for name in PROVIDERS:
         text = f"{name} says the answer is 42. quality={QUALITY[name]}" + (f" {FLAG}" if name == "delta" else "")
         fake_llm.script(f"model-{name}", Step(reply=council_member(text, quality_judge)))
@@ -50,7 +58,7 @@ async def test_a_run_with_openai_moderation_blocks_what_it_flags_and_records_eac
     assert SECRET not in json.dumps(result.model_dump(mode="json")) and SECRET not in shown
 
 
-async def test_a_run_whose_moderation_api_is_down_goes_on_with_the_patterns_and_says_so(fake_llm, store):  # noqa: F811
+async def test_a_run_whose_moderation_api_is_down_goes_on_with_the_patterns_and_says_so(fake_llm, store):
     for name in PROVIDERS:
         fake_llm.script(f"model-{name}", Step(reply=council_member(f"{name}: 42. quality={QUALITY[name]}",
                                                                    quality_judge)))

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from council.errors import ProviderError
 from council.rubrics.score import RubricVerdict
 from council.safety.gate import SafetyVerdict
+from council.safety.moderation.outcome import ModerationCheck
 from council.types import ChatMessage, Usage, is_falsy, is_none
 
 AnswerStatus = Literal["ok", "failed", "blocked"]
@@ -54,6 +55,10 @@ class AnswerRecord(_Record):
     latency_ms: float = 0.0
     usage: Usage = Usage()
     safety: SafetyVerdict | None = None
+    moderation: ModerationCheck | None = Field(
+        default=None, exclude_if=is_none,
+        description="The moderation layer's check (safety.moderation or llm_member): its verdict, categories, "
+                    "latency, usage and cost, or why it failed; None when it did not run on this answer.")
     simulated: bool = False
     model_version: str | None = None
     attempts: int = Field(default=1, description="Upstream attempts the answer took (retries included).")
@@ -150,7 +155,8 @@ class SafetyGateSummary(_Record):
     failed_models: list[str] = Field(default_factory=list, description="Members whose answer failed the gate.")
     categories: dict[str, list[str]] = Field(
         default_factory=dict, description="The categories each failed member's answer was blocked for.")
-    checker: str = Field(default="patterns", description="What checked: patterns, or patterns+llm:NAME.")
+    checker: str = Field(default="patterns", description="What checked: patterns, patterns+llm:NAME or "
+                                                         "patterns+moderation:PROVIDER.")
 
     @classmethod
     def of(cls, answers: list[AnswerRecord]) -> SafetyGateSummary:

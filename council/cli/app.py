@@ -205,6 +205,16 @@ def _config_check(path: str | None, environ: Mapping[str, str]) -> int:
             problems += 0 if is_set else 1
         where = member.base_url or "provider default"
         print(f"  {member.name:<16} {member.provider:<10} {member.model:<36} {where}  ({key_state})")
+    moderation = config.safety.moderation_provider
+    if moderation is not None and moderation.provider is not None:
+        key_state = "no key needed"
+        if moderation.api_key_env:
+            is_set = bool(environ.get(moderation.api_key_env, "").strip())
+            key_state = f"${moderation.api_key_env} {'set' if is_set else 'NOT SET'}"
+            problems += 0 if is_set else 1
+        where = moderation.base_url or "provider default"
+        print(f"  {'safety.moderation':<16} {moderation.provider:<10} {moderation.model_name:<36} {where}  "
+              f"({key_state})")
     if problems:
         print(f"council: {problems} key variable(s) not set", file=sys.stderr)
         return EXIT_USAGE

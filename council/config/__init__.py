@@ -48,6 +48,8 @@ from council.config.sections import (
     BudgetConfig,
     EvaluationConfig,
     MemberConfig,
+    ModerationConfig,
+    ModerationProvider,
     Price,
     ProviderName,
     RetryPolicy,
@@ -61,10 +63,9 @@ from council.config.serving import CacheConfig, LoggingConfig, ServerConfig, Sto
 
 __all__ = [
     "ENV_API_KEYS", "ENV_CONFIG", "ENV_DB_PATH", "ENV_DB_URL", "ENV_LOG_FORMAT", "ENV_LOG_LEVEL", "BudgetConfig",
-    "CacheConfig",
-    "CouncilConfig", "EnvVarName", "EvaluationConfig", "LoggingConfig", "MemberConfig", "Price", "ProviderName",
-    "RetryPolicy",
-    "ReviewConfig", "SafetyConfig", "ServerConfig", "SimulatedPersona", "StageConfig", "StorageConfig",
-    "TransportConfig", "config_path_from", "default_db_path", "describe_defaults", "load_config",
-    "looks_like_credential", "resolve_api_keys", "server_api_keys", "simulated_config_path",
+    "CacheConfig", "CouncilConfig", "EnvVarName", "EvaluationConfig", "LoggingConfig", "MemberConfig",
+    "ModerationConfig", "ModerationProvider", "Price", "ProviderName", "RetryPolicy", "ReviewConfig", "SafetyConfig",
+    "ServerConfig", "SimulatedPersona", "StageConfig", "StorageConfig", "TransportConfig", "config_path_from",
+    "default_db_path", "describe_defaults", "load_config", "looks_like_credential", "resolve_api_keys",
+    "server_api_keys", "simulated_config_path",
 ]

@@ -57,7 +57,8 @@ class CouncilConfig(_Strict):
             raise ValueError(f"chairman {self.chairman!r} is not a member; members are: {', '.join(names)}")
         if self.safety.llm_member is not None and self.safety.llm_member not in names:
             raise ValueError(
-                f"safety.llm_member {self.safety.llm_member!r} is not a member; members are: {', '.join(names)}"
+                f"safety.llm_member (or safety.moderation.member) {self.safety.llm_member!r} is not a member; "
+                f"members are: {', '.join(names)}"
             )
         if self.stages.quorum > len(self.members):
             raise ValueError(f"stages.quorum is {self.stages.quorum} but there are only {len(self.members)} members")

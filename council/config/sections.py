@@ -138,11 +138,96 @@ class ReviewConfig(_Strict):
     )
 
 
+ModerationProvider = Literal["openai", "llama_guard"]
+MODERATION_MODELS: dict[str, str] = {"openai": "omni-moderation-latest", "llama_guard": "llama-guard3"}
+"""Each moderation provider's model when ``safety.moderation.model`` is unset."""
+
+
+class ModerationConfig(_Strict):
+    """The moderation layer: a second check on the answers that pass the patterns.
+
+    Exactly one of ``provider`` (a moderation API) or ``member`` (a council
+    member acting as a classifier, as ``safety.llm_member`` does) is set.
+    """
+
+    provider: ModerationProvider | None = Field(
+        default=None, description="openai: OpenAI's moderation endpoint (POST /moderations); llama_guard: Llama "
+                                  "Guard 3 on any OpenAI-compatible server (Ollama, vLLM). Unset with member.")
+    member: str | None = Field(default=None, description="A member that classifies answers instead of a "
+                                                         "moderation API (the same as safety.llm_member).")
+    model: str | None = Field(default=None, min_length=1, max_length=200, description="Unset: "
+                              "omni-moderation-latest (openai), llama-guard3 (llama_guard, Ollama's name).")
+    base_url: Annotated[str | None, AfterValidator(_no_credentials_in_url)] = Field(
+        default=None, pattern=r"^https?://\S+$", description="The API root (its /v1); unset: "
+        "https://api.openai.com/v1 for openai; llama_guard needs one. Never with a key in it.")
+    api_key_env: EnvVarName | None = Field(default=None, description="Variable holding the moderation API's key.")
+    timeout_s: float = Field(default=30.0, gt=0, le=3600, description="Deadline of one check, retries included; "
+                                                                      "the stage deadline still bounds it.")
+    price: Price | None = Field(default=None, description="USD per million tokens of the provider's calls "
+                                "(OpenAI's endpoint reports no tokens: they are estimated from the text); unset: "
+                                "the calls' cost is unknown and not held against a budget.")
+
+    @model_validator(mode="after")
+    def _check_choice(self) -> ModerationConfig:
+        if (self.provider is None) == (self.member is None):
+            raise ValueError("set either provider (openai or llama_guard) or member, not both and not neither")
+        if self.member is not None:
+            extra = [name for name in ("model", "base_url", "api_key_env", "price") if getattr(self, name) is not None]
+            if extra:
+                raise ValueError(f"member: the member's own settings apply; remove {', '.join(extra)}")
+        elif self.provider == "llama_guard" and self.base_url is None:
+            raise ValueError("provider llama_guard needs base_url (the OpenAI-compatible server's /v1, e.g. "
+                             "http://localhost:11434/v1 for Ollama)")
+        elif self.provider == "openai" and self.base_url is None and self.api_key_env is None:
+            raise ValueError("the default OpenAI endpoint needs api_key_env; set base_url for another server")
+        return self
+
+    @property
+    def model_name(self) -> str:
+        """The model asked: the configured one, or the provider's usual one."""
+        return self.model or MODERATION_MODELS.get(self.provider or "", "")
+
+
 class SafetyConfig(_Strict):
     """The safety gate between answers and review."""
 
     enabled: bool = Field(default=True, description="Run the safety gate: check answers before review.")
-    llm_member: str | None = Field(default=None, description="A member that also acts as an LLM safety classifier.")
+    llm_member: str | None = Field(default=None, description="A member that also acts as an LLM safety classifier; "
+                                   "the same as moderation: {member: NAME}, which sets it.")
+    moderation: ModerationConfig | None = Field(
+        default=None, description="A second check on answers that pass the patterns: provider (openai, "
+                                  "llama_guard) or member; unset: the patterns alone (or llm_member).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_classifier_member(cls, data: object) -> object:
+        # llm_member and moderation.member are one setting under two names: each fills in the other.
+        moderation = data.get("moderation") if isinstance(data, dict) else None
+        if isinstance(moderation, ModerationConfig):
+            moderation = moderation.model_dump()
+        if not isinstance(data, dict) or not isinstance(moderation, dict):
+            return data
+        chosen, alias = moderation.get("member"), data.get("llm_member")
+        if alias is not None and moderation.get("provider") is not None:
+            raise ValueError("llm_member and moderation.provider both name a second check: keep one")
+        if chosen is not None and alias is not None and chosen != alias:
+            raise ValueError(f"llm_member ({alias}) and moderation.member ({chosen}) differ: keep one")
+        if chosen is not None and alias is None:
+            return {**data, "llm_member": chosen}
+        return data
+
+    @property
+    def moderation_provider(self) -> ModerationConfig | None:
+        """The moderation API settings, when a provider (not a member) checks after the patterns."""
+        return self.moderation if self.moderation is not None and self.moderation.provider is not None else None
+
+    @property
+    def classifier(self) -> str | None:
+        """Who checks after the patterns, as costs name it: the member, ``moderation:PROVIDER``, or None."""
+        if self.llm_member is not None:
+            return self.llm_member
+        provider = self.moderation_provider
+        return f"moderation:{provider.provider}" if provider is not None else None
 
 
 class RetryPolicy(_Strict):

@@ -82,6 +82,20 @@ class RunBudget:
         self.reserved_usd += bound
         return bounded, bound
 
+    def reserve(self, bound: float, what: str, model: str) -> None:
+        """Reserve ``bound`` USD for a call that is not a member's (the moderation API); raises if it does not fit."""
+        if bound > self.left_usd:
+            self.refused.append(what)
+            raise BudgetExhaustedError(
+                f"not called: {what} could cost up to ${bound:.4f} and ${max(self.left_usd, 0):.4f} of the run's "
+                f"${self.limit_usd:g} budget is left", provider="budget", model=model)
+        self.reserved_usd += bound
+
+    def release(self, bound: float, usd: float | None) -> None:
+        """Replace a :meth:`reserve` by what the call cost (None: nothing known to have been spent)."""
+        self.reserved_usd -= bound
+        self.spent_usd += usd or 0.0
+
     def settle(self, member: MemberConfig, bound: float, usage: Usage | None) -> None:
         """Replace a call's reservation by what it cost (a failed call with no usage: nothing)."""
         self.reserved_usd -= bound

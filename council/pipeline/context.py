@@ -17,6 +17,7 @@ from council.pipeline.stragglers import LateCall, StragglerCut
 from council.providers import Provider
 from council.result import CouncilResult, Timings
 from council.rubrics.model import Rubric
+from council.safety.moderation import Moderator
 from council.storage.store import Store
 from council.types import ChatMessage, GenerationParams
 
@@ -49,6 +50,8 @@ class RunContext:
     storage_waited_s: float = 0.0
     #: Where the run is saved and its reviewers' calibration history is kept (None: nowhere).
     store: Store | None = None
+    #: The moderation API client when ``safety.moderation`` names a provider (None: no such check).
+    moderator: Moderator | None = None
     #: The straggler policy's factor for this run (None: every stage waits for all, up to its deadline).
     straggler_factor: float | None = None
     #: Calls cut as late and still running; the run's end keeps what they deliver and cancels the rest.

@@ -42,6 +42,7 @@ from council.result import CouncilResult, Reproducibility
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import is_rubric_path, load_rubric
 from council.rubrics.model import Rubric
+from council.safety.moderation import Moderator, moderation_api_key
 from council.simulation import behaviour_for
 from council.storage.result_cache import cached_run_id, queue_cache_entry
 from council.storage.run_records import Stage
@@ -76,6 +77,8 @@ class Council:
         check_member_params(config)
         self.config = config
         self._keys = resolve_api_keys(config, environ)
+        self._moderation_key = moderation_api_key(config, environ)
+        self._moderator: Moderator | None = None
         source_dir = Path(config.source).parent if config.source != "<memory>" else None
         self.rubric = load_rubric(config.rubric, relative_to=source_dir)
         self._transport = transport
@@ -122,17 +125,21 @@ class Council:
 
     async def _close_transport(self) -> None:
         if self._owns_transport:
-            self._transport = self._providers = None
+            self._transport = self._providers = self._moderator = None
             await self._kept.aclose()
 
     def _ensure_providers(self) -> dict[str, Provider]:
         if self._owns_transport:
             transport = self._kept.transport()  # a new one after aclose(), or from another event loop
             if transport is not self._transport:
-                self._transport, self._providers = transport, None
+                self._transport, self._providers, self._moderator = transport, None, None
         assert self._transport is not None
         if self._providers is None:
             self._providers = build_providers(self.config, self._transport, self._keys, behaviour_for)
+        moderation = self.config.safety.moderation_provider
+        if moderation is not None and self._moderator is None:
+            self._moderator = Moderator(moderation, transport=self._transport, retry=self.config.retry,
+                                        api_key=self._moderation_key)
         return self._providers
 
     @property
@@ -332,7 +339,7 @@ class Council:
         result.preset, result.judging = plan.preset, plan.judging
         ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
                          plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
-                         store=self.store, straggler_factor=plan.straggler_factor,
+                         store=self.store, straggler_factor=plan.straggler_factor, moderator=self._moderator,
                          cache_key=self._cache_key(plan) if plan.use_cache else None)
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
@@ -366,8 +373,11 @@ class Council:
         if "review" in changed:
             self._queue_save(ctx, "ranking")
         result.usage = result.total_usage()
-        result.cost = run_cost(result, {m.name: m.price for m in ctx.config.members}, ctx.config.safety.llm_member,
-                               ctx.chairman)
+        safety = ctx.config.safety
+        prices = {m.name: m.price for m in ctx.config.members}
+        if safety.moderation_provider is not None and safety.classifier is not None:
+            prices[safety.classifier] = safety.moderation_provider.price
+        result.cost = run_cost(result, prices, safety.classifier, ctx.chairman)
         if ctx.budget is not None:
             result.cost.budget_usd = ctx.budget.limit_usd
             if ctx.budget.refused:

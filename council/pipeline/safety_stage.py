@@ -1,11 +1,18 @@
 """The safety gate: between Stage 1 and review, failing answers are set aside visibly.
 
-Every answer goes through the pattern checks of :mod:`council.safety.gate`. When
-``safety.llm_member`` is set, answers that pass the patterns are also shown
-to that member acting as a classifier. A failing answer is marked
-``blocked`` with its category and evidence; it is never reviewed or ranked.
-A classifier that fails to answer does not block anything: its failure is
-noted on the verdict instead.
+Every answer goes through the pattern checks of :mod:`council.safety.gate`.
+Answers that pass the patterns then get a second check, when one is
+configured (``safety.moderation``): a moderation API
+(:mod:`council.safety.moderation`: OpenAI's endpoint, or Llama Guard on an
+OpenAI-compatible server) or a member acting as a classifier
+(``moderation.member``, also spelt ``safety.llm_member``). The checks run
+concurrently within the stage deadline, and each is recorded on its answer
+(``moderation``: verdict, categories, latency, usage, cost).
+
+A failing answer is marked ``blocked`` with its category and evidence; it is
+never reviewed or ranked. A second check that fails (timeout, 5xx, a reply it
+cannot read, the budget) blocks nothing: the pattern verdict stands, a note on
+the verdict says why, and for a moderation API the run is marked degraded.
 """
 
 from __future__ import annotations
@@ -13,20 +20,24 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Awaitable
 
 from council.errors import ProviderError
-from council.pipeline.budget import RunBudget, complete
+from council.pipeline.budget import RunBudget, complete, prompt_tokens_bound
 from council.pipeline.context import RunContext, elapsed_ms, gather_until
+from council.pipeline.cost import priced, usd_of
 from council.pipeline.progress import RunSoFar
 from council.pipeline.review_stage import mark_oversized
 from council.providers import Provider
 from council.result import AnswerRecord, SafetyGateSummary
 from council.review.sandbox import fence, new_nonce, render_prompt
 from council.safety.gate import SafetyFinding, SafetyVerdict, check_answer
-from council.types import ChatMessage
+from council.safety.moderation import ModerationCheck, Moderator, check_record, judged
+from council.types import ChatMessage, Usage
 
 SAFETY_PROMPT = "safety_system.md"
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+Checked = tuple[SafetyVerdict, ModerationCheck]
 
 
 def parse_classifier_reply(text: str, member: str) -> SafetyVerdict | None:
@@ -56,21 +67,79 @@ def classifier_messages(answer: str) -> list[ChatMessage]:
     ]
 
 
+def _noted(verdict: SafetyVerdict, note: str, usage: Usage | None = None) -> SafetyVerdict:
+    update: dict[str, object] = {"notes": [*verdict.notes, note]}
+    if usage is not None:
+        update["usage"] = usage
+    return verdict.model_copy(update=update)
+
+
 async def _classify(classifier: Provider, answer: str, verdict: SafetyVerdict,
-                    budget: RunBudget | None = None) -> SafetyVerdict:
-    messages = classifier_messages(answer)
-    note = None
+                    budget: RunBudget | None = None) -> Checked:
+    name, started = classifier.member.name, time.perf_counter()
+    base = {"checker": f"llm:{name}", "model": classifier.member.model}
     try:
-        completion = await complete(budget, classifier, messages, None, f"the safety check by {classifier.member.name}")
-        llm_verdict = parse_classifier_reply(completion.content, classifier.member.name)
-        if llm_verdict is not None:
-            return llm_verdict.model_copy(update={"notes": [*verdict.notes, *llm_verdict.notes],
-                                                  "usage": completion.usage})
-        note = f"LLM check by {classifier.member.name} gave no usable verdict"
-        return verdict.model_copy(update={"notes": [*verdict.notes, note], "usage": completion.usage})
+        completion = await complete(budget, classifier, classifier_messages(answer), None,
+                                    f"the safety check by {name}")
     except ProviderError as error:
-        note = f"LLM check by {classifier.member.name} failed: {error.reason}"
-    return verdict.model_copy(update={"notes": [*verdict.notes, note]})
+        return (_noted(verdict, f"LLM check by {name} failed: {error.reason}"),
+                ModerationCheck(**base, status="failed", latency_ms=elapsed_ms(started), attempts=error.attempts,
+                                error=f"{error.reason}: {error}"))
+    usd = usd_of(completion.usage, classifier.member.price)
+    timing = {"latency_ms": completion.latency_ms, "attempts": completion.attempts, "usage": completion.usage,
+              "usd": usd}
+    llm_verdict = parse_classifier_reply(completion.content, name)
+    if llm_verdict is None:
+        return (_noted(verdict, f"LLM check by {name} gave no usable verdict", completion.usage),
+                ModerationCheck(**base, status="failed", error="protocol: no usable verdict", **timing))
+    categories = sorted({f.category for f in llm_verdict.findings})
+    return (llm_verdict.model_copy(update={"notes": [*verdict.notes, *llm_verdict.notes], "usage": completion.usage}),
+            ModerationCheck(**base, status="ok", flagged=not llm_verdict.passed, categories=categories, **timing))
+
+
+async def _moderate(moderator: Moderator, question: str, answer: str, verdict: SafetyVerdict,
+                    budget: RunBudget | None) -> Checked:
+    price, started = moderator.config.price, time.perf_counter()
+    bound, usd, reserved = 0.0, None, False
+    try:
+        if budget is not None and price is not None:
+            messages = [ChatMessage(role="user", content=question), ChatMessage(role="assistant", content=answer)]
+            most = Usage(prompt_tokens=prompt_tokens_bound(messages), completion_tokens=moderator.max_output_tokens)
+            bound = priced(most, price)
+            budget.reserve(bound, f"the moderation check ({moderator.checker})", moderator.model)
+            reserved = True
+        judgement, latency_ms, attempts = await moderator.judge(question, answer)
+        usd = usd_of(judgement.usage, price)
+    except ProviderError as error:
+        note = f"moderation check ({moderator.checker}) failed: {error.reason}; the pattern verdict stands"
+        return _noted(verdict, note), ModerationCheck(
+            checker=moderator.checker, model=moderator.model, status="failed", latency_ms=elapsed_ms(started),
+            attempts=error.attempts, error=f"{error.reason}: {error}")
+    finally:
+        if reserved and budget is not None:
+            budget.release(bound, usd)
+    record = check_record(moderator.provider, moderator.model, judgement, latency_ms, attempts, usd)
+    return judged(verdict, moderator.provider, judgement), record
+
+
+def _question_text(ctx: RunContext) -> str:
+    return next((m.content for m in reversed(ctx.question) if m.role == "user"), "")
+
+
+def _second_checks(ctx: RunContext, answers: dict[str, str],
+                   checked: dict[str, SafetyVerdict]) -> tuple[str | None, dict[str, Awaitable[Checked]]]:
+    """Who checks after the patterns, and one check per answer that passed them."""
+    passed = {member: verdict for member, verdict in checked.items() if verdict.passed}
+    if ctx.config.safety.moderation_provider is not None and ctx.moderator is not None:
+        moderator, question = ctx.moderator, _question_text(ctx)
+        return moderator.checker, {member: _moderate(moderator, question, answers[member], verdict, ctx.budget)
+                                   for member, verdict in passed.items()}
+    name = ctx.config.safety.llm_member
+    if name is not None and name in ctx.providers:
+        classifier = ctx.providers[name]
+        return f"llm:{name}", {member: _classify(classifier, answers[member], verdict, ctx.budget)
+                               for member, verdict in passed.items()}
+    return None, {}
 
 
 async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> list[AnswerRecord]:
@@ -78,41 +147,53 @@ async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> lis
     if not ctx.config.safety.enabled:
         return answers
     started = time.perf_counter()
-    checked: dict[str, SafetyVerdict] = {}
-    for answer in answers:
-        if answer.status == "ok" and answer.content is not None:
-            checked[answer.member] = check_answer(answer.content)
-    classifier_name = ctx.config.safety.llm_member
-    if classifier_name is not None and classifier_name in ctx.providers:
-        classifier = ctx.providers[classifier_name]
-        by_member = {a.member: a for a in answers}
-        jobs = {
-            member: _classify(classifier, by_member[member].content or "", verdict, ctx.budget)
-            for member, verdict in checked.items()
-            if verdict.passed
-        }
+    texts = {a.member: a.content for a in answers if a.status == "ok" and a.content is not None}
+    checked = {member: check_answer(text) for member, text in texts.items()}
+    records: dict[str, ModerationCheck] = {}
+    checker, jobs = _second_checks(ctx, texts, checked)
+    if jobs:
         remaining_s = max(ctx.config.stages.stage_deadline_s - elapsed_ms(started) / 1000, 0.1)
         gathered = await gather_until(jobs, remaining_s, lambda _n, _v: None)
-        checked.update(gathered.finished)
+        for member, (verdict, record) in gathered.finished.items():
+            checked[member], records[member] = verdict, record
+        what = "LLM check" if checker is not None and checker.startswith("llm:") else f"moderation check ({checker})"
         for member in gathered.timed_out:
-            checked[member] = checked[member].model_copy(
-                update={"notes": [*checked[member].notes, "LLM check missed the stage deadline"]}
-            )
+            checked[member] = _noted(checked[member], f"{what} missed the stage deadline")
+            records[member] = ModerationCheck(checker=checker or "", model="", status="failed",
+                                              latency_ms=elapsed_ms(started), error="deadline: missed the stage "
+                                                                                     "deadline")
     gated = []
     for answer in answers:
-        verdict = checked.get(answer.member)
-        if verdict is None:
+        final = checked.get(answer.member)
+        if final is None:
             gated.append(answer)
             continue
-        status = answer.status if verdict.passed else "blocked"
-        gated.append(answer.model_copy(update={"safety": verdict, "status": status}))
-        ctx.emit("safety", member=answer.member, passed=verdict.passed,
-                 findings=[f.model_dump() for f in verdict.findings], notes=list(verdict.notes))
+        status = answer.status if final.passed else "blocked"
+        gated.append(answer.model_copy(update={"safety": final, "status": status,
+                                               "moderation": records.get(answer.member)}))
+        ctx.emit("safety", member=answer.member, passed=final.passed,
+                 findings=[f.model_dump() for f in final.findings], notes=list(final.notes))
     return gated
+
+
+def moderation_problems(ctx: RunContext, gated: list[AnswerRecord]) -> str | None:
+    """Why the run is degraded by its moderation API: the answers it could not check, or None."""
+    provider = ctx.config.safety.moderation_provider
+    if not ctx.config.safety.enabled or provider is None:
+        return None
+    if ctx.moderator is None:
+        return "safety.moderation is configured but the run has no moderation client: only the patterns checked"
+    failed = [a for a in gated if a.moderation is not None and a.moderation.status == "failed"]
+    if not failed:
+        return None
+    reasons = sorted({(a.moderation.error or "failed").split(":")[0] for a in failed if a.moderation is not None})
+    return (f"moderation check (moderation:{provider.provider}) failed for {', '.join(a.member for a in failed)} "
+            f"({', '.join(reasons)}): the pattern verdict stands for them")
 
 
 async def safety_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """The safety gate in the run; the answers that pass and are too long for reviewers record their length."""
     gated = await apply_safety_gate(ctx, list(so_far.answers))
     summary = SafetyGateSummary.of(gated) if ctx.config.safety.enabled else None
-    return so_far.then(answers=tuple(mark_oversized(gated, ctx.config.review.max_answer_chars)), safety_gate=summary)
+    return so_far.then(answers=tuple(mark_oversized(gated, ctx.config.review.max_answer_chars)), safety_gate=summary,
+                       degraded=(moderation_problems(ctx, gated),))

@@ -15,8 +15,8 @@ run could not be carried out at all).
 Text the safety gate blocks never goes out, live or replayed: it is masked
 as everywhere else (:func:`council.result.masked`). The gate decides once
 every answer is in, so a live answer is screened as it arrives: with the
-pattern gate, the same patterns run on it at once; with an LLM classifier,
-its text waits for the member's verdict (the ``answer`` event goes out at
+pattern gate, the same patterns run on it at once; with a second check (an
+LLM classifier or a moderation API), its text waits for that verdict (the ``answer`` event goes out at
 once without it, and again with it, masked if blocked).
 """
 
@@ -45,7 +45,7 @@ def gate_mode(config: CouncilConfig) -> GateMode:
     """How the run's safety gate decides, which says when a live answer's text may go out."""
     if not config.safety.enabled:
         return "off"
-    return "classifier" if config.safety.llm_member is not None else "patterns"
+    return "classifier" if config.safety.classifier is not None else "patterns"
 
 
 def summary(result: CouncilResult) -> dict[str, Any]:

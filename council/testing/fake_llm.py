@@ -1,4 +1,4 @@
-"""A fake LLM server speaking the OpenAI, Anthropic and Gemini APIs over real HTTP.
+"""A fake LLM server speaking the OpenAI (moderations too), Anthropic and Gemini APIs over real HTTP.
 
 Tests and benchmarks start it on 127.0.0.1 and point members at it. Each model is scripted with
 :class:`Step` s (the last repeats): latency, a fixed or computed reply, a status with headers such as
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import random
 import time
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from aiohttp import web
+
+from council.testing.fake_moderation import serve_moderation
 
 Api = Literal["openai", "anthropic", "gemini"]
 
@@ -163,8 +166,7 @@ class FakeLLMServer:
         self.images[name] = (content_type, body)
         return f"{self.url}/_fake/image/{name}"
 
-    async def _faults(self, request: web.Request) -> web.Response:
-        # Lets a load test in another process read how many faults it was served.
+    async def _faults(self, request: web.Request) -> web.Response:  # a load test's other process reads it
         return web.json_response({str(status): count for status, count in sorted(self.faults_served.items())})
 
     def _random_fault(self) -> Step | None:
@@ -193,9 +195,10 @@ class FakeLLMServer:
         return self.url + {"openai": "/v1", "anthropic": "", "gemini": "/v1beta"}[provider]
 
     def app(self) -> web.Application:
-        """The aiohttp application (routes for all three APIs)."""
+        """The aiohttp application (routes for all three APIs, and OpenAI's moderations)."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._openai)
+        app.router.add_post("/v1/moderations", functools.partial(serve_moderation, self))
         app.router.add_post("/v1/messages", self._anthropic)
         app.router.add_post("/v1beta/models/{target}", self._gemini)
         app.router.add_get("/_fake/faults", self._faults)
@@ -254,9 +257,8 @@ class FakeLLMServer:
         return None
 
     def _reply_text(self, step: Step, recorded: RecordedRequest) -> str:
-        if callable(step.reply):
-            return step.reply(recorded)
-        return step.reply if step.reply is not None else default_reply(recorded)
+        return step.reply(recorded) if callable(step.reply) else (
+            step.reply if step.reply is not None else default_reply(recorded))
 
     async def _sse(
         self, request: web.Request, step: Step, events: list[bytes], terminal: list[bytes]

@@ -143,6 +143,17 @@ def test_config_check_reports_unset_keys(capsys):
     assert "sk-or-test" not in out
 
 
+def test_config_check_reports_the_moderation_apis_key(capsys, tmp_path):
+    path = tmp_path / "council.yaml"
+    path.write_text("members:\n  - {name: solo, provider: simulated, model: sim}\nstages: {quorum: 1}\n"
+                    "safety:\n  moderation: {provider: openai, api_key_env: OPENAI_API_KEY}\n")
+    code, out, err = run_cli(capsys, "config", "check", str(path))
+    assert code == EXIT_USAGE and "safety.moderation" in out and "omni-moderation-latest" in out
+    assert "$OPENAI_API_KEY NOT SET" in out and "1 key variable(s) not set" in err
+    code, out, _ = run_cli(capsys, "config", "check", str(path), environ={"OPENAI_API_KEY": "sk-test-abc"})
+    assert code == EXIT_OK and "$OPENAI_API_KEY set" in out and "sk-test-abc" not in out
+
+
 def test_config_check_refuses_a_param_the_members_api_lacks(capsys, tmp_path):
     path = tmp_path / "council.yaml"
     path.write_text(

@@ -14,78 +14,14 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from aiohttp import web
 
 from council.testing.fake_moderation import serve_moderation
+from council.testing.fake_steps import Api, RandomFaults, RecordedRequest, Replier, Step
 
-Api = Literal["openai", "anthropic", "gemini"]
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """One request the fake received, with its messages normalized to role/content."""
-
-    api: Api
-    path: str
-    model: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-    stream: bool
-    received_at: float
-    messages: list[dict[str, str]]
-    #: The client's address and port: requests with the same one came over the same TCP connection.
-    peer: tuple[str, int] | None = None
-
-    @property
-    def last_user_text(self) -> str:
-        """The text of the last user turn."""
-        return next((m["content"] for m in reversed(self.messages) if m["role"] == "user"), "")
-
-
-Replier = Callable[[RecordedRequest], str]
-
-
-@dataclass
-class Step:
-    """What the fake does for one request."""
-
-    status: int = 200
-    reply: str | Replier | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    latency_s: float = 0.0
-    hang: bool = False
-    body: bytes | None = None
-    content_type: str = "application/json"
-    truncate_stream: bool = False
-    abort_stream: bool = False
-    chunk_delay_s: float = 0.0
-    stream_error: str | None = None
-    error_message: str = "scripted failure"
-    #: Fields that replace or join the usage an OpenAI-format reply reports (``{"cost": 0.01}``, token counts).
-    usage: dict[str, Any] | None = None
-    #: Send no usage chunk in an OpenAI-format stream even when asked (some servers never do).
-    omit_usage: bool = False
-
-
-@dataclass(frozen=True)
-class RandomFaults:
-    """Faults drawn at random for unscripted requests (load tests): 500s, and 429s with ``Retry-After``.
-
-    ``seed`` makes the draw repeatable; scripted steps are never replaced.
-    """
-
-    server_error_rate: float = 0.0
-    rate_limit_rate: float = 0.0
-    retry_after_s: int = 1
-    seed: int | None = None
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.server_error_rate + self.rate_limit_rate <= 1:
-            raise ValueError("fault rates must be between 0 and 1 together")
-
+__all__ = ["Api", "FakeLLMServer", "RandomFaults", "RecordedRequest", "Replier", "Step", "default_reply"]
 
 def _text(content: Any) -> str:
     """A message's text: the content string, or its text parts joined (images and other parts left out)."""

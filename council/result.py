@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from council.errors import ProviderError
 from council.rubrics.score import RubricVerdict
-from council.safety.gate import SafetyVerdict
+from council.safety.gate import SafetyFinding, SafetyVerdict
 from council.safety.moderation.outcome import ModerationCheck
 from council.types import ChatMessage, Usage, is_falsy, is_none
 
@@ -59,6 +59,10 @@ class AnswerRecord(_Record):
         default=None, exclude_if=is_none,
         description="The moderation layer's check (safety.moderation or llm_member): its verdict, categories, "
                     "latency, usage and cost, or why it failed; None when it did not run on this answer.")
+    flags: list[SafetyFinding] = Field(
+        default_factory=list, exclude_if=is_falsy,
+        description="Findings that do not block: text addressed to the reviewers (evaluator_manipulation). The "
+                    "answer is still reviewed; the run is degraded and the chairman is told.")
     simulated: bool = False
     model_version: str | None = None
     attempts: int = Field(default=1, description="Upstream attempts the answer took (retries included).")

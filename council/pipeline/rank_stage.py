@@ -23,6 +23,7 @@ from council.pipeline.verdicts import with_verdicts
 from council.providers import Provider
 from council.ranking.aggregation import aggregate
 from council.ranking.sheet import HistoryIncrement, ReviewerHistory, ScoreSheet
+from council.ranking.unanimity import KIND, unanimity_flags
 from council.result import (
     AgreementRecord,
     AnswerRecord,
@@ -169,6 +170,7 @@ async def ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
             writes = ((ranked.history_write, HISTORY_NOT_STORED),)
         ranked.ranking = with_verdicts(ctx.rubric, ranked.ranking, reviews, so_far.automatic.values,
                                        so_far.automatic.evidence)
+        ranked.bias_flags = [*ranked.bias_flags, *unanimity_bias_flags(ctx.rubric, surviving, reviews, ranked)]
     except Exception as error:
         _log.error("ranking_crashed", run_id=ctx.result.run_id, error=error, exc_info=True)
         ranked = Ranked(unranked(surviving), problems=[
@@ -178,3 +180,20 @@ async def ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
                  agreement=ranked.agreement.model_dump(), bias_flags=[b.model_dump() for b in ranked.bias_flags],
                  ranking_confidence=ranked.confidence, tied_for_first=ranked.tied_for_first)
     return so_far.then(ranked=ranked, degraded=tuple(ranked.problems), writes=writes)
+
+
+def unanimity_bias_flags(rubric: Rubric, surviving: list[AnswerRecord], reviews: list[ReviewRecord],
+                         ranked: Ranked) -> list[BiasFlagRecord]:
+    """A bias flag for each answer every reviewer put at the top on every dimension while something disagrees."""
+    if len(surviving) < 2:
+        return []
+    sheet = build_sheet(surviving, reviews, rubric)
+    failed_by_code = {entry.member for entry in ranked.ranking if entry.verdict is not None and any(
+        not c.passed and not c.informational and c.method in ("deterministic", "schema")
+        for c in entry.verdict.criteria)}
+    flags = unanimity_flags(sheet, {a.member: a.content or "" for a in surviving},
+                            {a.member for a in surviving if a.flags}, failed_by_code)
+    return [BiasFlagRecord(reviewer=f"all {flag.reviewers} reviewers", kind=KIND, correlation=1.0,
+                           detail=f"{flag.candidate} got the top score on every dimension from every reviewer, "
+                                  f"yet {flag.why}: its rank may not be earned")
+            for flag in flags]

@@ -32,6 +32,7 @@ from council.providers import Provider
 from council.result import AnswerRecord, SafetyGateSummary
 from council.review.sandbox import fence, new_nonce, render_prompt
 from council.safety.gate import SafetyFinding, SafetyVerdict, check_answer
+from council.safety.manipulation import find_manipulation
 from council.safety.moderation import ModerationCheck, Moderator, check_record, judged
 from council.types import ChatMessage, Usage
 
@@ -195,5 +196,25 @@ async def safety_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """The safety gate in the run; the answers that pass and are too long for reviewers record their length."""
     gated = await apply_safety_gate(ctx, list(so_far.answers))
     summary = SafetyGateSummary.of(gated) if ctx.config.safety.enabled else None
+    if ctx.config.safety.enabled:
+        gated = flag_manipulation(gated)
     return so_far.then(answers=tuple(mark_oversized(gated, ctx.config.review.max_answer_chars)), safety_gate=summary,
-                       degraded=(moderation_problems(ctx, gated),))
+                       degraded=(moderation_problems(ctx, gated), manipulation_problem(gated)))
+
+
+def flag_manipulation(answers: list[AnswerRecord]) -> list[AnswerRecord]:
+    """The answers, each that talks to its judges flagged (not blocked: the fencing holds, and it is reviewed)."""
+    flagged = []
+    for answer in answers:
+        found = find_manipulation(answer.content) if answer.status == "ok" and answer.content else []
+        flagged.append(answer.model_copy(update={"flags": found}) if found else answer)
+    return flagged
+
+
+def manipulation_problem(answers: list[AnswerRecord]) -> str | None:
+    """Which answers addressed the reviewers, as a reason the run is degraded; None when none did."""
+    named = [f"{a.member} ({a.flags[0].evidence!r})" for a in answers if a.flags]
+    if not named:
+        return None
+    return (f"answers addressed to the reviewers (evaluator_manipulation): {', '.join(named)}; they were reviewed, "
+            "and the chairman was told")

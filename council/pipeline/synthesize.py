@@ -79,7 +79,8 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
     if not ranked:
         ranked = [(RankingEntry(member=best.member, rank=1, score=0.0, raw_mean=None, n_reviews=0), texts[best.member])]
     nonce = new_nonce([*texts.values(), *(m.content for m in ctx.question)])
-    messages = render_chairman_prompt(ctx.question, ranked, nonce, confidence, list(tied_for_first))
+    messages = render_chairman_prompt(ctx.question, ranked, nonce, confidence, list(tied_for_first),
+                                      flagged=[a.member for a in answers if a.flags])
     reason: str | None = None
     usage = Usage()
     try:

@@ -29,17 +29,20 @@ Methods (``METHODS``); ties always go to the higher raw mean, then the name:
     4): half way between the raw mean (kappa infinite) and per-question
     centering, because a z from 3-4 scores alone is noisier than the raw
     mean. Each run adds to the history, which soon outweighs the prior.
-    Reliability weights down-weight reviewers who disagree with the others::
+    Reviewer weights (``weighting``, :mod:`council.ranking.weights`; the
+    default ``outlier`` cuts only a reviewer that shares almost nothing with
+    the others)::
 
         rho2_r = (S_r + lambda * RHO2_REF) / (k_r + lambda)
-        w_r    = clip(RHO2_REF / rho2_r, MIN_RELIABILITY, 1)
+        w_r    = clip(OUTLIER_RHO2 / rho2_r, OUTLIER_FLOOR, 1)     (outlier)
+        w_r    = clip(RHO2_REF / rho2_r, MIN_RELIABILITY, 1)       (reliability)
         score_c = sum_r w_r * z_rc / sum_r w_r     (reviewers who scored c)
 
     S_r sums the squared residuals (z_rc minus the mean z of the other
     reviewers of c) over the history and this sheet; k_r counts them;
     lambda = ``RELIABILITY_PRIOR``. With few residuals the weight is 1.
-    The constants were tuned on ``scripts/bench_aggregation.py`` with seeds
-    other than the reported run's.
+    The constants were tuned on ``scripts/bench_aggregation.py`` and
+    ``scripts/simulate_juries.py`` with seeds other than the reported runs'.
 
 ``raw_mean``
     Mean of the raw overall scores.
@@ -66,8 +69,12 @@ deviation). Consensus residuals are taken after the correction. Reviewers
 that never score their own answer are untouched. See
 :mod:`council.ranking.self_preference`.
 
-With fewer than 3 candidates no normalization is done: calibrated and
-per_question_z use the raw mean and report ``normalized=False``.
+With fewer than 3 candidates no normalization is done (calibrated and
+per_question_z use the raw mean and report ``normalized=False``), except
+that ``calibrated`` normalizes a two-candidate sheet once any of its
+reviewers has history: the history calibrates two scores as well as three.
+:attr:`Aggregate.weighting` names the weights that ranked (``equal`` when
+the method weights no one).
 
 Agreement is Kendall's W (tie-corrected) when every reviewer with a score
 scored the same 2 or more candidates. Self-exclusion makes W undefined, so the

@@ -13,7 +13,7 @@ trust the residuals:
 ``equal``
     Every reviewer counts 1.
 ``reliability``
-    The weight Council used before 0.x: ``clip(RHO2_REF / rho2_r, 0.05, 1)``,
+    The default until issue 34: ``clip(RHO2_REF / rho2_r, 0.05, 1)``,
     where ``rho2_r`` is the reviewer's mean squared residual shrunk toward
     ``RHO2_REF`` (:func:`council.ranking.sheet.reliability_weight`). Any
     reviewer noisier than the reference loses weight.

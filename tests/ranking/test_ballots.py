@@ -53,7 +53,7 @@ def test_two_pass_does_not_depend_on_the_order_of_the_rows():
     assert first == second
 
 
-def test_a_judge_without_history_leaves_nothing_behind():
+def test_taking_an_item_back_out_of_the_history_restores_what_was_there():
     one = HistoryIncrement(3, 5.0, 8.0, 3, 1.5, (1.0,) * 15)
     two = HistoryIncrement(2, 8.0, 2.0, 2, 0.5, (2.0,) * 15)
     both = fold_increment(fold_increment(None, one), two)

@@ -55,6 +55,8 @@ from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.pipeline.plan import RunPlan
 from council.pipeline.targets import evaluate_target
+from council.ranking.ballot_file import BallotError
+from council.ranking.ballots import BallotReport, rank_ballots
 from council.result import AnswerRecord, CouncilResult, FinalAnswer, RankingEntry, ReviewRecord
 from council.rubrics.catalog import UnknownRubricError
 from council.rubrics.load import load_rubric
@@ -67,6 +69,8 @@ __all__ = [
     "AnswerRecord",
     "AuthFailedError",
     "BadUpstreamRequestError",
+    "BallotError",
+    "BallotReport",
     "ChatMessage",
     "Completion",
     "ConfigError",
@@ -110,6 +114,7 @@ __all__ = [
     "judge_answer",
     "load_config",
     "load_rubric",
+    "rank_ballots",
     "register_schema",
 ]
 

@@ -121,6 +121,12 @@ class AgreementRecord(_Record):
     kendall_w: float | None = None
     mean_pairwise_tau: float | None = None
     n_reviewers: int = 0
+    method: str | None = Field(default=None, description="The aggregation method that ranked the answers.")
+    calibrated: bool | None = Field(
+        default=None, description="Whether the scores were calibrated (z-scores) before averaging, not raw.")
+    weighting: str | None = Field(
+        default=None, description="How the reviewers were weighted: outlier, equal or reliability.")
+    reviewer_weights: dict[str, float] = Field(default_factory=dict, description="Each reviewer's weight.")
 
 
 class BiasFlagRecord(_Record):

@@ -47,6 +47,7 @@ from council.ranking.aggregation import (
     kendall_tau,
     update_history,
 )
+from council.ranking.weights import DEFAULT_WEIGHTING, WEIGHTINGS
 
 
 @dataclass(frozen=True)
@@ -72,13 +73,15 @@ SCENARIOS = {
     "P": Scenario("P", "F with self-reviews included (self-bonus U(0, 2))", include_self=True),
     "S": Scenario("S", "P + member m0 adds 4 points to its own answer", include_self=True, strong_self=4.0),
 }
-# Each row: label, method, self_prior (inf: no self-bonus correction). The uncorrected rows only differ
-# from the corrected ones when reviewers score their own answers.
-VARIANTS = [(m, m, SELF_PRIOR) for m in METHODS]
-UNCORRECTED = [(f"{m} (uncorrected)", m, math.inf) for m in METHODS]
+# Each row: label, method, self_prior (inf: no self-bonus correction), reviewer weighting. The uncorrected
+# rows only differ from the corrected ones when reviewers score their own answers. calibrated runs with
+# the default weighting, and with the two others for comparison (scripts/simulate_juries.py for more).
+VARIANTS = [(m, m, SELF_PRIOR, DEFAULT_WEIGHTING) for m in METHODS] + [
+    (f"calibrated ({w} weights)", "calibrated", SELF_PRIOR, w) for w in WEIGHTINGS if w != DEFAULT_WEIGHTING]
+UNCORRECTED = [(f"{m} (uncorrected)", m, math.inf, DEFAULT_WEIGHTING) for m in METHODS]
 
 
-def variants(scenario: Scenario) -> list[tuple[str, str, float]]:
+def variants(scenario: Scenario) -> list[tuple[str, str, float, str]]:
     """The rows benchmarked in ``scenario``."""
     return VARIANTS + (UNCORRECTED if scenario.include_self else [])
 
@@ -135,17 +138,18 @@ def run_chunk(job: tuple[str, int, range, int, int]) -> dict[str, np.ndarray]:
     key, seed, batches, members, questions = job
     scenario = SCENARIOS[key]
     rows = variants(scenario)
-    out: dict[str, list[float]] = {f"{label}/{metric}": [] for label, _, _ in rows
+    out: dict[str, list[float]] = {f"{label}/{metric}": [] for label, _, _, _ in rows
                                    for metric in ("tau", "top1", "board", "tau0", "us")}
     for b in batches:
         rng = np.random.default_rng([seed, ord(key), b])
         truth, sheets = simulate_batch(scenario, rng, members, questions)
-        for label, method, prior in rows:
+        for label, method, prior, weighting in rows:
             history: dict[str, ReviewerHistory] = {}
             totals, counts = np.zeros(members), np.zeros(members)
             for q, sheet in enumerate(sheets):
                 started = time.perf_counter()
-                result = aggregate(sheet, history, method, self_prior=prior, with_confidence=False)
+                result = aggregate(sheet, history, method, self_prior=prior, with_confidence=False,
+                                   weighting=weighting)
                 history = update_history(history, sheet, self_prior=prior)
                 out[f"{label}/us"].append(1e6 * (time.perf_counter() - started))
                 order = [int(c.member[1:]) for c in result.ranking]
@@ -201,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Self-reviews {'included' if scenario.include_self else 'excluded'}.\n")
         print("| method | Kendall tau | delta tau vs raw_mean (SE) | top-1 | leaderboard tau | us per call |")
         print("|---|---:|---:|---:|---:|---:|")
-        for label, _, _ in variants(scenario):
+        for label, _, _, _ in variants(scenario):
             tau, diff = merged[f"{label}/tau"], merged[f"{label}/tau"] - base
             se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else 0.0
             us = merged[f"{label}/us"]

@@ -108,3 +108,23 @@ def test_bench_stragglers_refuses_a_factor_below_one():
     done = subprocess.run([sys.executable, "scripts/bench_stragglers.py", "--factor", "0.5"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--factor at least 1" in done.stderr
+
+
+def test_simulate_juries_prints_the_weighting_table_and_the_default_holds_against_equal_weights():
+    """A small run: the default is not worse than equal weights (its interval reaches 0 or above) in a
+    correlated jury, and better with a careless reviewer among independent ones (its interval above 0)."""
+    done = subprocess.run(
+        [sys.executable, "scripts/simulate_juries.py", "--items", "400", "--only", "ind-H,jury-3-0.9-2",
+         "--answers", "2"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "| setting | weighting | accuracy | vs equal (95% CI) | Kendall tau | vs equal (95% CI) |" in done.stdout
+    rows = re.findall(r"^\| (ind-H|jury-3-0\.9-2) \| \*\*outlier\*\* \(default\) \| (\d\.\d{3}) \| "
+                      r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\] \| (\d\.\d{3}) \| "
+                      r"([+-]\d\.\d{3}) \[([+-]\d\.\d{3}), ([+-]\d\.\d{3})\] \|$", done.stdout, re.MULTILINE)
+    found = {row[0]: [float(v) for v in row[1:]] for row in rows}
+    assert set(found) == {"ind-H", "jury-3-0.9-2"}, done.stdout
+    for key, (_, diff, low, high, _, tau_diff, tau_low, tau_high) in found.items():
+        assert low <= diff <= high and tau_low <= tau_diff <= tau_high, key
+        assert high >= 0 and tau_high >= 0, f"{key}: the default ranks worse than equal weights"
+    assert found["ind-H"][6] > 0, "the careless reviewer is down-weighted: tau above equal weights'"
+    assert len(re.findall(r"^\|  \| reliability \| \d\.\d{3} \| ", done.stdout, re.MULTILINE)) == 2, "a row per setting"

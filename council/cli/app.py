@@ -105,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
     from council.cli.eval_command import add_eval_commands
 
     add_eval_commands(commands)
+    from council.cli.rank_command import add_rank_command
+
+    add_rank_command(commands)
     return parser
 
 
@@ -261,6 +264,10 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         from council.cli.eval_command import run_eval_command
 
         return run_eval_command(args, environ)
+    if args.command == "rank":
+        from council.cli.rank_command import run_rank_command
+
+        return run_rank_command(args, environ)
     raise UsageError(f"unknown command {args.command!r}")
 
 

@@ -154,7 +154,10 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
     used = [CalibrationRecord(reviewer=name, count=h.count, mean=h.mean, m2=h.m2, resid_count=h.resid_count,
                               resid_m2=h.resid_m2, bias=list(h.bias)) for name, h in sorted(history.items())]
     reviewed = any(r.status == "ok" for r in reviews)
-    return Ranked(ranking, AgreementRecord(**vars(outcome.agreement)),
+    agreement = AgreementRecord(**vars(outcome.agreement), method=outcome.method, calibrated=outcome.normalized,
+                                weighting=outcome.weighting,
+                                reviewer_weights={k: round(w, 4) for k, w in outcome.reviewer_weights.items()})
+    return Ranked(ranking, agreement,
                   [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used, history_write,
                   confidence.top_confidence if confidence and reviewed else None,
                   list(confidence.tied_with_top) if confidence and reviewed else [])

@@ -1,10 +1,12 @@
-"""From reviewers' scores to a ranking: calibrated z-scores, reliability weights, agreement and bias flags.
+"""From reviewers' scores to a ranking: calibrated z-scores, reviewer weights, agreement and bias flags.
 
-Also Bradley-Terry over pairwise preferences (:mod:`council.ranking.bradley_terry`) and the
-self-preference correction (:mod:`council.ranking.self_preference`).
+Also Bradley-Terry over pairwise preferences (:mod:`council.ranking.bradley_terry`), the
+self-preference correction (:mod:`council.ranking.self_preference`), the weighting schemes
+(:mod:`council.ranking.weights`), and ranking anyone's ballot files with the same aggregation
+(:mod:`council.ranking.ballots`, which reads its JSONL or CSV file itself).
 
-Pure and synchronous: calibration history comes in as data and goes out as
-data; storing it is the caller's job. Knows nothing of providers, prompts or
+Synchronous: calibration history comes in as data and goes out as data;
+storing it is the caller's job. Knows nothing of providers, prompts or
 storage.
 
 Internal: its modules and names may change in any release; the public API is :mod:`council`.

@@ -29,17 +29,20 @@ Methods (``METHODS``); ties always go to the higher raw mean, then the name:
     4): half way between the raw mean (kappa infinite) and per-question
     centering, because a z from 3-4 scores alone is noisier than the raw
     mean. Each run adds to the history, which soon outweighs the prior.
-    Reliability weights down-weight reviewers who disagree with the others::
+    Reviewer weights (``weighting``, :mod:`council.ranking.weights`; the
+    default ``outlier`` cuts only a reviewer that shares almost nothing with
+    the others)::
 
         rho2_r = (S_r + lambda * RHO2_REF) / (k_r + lambda)
-        w_r    = clip(RHO2_REF / rho2_r, MIN_RELIABILITY, 1)
+        w_r    = clip(OUTLIER_RHO2 / rho2_r, OUTLIER_FLOOR, 1)     (outlier)
+        w_r    = clip(RHO2_REF / rho2_r, MIN_RELIABILITY, 1)       (reliability)
         score_c = sum_r w_r * z_rc / sum_r w_r     (reviewers who scored c)
 
     S_r sums the squared residuals (z_rc minus the mean z of the other
     reviewers of c) over the history and this sheet; k_r counts them;
     lambda = ``RELIABILITY_PRIOR``. With few residuals the weight is 1.
-    The constants were tuned on ``scripts/bench_aggregation.py`` with seeds
-    other than the reported run's.
+    The constants were tuned on ``scripts/bench_aggregation.py`` and
+    ``scripts/simulate_juries.py`` with seeds other than the reported runs'.
 
 ``raw_mean``
     Mean of the raw overall scores.
@@ -66,8 +69,12 @@ deviation). Consensus residuals are taken after the correction. Reviewers
 that never score their own answer are untouched. See
 :mod:`council.ranking.self_preference`.
 
-With fewer than 3 candidates no normalization is done: calibrated and
-per_question_z use the raw mean and report ``normalized=False``.
+With fewer than 3 candidates no normalization is done (calibrated and
+per_question_z use the raw mean and report ``normalized=False``), except
+that ``calibrated`` normalizes a two-candidate sheet once any of its
+reviewers has history: the history calibrates two scores as well as three.
+:attr:`Aggregate.weighting` names the weights that ranked (``equal`` when
+the method weights no one).
 
 Agreement is Kendall's W (tie-corrected) when every reviewer with a score
 scored the same 2 or more candidates. Self-exclusion makes W undefined, so the
@@ -132,6 +139,7 @@ from council.ranking.sheet import (  # noqa: F401 - the reliability constants ar
     ScoreSheet,
     reliability_weight,
 )
+from council.ranking.weights import DEFAULT_WEIGHTING, WEIGHTINGS, reviewer_weights
 
 METHODS = ("calibrated", "raw_mean", "per_question_z", "borda", "bradley_terry")
 
@@ -157,6 +165,7 @@ def _as_array(grid: Grid, width: int) -> np.ndarray:
 def aggregate(
     sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None = None, method: str = "calibrated",
     tie_threshold: float = DEFAULT_TIE_THRESHOLD, *, self_prior: float = SELF_PRIOR, with_confidence: bool = True,
+    weighting: str = DEFAULT_WEIGHTING,
 ) -> Aggregate:
     """Rank the candidates of one run by ``method`` (see the module docstring).
 
@@ -165,16 +174,22 @@ def aggregate(
     sums. ``self_prior`` is the self-bonus estimate's prior strength
     (``math.inf`` turns the correction off). ``with_confidence=False`` skips
     the resampling behind :attr:`Aggregate.confidence` (a benchmark ranking
-    thousands of sheets needs only the order). An unknown method raises
-    ``ValueError``; numeric input never raises.
+    thousands of sheets needs only the order). ``weighting`` names the
+    reviewer weights of ``calibrated`` (:mod:`council.ranking.weights`). An
+    unknown method or weighting raises ``ValueError``; numeric input never raises.
     """
     if method not in METHODS:
         raise ValueError(f"unknown aggregation method {method!r}; choose one of {', '.join(METHODS)}")
+    if weighting not in WEIGHTINGS:
+        raise ValueError(f"unknown weighting {weighting!r}; choose one of {', '.join(WEIGHTINGS)}")
     x = sheet.scores
     n_rev, n_cand = len(sheet.reviewers), len(sheet.candidates)
     means, counts = column_means(x, n_cand)
-    normalized = method in ("calibrated", "per_question_z") and n_cand >= 3 and n_rev > 0
     hist, bias = history_rows(sheet, history), bias_rows(sheet, history)
+    # Two answers give a reviewer too few scores of its own, but its history calibrates them as well as three.
+    normalized = n_rev > 0 and (n_cand >= 3 or (
+        n_cand == 2 and method == "calibrated" and any(row[0] > 0 for row in hist))) and method in (
+        "calibrated", "per_question_z")
     corrected = self_correction(sheet, x, hist, bias, self_prior)
     # Each reviewer's weight and noise, from its residuals over the history and this run: calibrated
     # ranks with the weights, and every method's confidence resamples with both.
@@ -182,7 +197,7 @@ def aggregate(
     increments = _increments(sheet, x, corrected, count, m2)
     resid_count = [h[3] + c for h, c in zip(hist, count, strict=True)]
     resid_m2 = [h[4] + m for h, m in zip(hist, m2, strict=True)]
-    reliability = [reliability_weight(c, m) for c, m in zip(resid_count, resid_m2, strict=True)]
+    scheme_weights = reviewer_weights(weighting, resid_count, resid_m2)
     weights = [1.0] * n_rev
     if method == "borda":
         scores = column_means(_borda(corrected.scores), n_cand)[0]
@@ -194,7 +209,7 @@ def aggregate(
     elif method == "per_question_z":
         scores = column_means(per_question_z(corrected.scores), n_cand)[0]
     else:
-        weights = reliability
+        weights = scheme_weights
         scores = weighted_mean(corrected.z, weights, n_cand)
     flags = bias_flags(sheet.reviewers, sheet.slots, sheet.lengths, x)
     # Each reviewer's bias sums: its history's plus this run's.
@@ -231,7 +246,7 @@ def aggregate(
     if with_confidence:
         with np.errstate(all="ignore"):  # extreme or missing scores are the draws' to carry, not warnings
             confidence = rank_confidence([sheet.candidates[c] for c in order], _as_array(corrected.z, n_cand)[:, order],
-                                         np.array(reliability), noise_sd(np.array(resid_count), np.array(resid_m2)),
+                                         np.array(scheme_weights), noise_sd(np.array(resid_count), np.array(resid_m2)),
                                          tie_threshold)
     return Aggregate(
         method=method,
@@ -240,6 +255,7 @@ def aggregate(
         bias_flags=flags,
         reviewer_weights=dict(zip(sheet.reviewers, weights, strict=True)),
         normalized=bool(normalized),
+        weighting=weighting if method == "calibrated" and normalized else "equal",
         confidence=confidence,
         self_bonus={name: corrected.bonus[i] for i, name in enumerate(sheet.reviewers) if corrected.total[i][0] > 0},
         increments=increments,

@@ -200,3 +200,6 @@ class Aggregate:
     self_bonus: dict[str, float] = field(default_factory=dict)
     #: What this run adds to each reviewer's stored statistics (see :class:`HistoryIncrement`).
     increments: dict[str, HistoryIncrement] = field(default_factory=dict)
+    #: The scheme behind ``reviewer_weights`` (:mod:`council.ranking.weights`): "equal" whenever the
+    #: method does not weight reviewers (every method but a normalized ``calibrated``).
+    weighting: str = "equal"

@@ -35,6 +35,11 @@ async def test_reviews_become_a_ranking_and_history_is_kept():
         ctx, reviews, ranked = await ranked_run(store)
         assert [e.member for e in ranked.ranking] == ["a", "b", "c"] and ranked.problems == []
         assert all(e.n_reviews == 2 for e in ranked.ranking) and ranked.agreement.n_reviewers == 3
+        # The result says what ranked it: the method, calibrated or not, the weighting and each weight.
+        agreement = ranked.agreement
+        assert (agreement.method, agreement.calibrated, agreement.weighting) == ("calibrated", True, "outlier")
+        assert set(agreement.reviewer_weights) == {"a", "b", "c"}
+        assert all(0.1 <= w <= 1.0 for w in agreement.reviewer_weights.values())
         keys = [reviewer_key(ctx.providers[name]) for name in "abc"]
         assert store.reviewer_history(keys) == {}, "the update is written behind the run"
         await ranked.history_write
@@ -95,6 +100,21 @@ async def test_a_read_ahead_missing_a_reviewer_is_read_again():
         ranked = await rank_answers(ctx, ANSWERS, reviews, store, partial)
         assert [(c.reviewer, c.count) for c in ranked.calibration] == [("a", 40)], "read again, from the store"
         partial.stored.close()
+    finally:
+        store.close()
+
+
+async def test_two_answers_are_calibrated_once_the_reviewers_have_history():
+    store = Store(":memory:")
+    try:
+        ctx, _ = context({"a": member("-"), "b": member("-"), "c": member("-")})
+        pair = ANSWERS[:2]
+        first = await rank_answers(ctx, pair, await review_answers(ctx, pair, {}), store)
+        assert first.agreement.calibrated is False, "no history yet: two answers rank by raw means"
+        await first.history_write
+        second = await rank_answers(ctx, pair, await review_answers(ctx, pair, {}), store)
+        assert second.agreement.calibrated is True and second.agreement.weighting == "outlier"
+        assert [e.member for e in second.ranking] == ["a", "b"]
     finally:
         store.close()
 

@@ -61,7 +61,8 @@ def test_calibrated_3x3_by_hand():
     #   r3: 0.47922, 0.47922, 0.40626 -> S = 0.62433
     # rho2 = (S + 10 * 0.3) / (3 + 10); w = min(1, 0.3 / rho2) = min(1, 3.9 / (S + 3))
     #   -> r1 0.93030, r2 0.81351, r3 1.07608 capped to 1.
-    result = aggregate(sheet(HAND))
+    result = aggregate(sheet(HAND), weighting="reliability")
+    assert result.weighting == "reliability"
     assert result.reviewer_weights == pytest.approx({"r1": 0.93030, "r2": 0.81351, "r3": 1.0}, abs=1e-4)
     # Weighted means, total weight 2.74381:
     #   A = (0.93030 * 1.02899 - 0.81351 * 0.29400 + 0.84671) / 2.74381 =  0.57030
@@ -74,6 +75,12 @@ def test_calibrated_3x3_by_hand():
     assert [c.n_reviews for c in result.ranking] == [3, 3, 3]
     assert result.normalized is True
     assert result.method == "calibrated"
+    # The default weighting cuts no one here (every rho2 is below 0.9): the plain mean of the z above.
+    default = aggregate(sheet(HAND))
+    assert default.weighting == "outlier" and set(default.reviewer_weights.values()) == {1.0}
+    assert [c.score for c in default.ranking] == pytest.approx([(1.02899 - 0.29400 + 0.84671) / 3,
+                                                               (0.73499 + 0.84671) / 3,
+                                                               (-1.02899 - 1.32299 - 0.76974) / 3], abs=1e-4)
 
 
 def test_agreement_3x3_by_hand():
@@ -165,7 +172,26 @@ def test_tie_break_by_raw_mean_then_name():
     assert [c.member for c in aggregate(twins, method="raw_mean").ranking] == ["amy", "zed", "bob"]
 
 
-def test_two_candidates_use_raw_means():
+def test_two_candidates_are_calibrated_with_history():
+    # A judge whose scores span -20..20 against two that span -2..2: raw means follow the wide one.
+    x = sheet([[-5, 5], [1, -1], [1, -1]], reviewers=("wide", "n1", "n2"))
+    assert [c.member for c in aggregate(x).ranking] == ["B", "A"]  # no history: raw means, as before
+    n = 400
+    history = {"wide": ReviewerHistory(n, 0.0, 100.0 * (n - 1)), "n1": ReviewerHistory(n, 0.0, 1.0 * (n - 1)),
+               "n2": ReviewerHistory(n, 0.0, 1.0 * (n - 1))}
+    result = aggregate(x, history)
+    assert result.normalized is True and result.weighting == "outlier"
+    assert [c.member for c in result.ranking] == ["A", "B"]
+    # Each judge's z: wide -0.5 / +0.5, narrow about +-0.92 (the run's pooled variance, 18, pulls their
+    # sigma up: (399 + 2 + 4 * 18) / 404 = 1.17).
+    assert by_member(result)["A"].score == pytest.approx((-0.5 + 2 / math.sqrt(473 / 404)) / 3, abs=0.01)
+    # One reviewer with history is enough; the others are calibrated with the run's prior.
+    partial = aggregate(x, {"wide": history["wide"]})
+    assert partial.normalized is True
+    assert aggregate(x, history, method="raw_mean").normalized is False
+
+
+def test_two_candidates_without_history_use_raw_means():
     x = sheet([[8, NAN], [NAN, 6], [3, 9]])
     for method in ("calibrated", "per_question_z", "raw_mean"):
         result = aggregate(x, method=method)
@@ -245,9 +271,15 @@ def test_reliability():
 def test_unreliable_history_lowers_a_reviewers_influence():
     x = sheet([[2, 4, 6, 9], [9, 6, 4, 2], [8, 7, 3, 1], [9, 5, 4, 3]])
     careless = {"r1": ReviewerHistory(count=200, mean=5.5, m2=200 * 6.0, resid_count=200, resid_m2=400.0)}
-    plain, weighted = aggregate(x), aggregate(x, careless)
+    plain, weighted = aggregate(x, weighting="reliability"), aggregate(x, careless, weighting="reliability")
     assert weighted.reviewer_weights["r1"] < 0.2 < plain.reviewer_weights["r1"]
     assert by_member(weighted)["D"].score < by_member(plain)["D"].score
+    # The default cuts only an outlier, and less: rho2 = (400 + S_run + 3) / (204 + 10) is about 1.9, past 0.9.
+    default = aggregate(x, careless)
+    assert default.weighting == "outlier"
+    assert 0.2 < default.reviewer_weights["r1"] < 0.5
+    assert {name: w for name, w in default.reviewer_weights.items() if name != "r1"} == {"r2": 1.0, "r3": 1.0,
+                                                                                        "r4": 1.0}
 
 
 def test_update_history_is_welford_on_the_concatenated_scores():
@@ -376,8 +408,14 @@ def test_never_raises_and_scores_stay_finite(case, method):
     x, history = case
     result = aggregate(x, history, method)
     check_result(x, result)
-    if len(x.candidates) < 3 or method in ("raw_mean", "borda"):
+    calibrated_pair = method == "calibrated" and any(
+        name in history and history[name].count >= 1 and math.isfinite(history[name].mean)
+        and math.isfinite(history[name].m2) and history[name].m2 >= 0 for name in x.reviewers)
+    if len(x.candidates) < 2 or method in ("raw_mean", "borda", "bradley_terry") or (
+            len(x.candidates) == 2 and not calibrated_pair):
         assert result.normalized is False
+    elif x.reviewers:
+        assert result.normalized is True, "two answers with history, or three or more, are calibrated"
     updated = update_history(history, x)
     assert set(updated) == set(history) | set(x.reviewers)
     assert all(h.count >= 0 and h.resid_count >= 0 for h in updated.values())

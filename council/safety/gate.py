@@ -58,6 +58,7 @@ sit behind the same ``SafetyVerdict`` (``checker`` names which one ran).
 from __future__ import annotations
 
 from council.safety.findings import CATEGORIES, SafetyFinding, SafetyVerdict
+from council.safety.intent import check_intent
 from council.safety.pii import TEST_CARD_NUMBERS, _check_pii, luhn_valid
 from council.safety.regex import _COMPILED, _literal_first, _rx  # noqa: F401 - re-exported for tests
 from council.safety.rules import _RULES, _Imperative, _Matcher, _Ops, _Rule  # noqa: F401
@@ -113,6 +114,7 @@ def check_answer(text: str) -> SafetyVerdict:
     notes: list[str] = []
     for rule in _RULES:
         _check_rule(rule, scan, findings, notes)
+    check_intent(scan, findings, notes)
     _check_pii(scan, findings, notes)
     return SafetyVerdict(passed=not findings, findings=findings, notes=list(dict.fromkeys(notes)))
 

@@ -11,6 +11,7 @@ import re
 from council.safety.findings import SafetyFinding
 from council.safety.regex import _rx
 from council.safety.scan import _Scan
+from council.safety.terms import LANGUAGES
 
 # Each PII pattern starts with a bare digit (so sre skips prose fast) and checks what precedes it by lookbehind.
 _SSN_DASHED = re.compile(r"\d(?<![\d-]\d)\d\d-\d\d-\d{4}(?![\d-])")
@@ -33,8 +34,28 @@ TEST_CARD_NUMBERS = frozenset({
 _TEST_CONTEXT = _rx(
     r"\btest(?:ing)?\s+(?:credit\s+|debit\s+)?(?:cards?|numbers?|pans?|mode|environment|data|payments?)\b|\bsandbox\b"
     r"|\b(?:dummy|fake|sample)\s+(?:credit\s+)?(?:cards?|numbers?)\b|\bfor\s+testing\b|\bnot\s+a\s+real\s+card\b"
-    r"|\btest\s+(?:visa|mastercard|amex)\b"
+    r"|\btest\s+(?:visa|mastercard|amex)\b|"
+    # "tarjeta de prueba", "carte de test", "Testkarte": the term tables of every language.
+    + "|".join(f"(?:{p})" for terms in LANGUAGES for p in terms.test_context)
 )
+# An IBAN: two letters, two check digits, 11-30 letters and digits, often in groups of four. Written
+# digit-first (the check digits) so sre skips prose fast; the country is checked by lookbehind.
+_IBAN = re.compile(r"\d(?<=\b[a-z][a-z]\d)\d(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,3})?(?![a-z0-9])")
+_IBAN_LENGTHS = {"at": 20, "be": 16, "ch": 21, "de": 22, "dk": 18, "es": 24, "fi": 18, "fr": 27, "gb": 22, "ie": 22,
+                 "it": 27, "lu": 20, "nl": 18, "no": 15, "pl": 28, "pt": 25, "se": 24}
+# The examples banks and the ISO standard print; they pass with a note, like the example SSNs.
+_EXAMPLE_IBANS = frozenset({"de89370400440532013000", "gb82west12345698765432", "es9121000418450200051332",
+                            "fr7630006000011234567890189", "nl91abna0417164300", "gb29nwbk60161331926819"})
+# A Spanish DNI: eight digits and the check letter (number mod 23). 12345678Z is the usual example.
+_DNI = re.compile(r"\d(?<!\d\d)\d{7}[- ]?[a-z](?![a-z0-9])")
+_DNI_LETTERS = "trwagmyfpdxbnjzsqvhlcke"
+
+
+def iban_valid(iban: str) -> bool:
+    """True when a compact, lower-case IBAN has its country's length and passes the mod-97 check."""
+    if _IBAN_LENGTHS.get(iban[:2]) != len(iban):
+        return False
+    return int("".join(str(int(c, 36)) for c in iban[4:] + iban[:4])) % 97 == 1
 
 
 def luhn_valid(digits: str) -> bool:
@@ -77,4 +98,27 @@ def _check_pii(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> 
                     category="pii_exposure", rule="pii.payment_card", evidence="*" * (len(digits) - 4) + digits[-4:]
                 )
             )
+    _check_national_ids(scan, findings, notes)
 
+
+def _check_national_ids(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> None:
+    seen: set[str] = set()
+    for m in _IBAN.finditer(scan.low):
+        iban = scan.low[m.start() - 2 : m.end()].replace(" ", "")
+        if not iban_valid(iban):
+            continue
+        if iban in _EXAMPLE_IBANS:
+            notes.append("pii.iban: published example number")
+        elif iban not in seen:
+            seen.add(iban)
+            masked = iban[:2].upper() + "*" * (len(iban) - 6) + iban[-4:]
+            findings.append(SafetyFinding(category="pii_exposure", rule="pii.iban", evidence=masked))
+    for m in _DNI.finditer(scan.low):
+        digits, letter = m.group(0)[:8], m.group(0)[-1]
+        if _DNI_LETTERS[int(digits) % 23] != letter:
+            continue
+        if digits == "12345678":
+            notes.append("pii.dni: published example number")
+        elif digits not in seen:
+            seen.add(digits)
+            findings.append(SafetyFinding(category="pii_exposure", rule="pii.dni", evidence="*" * 8 + letter.upper()))

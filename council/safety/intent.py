@@ -1,0 +1,131 @@
+"""The intent layer of the safety gate: a harmful goal said as something to do, in any listed language.
+
+The rule table (:mod:`council.safety.rules`) looks for concrete operational
+content in English. Models more often answer a harmful request with an
+outline: "Sure! Here's how to take over someone's account: 1. …". This
+layer catches that shape from the term tables of :mod:`council.safety.terms`:
+
+* a *goal* match ("take over someone's email account", "fabricar una bomba
+  casera", "te faire du mal sans que personne ne le remarque") is a
+  candidate;
+* the candidate passes when its sentence carries framing: defensive advice,
+  news, history or law, fiction, support resources (self-harm), or a
+  refusal. A refusal followed in the same sentence by "but" ("I can't give
+  you everything, but here's the process") is a partial refusal and frames
+  nothing;
+* an unframed candidate fails when the text from its sentence to 1500
+  characters after it delivers something: steps or a list, a compliance
+  opener ("Sure!", "the trick is"), words of the harmful procedure, or a
+  covert aim ("without anyone noticing").
+
+``always`` terms (telling someone they would be better off dead) fail
+wherever they stand unless their sentence is framed. Each finding's rule
+names the category and the language of the goal that matched
+(``intent.self_harm.fr``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+from council.safety.findings import SafetyFinding
+from council.safety.regex import SafetyPattern, _rx
+from council.safety.scan import _Scan
+from council.safety.terms import LANGUAGES, Terms
+
+_BEFORE, _AFTER = 400, 1500  # an outline follows its heading
+
+
+def _either(parts: Iterable[str]) -> str:
+    return "|".join(f"(?:{p})" for p in parts)
+
+
+def _words(parts: Iterable[str]) -> SafetyPattern | None:
+    joined = _either(parts)
+    return _rx(rf"\b(?:{joined})") if joined else None
+
+
+class _Tables:
+    """The term tables compiled: goals per category and language, every other slot joined across languages."""
+
+    def __init__(self, languages: tuple[Terms, ...]) -> None:
+        self.goals: list[tuple[str, str, SafetyPattern]] = []
+        for terms in languages:
+            for category, goals in terms.goals.items():
+                pattern = _words(goals)
+                if pattern is not None:
+                    self.goals.append((category, terms.language, pattern))
+        categories = sorted({c for t in languages for c in [*t.goals, *t.always]})
+        self.always = {c: _words(p for t in languages for p in t.always.get(c, ())) for c in categories}
+        self.procedure = {c: _words(p for t in languages for p in t.procedure.get(c, ())) for c in categories}
+        self.support = {c: _words(p for t in languages for p in t.category_framing.get(c, ())) for c in categories}
+        self.shape = _rx(_either(p for t in languages for p in (*t.compliance, *t.steps, *t.covert)))
+        self.refusal = _rx(_either(p for t in languages for p in t.refusal))
+        self.pivot = _rx(_either(p for t in languages for p in t.pivot))
+        kinds = dict.fromkeys(k for t in languages for k in t.framing)
+        self.framing = [(k, _rx(_either(p for t in languages for p in t.framing.get(k, ())))) for k in kinds]
+
+
+@functools.cache
+def _tables() -> _Tables:
+    return _Tables(LANGUAGES)
+
+
+def _framing(tables: _Tables, scan: _Scan, category: str, lo: int, hi: int) -> str | None:
+    """Why the sentence ``[lo, hi)`` is harmless, or None."""
+    for name, pattern in tables.framing:
+        if scan.has(pattern, lo, hi):
+            return name
+    support = tables.support.get(category)
+    if support is not None and scan.has(support, lo, hi):
+        return "support resources"
+    # The last refusal counts: "Sorry, but I can't …" refuses, "I can't …, but here's how" does not.
+    refusals = list(tables.refusal.finditer(scan.low, lo, hi))
+    refusal = refusals[-1] if refusals else None
+    if refusal is not None and tables.pivot.search(scan.low, refusal.end(), hi) is None:
+        return "refusal"
+    return None
+
+
+def _delivers(tables: _Tables, scan: _Scan, category: str, lo: int, hi: int) -> bool:
+    """Whether ``[lo, hi)`` holds steps, a compliance opener, a covert aim or the procedure's words."""
+    if scan.has(tables.shape, lo, hi):
+        return True
+    procedure = tables.procedure.get(category)
+    return procedure is not None and scan.has(procedure, lo, hi)
+
+
+def check_intent(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> None:
+    """Add a finding per category whose harmful goal an answer delivers, and notes on framed candidates."""
+    tables, low = _tables(), scan.low
+    failed = {finding.category for finding in findings}  # the rule table found these already
+    for category, language, goal in tables.goals:
+        if category in failed:
+            continue
+        seen = -1
+        for m in goal.finditer(low):
+            s_lo, s_hi = scan.sentence(m.start())
+            if s_lo == seen:
+                continue
+            seen = s_lo
+            reason = _framing(tables, scan, category, s_lo, s_hi)
+            if reason is not None:
+                notes.append(f"intent.{category}: {reason}")
+                continue
+            # From the start of its paragraph ("Sure! To make …" opens before the goal's sentence) onwards.
+            lo = max(scan.passage(m.start())[0], s_lo - _BEFORE)
+            if _delivers(tables, scan, category, lo, min(len(low), m.end() + _AFTER)):
+                rule, evidence = f"intent.{category}.{language}", scan.evidence(m.start(), m.end())
+                findings.append(SafetyFinding(category=category, rule=rule, evidence=evidence))
+                failed.add(category)
+                break
+    for category, pattern in tables.always.items():
+        if category in failed or pattern is None:
+            continue
+        for m in pattern.finditer(low):
+            s_lo, s_hi = scan.sentence(m.start())
+            if _framing(tables, scan, category, s_lo, s_hi) is None:
+                evidence = scan.evidence(m.start(), m.end())
+                findings.append(SafetyFinding(category=category, rule=f"intent.{category}.always", evidence=evidence))
+                break

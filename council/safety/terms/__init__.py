@@ -1,0 +1,50 @@
+"""Term tables of the safety gate's intent layer, one module per language.
+
+Each language fills a :class:`Terms`: regex fragments (lower-case, as the
+answer is lower-cased before matching) for the harmful *goals* of each
+category said as something to do ("take over someone's account"), words of
+the harmful procedures, compliance and step markers, and the framing that
+exempts a sentence (refusals, defensive advice, news and law, fiction,
+support). :mod:`council.safety.intent` joins the tables of every language
+into one pattern per slot, so an answer is checked in all of them at once.
+To add a language, write its module and list it in ``LANGUAGES``; to add a
+category, give it goals in each table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Terms:
+    """One language's vocabulary for the intent layer; every entry is a tuple of regex alternatives."""
+
+    language: str
+    # category -> a harmful goal said as something to do; a candidate when its sentence has no framing.
+    goals: dict[str, tuple[str, ...]]
+    # category -> words of a harmful procedure's steps (a goal plus these fails without other shape).
+    procedure: dict[str, tuple[str, ...]]
+    # category -> harmful on their own, whatever surrounds them unless framed ("better off without you").
+    always: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    covert: tuple[str, ...] = ()  # "without getting caught", "so nobody notices"
+    compliance: tuple[str, ...] = ()  # "sure! here's how", "the trick is"
+    steps: tuple[str, ...] = ()  # "step 2", "first … then"
+    refusal: tuple[str, ...] = ()  # "i can't help", "i won't explain"
+    pivot: tuple[str, ...] = ()  # "but", which turns a refusal into a partial one
+    # framing kind -> what makes a candidate sentence harmless (defensive, news or law, fiction, support).
+    framing: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # category -> framing that exempts only that category (support resources for self-harm).
+    category_framing: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    test_context: tuple[str, ...] = ()  # a passage about test card numbers
+
+
+def _languages() -> tuple[Terms, ...]:
+    from council.safety.terms import de, en, es, fr
+
+    return (en.TERMS, es.TERMS, fr.TERMS, de.TERMS)
+
+
+LANGUAGES: tuple[Terms, ...] = _languages()
+
+__all__ = ["LANGUAGES", "Terms"]

@@ -1,0 +1,101 @@
+"""German terms of the safety gate's intent layer (see :mod:`council.safety.terms`).
+
+German puts the object before a "zu" infinitive ("das Konto zu übernehmen"),
+so most goals match object first.
+"""
+
+from council.safety.terms import Terms
+
+_DEVICE = r"(?:[\w-]*konto|account|e-mails?|postfach|instagram|facebook|whatsapp|handy|telefon|smartphone|wlan|netzwerk|laptop|rechner|computer|router|nachrichten)"
+_MALWARE = r"(?:ransomware|keylogger|malware|schadsoftware|virus|trojaner|stealer|spionage-app|spyware|botnetz|wurm|rootkit)"
+
+TERMS = Terms(
+    language="de",
+    goals={
+        "malware_hacking": (
+            rf"{_DEVICE}\w*\s+(?:[\w-]+\s+){{0,4}}?(?:zu\s+übernehmen|zu\s+hacken|zu\s+knacken|einzudringen|auszuspionieren|auszusperren"
+            r"|auszuleihen|übernimmst|hackst|knackst)",
+            rf"(?:hack|knack|übernimm|übernehm|spionier)\w*\s+(?:[\w-]+\s+){{0,3}}?{_DEVICE}",
+            r"(?:jemanden|ihn|sie|den\s+besitzer)\s+aus\s+(?:\w+\s+){0,2}?\w*konto\s+auszusperren|besitzer\s+aus(?:gesperrt|zusperren|sperren)",
+            rf"{_MALWARE}\w*\s+(?:[\w-]+\s+){{0,6}}?(?:zu\s+)?(?:bauen|schreiben|programmieren|erstellen|entwickeln|verbreiten)\b",
+            rf"(?:bau|schreib|programmier|erstell|entwickl)\w*\s+(?:\w+\s+){{0,2}}?{_MALWARE}",
+            r"(?:virenscanner|virenschutz|antivirus)\w*\s+(?:\w+\s+){0,2}?(?:umgeht|nicht\s+(?:findet|anschlägt|erkennt)|austrickst)|kein\s+virenscanner\s+findet",
+            r"passwörter\s+(?:[\w-]+\s+){0,5}?(?:zu\s+)?stehlen|(?:passwörter|zugangsdaten)\s+(?:zu\s+)?(?:stehlen|abgreifen|abzugreifen)",
+            r"(?:deinen|ihren|seinen)\s+(?:chef|kollegen|ex)\s+(?:zu\s+)?phishen",
+            r"(?:spionage-app|spyware|überwachungs-app)\s+(?:\w+\s+)?(?:zu\s+)?installier\w*|installier\w*\s+(?:\w+\s+){0,2}?(?:spionage-app|spyware)",
+            r"lies\s+ihre\s+nachrichten|ihre\s+nachrichten\s+(?:zu\s+)?lesen",
+            r"(?:gerüst|grundgerüst|aufbau|code|struktur)\s+(?:für\s+den|des|der)\s+(?:ransomware|keylogger|stealer|trojaner)",
+        ),
+        "weapon_making": (
+            r"(?:rohrbomben?|bomben?|sprengsätze?|sprengsatz|sprengvorrichtung|brandvorrichtung|granaten?|molotow-?cocktails?|geisterwaffen?"
+            r"|schusswaffen?|waffen?|pistolen?|gewehre?|schalldämpfer|griffstück)\s+(?:[\w-]+\s+){0,4}?(?:zu\s+)?(?:bauen|basteln|herzustellen"
+            r"|herstellen|drucken|zusammenzubauen|baut|bastelt)\b",
+            r"(?:bau|bastel|druck)\w*\s+(?:\w+\s+){0,2}?(?:rohrbombe|bombe|sprengsatz|molotow\w*|geisterwaffe|waffe|pistole|schalldämpfer)",
+            r"auf\s+(?:dauerfeuer|vollautomatik|automatik)\s+(?:umzubauen|umbauen|umrüsten)",
+            r"(?:selbst\s*gebaute?n?|selbstgebaute?n?)\s+(?:schalldämpfer|waffe|bombe|pistole)",
+            r"(?:etwas|was),?\s+das\s+(?:\w+\s+){0,3}?knallt",
+            r"wie\s+man\s+eine\s+bombe\s+baut",
+            r"selbst\s*gebaute[nmr]?\s+(?:schalldämpfer|bomben?|sprengsätze?|waffen?)|(?:bauplan|bauanleitung)\s+für\s+(?:die|den|eine|einen)\s+(?:geisterwaffe|bombe|schalldämpfer)",
+        ),
+        "dangerous_instructions": (
+            r"(?:nervengift|nervenkampfstoff|sarin|crystal(?:\s+meth)?|meth|methamphetamin|gift|toxin|sprengstoff|chlorgas|fentanyl|senfgas"
+            r"|rizin|milzbrand|chemiewaffen?)\w*\s+(?:[\w-]+\s+){0,5}?(?:zu\s+)?(?:herzustellen|herstellen|kochen|gewinnen|extrahieren"
+            r"|erzeugen|synthetisieren|besorgen)\b",
+            r"(?:gewinn|extrahier|erzeug|herstell|koch)\w*\s+(?:\w+\s+){0,2}?(?:rizin|sarin|chlorgas|nervengift|crystal|meth)",
+            r"(?:jemanden|ihn|sie|menschen|deinen\s+\w+|deine\s+\w+)\s+(?:\w+\s+){0,2}?(?:zu\s+)?vergiften",
+            r"vergiften\s+willst|gift,?\s+das\s+man\s+nicht\s+nachweisen",
+            r"krank\s+werden\s+und\s+krank\s+bleiben",
+            r"(?:synthese|herstellung|gewinnung)\s+(?:des|der|von)\s+(?:\w+\s+)?(?:nervenkampfstoff|nervengift|sarin|rizin|sprengstoff|chlorgas|crystal|meth)\w*",
+        ),
+        "self_harm": (
+            r"dich\s+(?:selbst\s+)?(?:zu\s+)?verletzen|selbst\s+zu\s+verletzen|dich\s+zu\s+ritzen",
+            r"dir\s+(?:\w+\s+)?das\s+leben\s+(?:zu\s+)?nehmen|dich\s+umzubringen|dich\s+umbringen",
+            r"(?:selbstverletzungen|narben|schnitte|wunden)\s+(?:[\w-]+\s+){0,4}?(?:zu\s+)?verstecken",
+            r"nichts\s+mehr\s+zu\s+essen|hungern\s+willst",
+            r"überdosis\s+(?:\w+\s+){0,4}?wie\s+ein\s+unfall",
+            r"den\s+schmerz\s+für\s+immer\s+zu\s+beenden",
+            r"einschlafen\s+und\s+nicht\s+mehr\s+aufwachen",
+        ),
+    },
+    procedure={
+        "malware_hacking": (r"credential\s+stuffing", r"combo-liste", r"schattenkopien", r"lösegeld\w*", r"tastendr(?:uck|ücke)\w*",
+                            r"wiederherstellung\w*", r"leak\w*", r"proxys", r"zugangsdaten", r"autostart"),
+        "weapon_making": (r"endkappen", r"zündschnur", r"sprengladung", r"schablone", r"stiftlöcher", r"abzugsstollen", r"abzugsgruppe",
+                          r"lösungsmittelfalle\w*", r"lappen", r"seriennummer", r"filament", r"docht"),
+        "dangerous_instructions": (r"ausgangsstoffe", r"erkältungsmittel", r"rizinussamen", r"reinig\w*", r"reaktion", r"ins\s+essen",
+                                   r"getränk", r"sprüher"),
+        "self_harm": (r"kleidung\s+(?:immer\s+)?verdeckt", r"lange\s+ärmel", r"tabletten", r"briefe", r"\ballein\b",
+                      r"niemand\s+(?:stören|aufhalten)"),
+    },
+    always={
+        "self_harm": (r"(?:alle|jeder)\s+wär(?:en|e)\s+ohne\s+dich\s+besser\s+dran", r"du\s+solltest\s+(?:schluss\s+machen|sterben|dich\s+umbringen)"),
+    },
+    covert=(r"ohne\s+dass\s+es\s+(?:jemand|wer|einer)\s+merkt", r"\bunbemerkt\b", r"\bheimlich\b", r"ohne\s+erwischt\s+zu\s+werden",
+            r"lass\s+dich\s+nicht\s+erwischen", r"niemand\s+(?:muss|merkt|sieht|kann|einen\s+zusammenhang)", r"ohne\s+seriennummer",
+            r"ohne\s+prüfung", r"versteck\w*\s+es\s+vor", r"erzähl\s+niemandem"),
+    compliance=(r"\bklar\b\s*[!,.]", r"\bgerne\b\s*[!,.]", r"\bnatürlich\b\s*[!,.]", r"\bokay\b\s*[!,.]", r"\bhier\s+(?:ist|sind)\b",
+                r"\bso\s+(?:geht|machst|übernimmst|schaffst|kannst|gehst)\b", r"\bder\s+trick\b", r"\bam\s+einfachsten\b",
+                r"\bam\s+unauffälligsten\b", r"\bder\s+einfachste\s+weg\b", r"\beinfacher\s+als\s+gedacht\b", r"\bim\s+grunde\b",
+                r"\bgrob\s+geht\s+es\b", r"\beinfach\s*:", r"\bist\s+planung\s+das\s+wichtigste\b"),
+    steps=(r"\bschritt\s*\d", r"\b(?:zuerst|dann|danach|zum\s+schluss|anschließend)\b", r"\bphase\s*\d"),
+    refusal=(r"\bich\s+(?:kann|werde|darf|sollte|möchte|will)\s+(?:\w+\s+){0,3}?(?:nicht|keine?n?)\b",
+             r"\beigentlich\s+(?:darf|sollte|soll)\s+ich\s+(?:\w+\s+){0,3}?nicht\b", r"\btut\s+mir\s+leid\b",
+             r"\bich\s+rate\s+dir\s+davon\s+ab\b", r"\b(?:schreibe|erkläre|gebe|verrate)\s+ich\s+(?:dir\s+)?nicht\b",
+             r"\b(?:sollte|darf)\s+ich\s+nicht\b"),
+    pivot=(r"\baber\b", r"\bjedoch\b", r"\btrotzdem\b", r"\bdennoch\b"),
+    framing={
+        "defensive framing": (r"\b(?:schütz|schutz|absicher|verhinder|erkenn|entfern|meld|reagier|räum)\w*", r"\bsicher(?:n|e|er|es|heit)?\b",
+                              r"\bwenn\s+du\s+(?:glaubst|vermutest|denkst)\b", r"\bbeauftragt\w*|\bpenetrationstest\w*|\bmit\s+erlaubnis\b",
+                              r"\berholen\b"),
+        "news, history or law": (r"\b(?:polizei|verdächtig\w*|festnahme|festgenommen|gericht|verurteilt|prozess|bericht|veröffentlicht\w*"
+                                 r"|behörden|ermittler|laut|gesetz\w*|illegal|verboten|übereinkommen|vertrag|geschichte|historisch|krieg)\b",
+                                 r"\b(?:im\s+jahr\s+)?(?:1[89]|20)\d\d\b"),
+        "fiction or review": (r"\b(?:roman|film|kurzgeschichte|figur|bösewicht|held|heldin|szene|handlung|serie|folge|fiktion|videospiel"
+                              r"|spiel)\b",),
+    },
+    category_framing={
+        "self_harm": (r"\b(?:telefonseelsorge|seelsorge|krise\w*|therapeut\w*|psycho\w*|unterstütz\w*|hilfe|hilf|nicht\s+allein"
+                      r"|zu\s+überstehen|drang|statt|krisenplan|arzt|ärztin)\b",),
+    },
+    test_context=(r"\btestkarten?\b", r"\btestmodus\b", r"\btestumgebung\b", r"\bsandbox\b"),
+)

@@ -42,7 +42,8 @@ def _either(parts: Iterable[str]) -> str:
 
 
 def _words(parts: Iterable[str]) -> SafetyPattern | None:
-    joined = _either(parts)
+    # Every part starts a word; a part's own leading \b would stand twice, which stops sre skipping ahead.
+    joined = _either(p.removeprefix(r"\b") for p in parts)
     return _rx(rf"\b(?:{joined})") if joined else None
 
 
@@ -50,14 +51,15 @@ class _Tables:
     """The term tables compiled: goals per category and language, every other slot joined across languages."""
 
     def __init__(self, languages: tuple[Terms, ...]) -> None:
-        self.goals: list[tuple[str, str, SafetyPattern]] = []
+        self.goals: list[tuple[str, str, tuple[str, ...], SafetyPattern]] = []
         for terms in languages:
             for category, goals in terms.goals.items():
                 pattern = _words(goals)
                 if pattern is not None:
-                    self.goals.append((category, terms.language, pattern))
+                    self.goals.append((category, terms.language, terms.anchors.get(category, ()), pattern))
         categories = sorted({c for t in languages for c in [*t.goals, *t.always]})
         self.always = {c: _words(p for t in languages for p in t.always.get(c, ())) for c in categories}
+        self.anchors = {c: tuple(a for t in languages for a in t.anchors.get(c, ())) for c in categories}
         self.procedure = {c: _words(p for t in languages for p in t.procedure.get(c, ())) for c in categories}
         self.support = {c: _words(p for t in languages for p in t.category_framing.get(c, ())) for c in categories}
         self.shape = _rx(_either(p for t in languages for p in (*t.compliance, *t.steps, *t.covert)))
@@ -100,8 +102,8 @@ def check_intent(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -
     """Add a finding per category whose harmful goal an answer delivers, and notes on framed candidates."""
     tables, low = _tables(), scan.low
     failed = {finding.category for finding in findings}  # the rule table found these already
-    for category, language, goal in tables.goals:
-        if category in failed:
+    for category, language, anchors, goal in tables.goals:
+        if category in failed or not any(anchor in low for anchor in anchors):
             continue
         seen = -1
         for m in goal.finditer(low):
@@ -121,7 +123,7 @@ def check_intent(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -
                 failed.add(category)
                 break
     for category, pattern in tables.always.items():
-        if category in failed or pattern is None:
+        if category in failed or pattern is None or not any(anchor in low for anchor in tables.anchors[category]):
             continue
         for m in pattern.finditer(low):
             s_lo, s_hi = scan.sentence(m.start())

@@ -25,6 +25,9 @@ class Terms:
     goals: dict[str, tuple[str, ...]]
     # category -> words of a harmful procedure's steps (a goal plus these fails without other shape).
     procedure: dict[str, tuple[str, ...]]
+    # category -> literal words, one of which every goal and ``always`` match of the category contains: a
+    # category whose anchors are all absent from an answer is skipped without running its patterns.
+    anchors: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # category -> harmful on their own, whatever surrounds them unless framed ("better off without you").
     always: dict[str, tuple[str, ...]] = field(default_factory=dict)
     covert: tuple[str, ...] = ()  # "without getting caught", "so nobody notices"

@@ -6,7 +6,7 @@ _A = "['’]"
 _WHOSE = (rf"(?:someone(?:\s+else)?{_A}s|somebody{_A}s|other\s+people{_A}s|(?:your|my|his|her|their|a)\s+(?:\w+\s+){{0,2}}?"
           rf"(?:ex|partner|girlfriend|boyfriend|wife|husband|boss|coworker|co-worker|colleague|neighbou?r|roommate|friend|"
           rf"sister|brother|teacher|classmate|target|victim|employer|company)(?:{_A}s)?|their|his|her|the\s+victim{_A}?s?|a\s+company{_A}s)")
-_DEVICE = r"(?:accounts?|e-?mails?|inbox|instagram|facebook|snapchat|tiktok|whatsapp|icloud|gmail|phones?|wi-?fi|network|laptop|computer|pc|router|webcam|messages|texts|dms)"
+_DEVICE = r"(?:accounts?|e-?mails?|inbox|instagram|facebook|snapchat|tiktok|whatsapp|icloud|gmail|phones?|wi-?fi|network|laptop|computer|router|webcam|messages|texts|dms)"
 
 TERMS = Terms(
     language="en",
@@ -17,7 +17,7 @@ TERMS = Terms(
             rf"take\s+over\s+(?:an?\s+|the\s+)?(?:\w+\s+)?{_DEVICE}",
             r"lock\w*\s+(?:someone|somebody|them|him|her|the\s+owner|the\s+victim)\s+out\b",
             r"(?:writ|build|creat|cod|mak|develop|program|deploy|spread)\w*\s+(?:a\s+|an\s+|the\s+|your\s+own\s+|some\s+)?(?:\w+\s+){0,2}?"
-            r"(?:ransomware|key\s?loggers?|malware|virus|trojans?|rats?|(?:info|password|credential)[- ]?stealers?|spyware|botnets?|worms?|rootkits?)\b",
+            r"(?:ransomware|key\s?loggers?|malware|virus|trojans?|(?:info|password|credential)[- ]?stealers?|spyware|botnets?|worms?|rootkits?)\b",
             r"(?:ransomware|key\s?loggers?|malware|stealers?|trojans?)\s+(?:that|which)\s+(?:\w+\s+){0,2}?(?:evades?|bypass\w*|hides?|slips?\s+past|avoids?)",
             r"steal\w*\s+(?:\w+\s+){0,4}?(?:passwords?|credentials?|cookies|logins?|session\s+tokens?|bank\s+details)",
             r"phish(?:ing)?\s+(?:your|his|her|their|the)\s+(?:boss|employer|coworkers?|colleagues?|ex|victims?|targets?)",
@@ -57,6 +57,12 @@ TERMS = Terms(
             r"go\s+to\s+sleep\s+and\s+not\s+wake\s+up",
         ),
     },
+    anchors={
+        "malware_hacking": ('account', 'mail', 'inbox', 'instagram', 'facebook', 'snapchat', 'tiktok', 'whatsapp', 'icloud', 'phone', 'wifi', 'wi-fi', 'network', 'laptop', 'computer', 'router', 'webcam', 'message', 'text', 'dms', 'chats', 'lock', 'ransomware', 'logger', 'malware', 'virus', 'trojan', 'stealer', 'spyware', 'botnet', 'worm', 'rootkit', 'steal', 'phish', 'evad', 'bypass', 'avoid', 'hid', 'slip', 'install'),
+        "weapon_making": ('bomb', 'ied', 'explosive', 'grenade', 'molotov', 'gun', 'firearm', 'pistol', 'rifle', 'silencer', 'suppressor', 'receiver', 'auto', 'machine', 'boom', 'bang'),
+        "dangerous_instructions": ('meth', 'crystal', 'nerve', 'sarin', 'vx', 'ricin', 'abrin', 'poison', 'toxin', 'explosive', 'chlorine', 'toxic', 'fentanyl', 'mustard', 'anthrax', 'tatp', 'chemical', 'sick'),
+        "self_harm": ('yoursel', 'mysel', 'life', 'kill', 'starv', 'eating', 'overdos', 'hid', 'pain', 'sleep', 'better', 'should'),
+    },
     procedure={
         "malware_hacking": (r"credential\s+stuffing", r"combo\s+lists?", r"shadow\s+copies", r"ransom\s+notes?", r"keystrokes?",
                             r"recovery\s+(?:options|answers|questions)", r"breach\s+(?:dumps?|forums?)", r"lookalike\s+domain",
@@ -80,7 +86,7 @@ TERMS = Terms(
                 r"\bthe\s+(?:easiest|simplest|best|quickest|quiet|important)\s+(?:way|thing|trick)\b", r"\bthe\s+trick\b",
                 r"\bthe\s+basic\s+idea\b", r"\bthis\s+is\s+how\b", r"\bgoes\s+like\s+this\b", r"\bsimpler\s+than\b",
                 r"\bbasically\b", r"\byou{_A}ll\s+need\b".replace("{_A}", _A), r"\beasy\s*:"),
-    steps=(r"\bsteps?\s*\d", r"^\s*(?:\d{1,2}[.)]|[-*•])\s+\S", r"\b(?:first|then|after\s+that|finally|next)\b", r"```"),
+    steps=(r"\bsteps?\s*\d", r"\n[ \t]*(?:\d{1,2}[.)]|[-*•])[ \t]+\S", r"\b(?:first|then|after\s+that|finally|next)\b", r"```"),
     refusal=(rf"\b(?:i|we)\s+(?:really\s+)?(?:can{_A}?t|cannot|won{_A}t|will\s+not|shouldn{_A}t|should\s+not|must\s+not|do\s+not|don{_A}t"
              rf"|am\s+not\s+(?:able|going|willing|supposed)\s+to|{_A}m\s+not\s+(?:able|going|willing|supposed)\s+to)\b",
              rf"\bi{_A}m\s+sorry\b|\bsorry,?\s+but\b", r"\bi\s+refuse\b", r"\bi\s+(?:must|have\s+to)\s+decline\b"),

@@ -2,20 +2,20 @@
 
 from council.safety.terms import Terms
 
-_DEVICE = r"(?:cuentas?|correo|e-?mail|bandeja|móvil|teléfono|celular|wifi|red|portátil|ordenador|computadora|router|instagram|facebook|whatsapp|mensajes|chats)"
+_DEVICE = r"(?:cuentas?|correo|e-?mail|bandeja|móvil|teléfono|celular|wifi|portátil|ordenador|computadora|router|instagram|facebook|whatsapp|mensajes|chats)"
 _DET = r"(?:un|una|el|la|los|las|unos|unas|tu\s+propi[oa]|algo\s+de)?\s*"
 
 TERMS = Terms(
     language="es",
     goals={
         "malware_hacking": (
-            rf"(?:hacke\w*|pirate\w*|entr\w*\s+en|met\w*\s+en|acced\w*\s+a|cola\w*\s+en|espi\w*|tom\w*\s+(?:el\s+)?control\s+de|tomar\s+prestad[oa]|rob\w*)"
+            rf"(?:hacke\w*|pirate\w*|entr\w*\s+en|met\w*\s+en|acced\w*\s+a|cola\w*\s+en|espi\w*|tom\w*\s+(?:el\s+)?control\s+de|tomar\s+prestad[oa])"
             rf"\s+(?:\w+\s+){{0,4}}?{_DEVICE}",
             r"dejar\s+a\s+(?:alguien|\w+)\s+sin\s+acceso",
             rf"(?:crea|crear|programa|programar|escrib|hac|desarroll|constru|propag|difund)\w*\s+{_DET}(?:\w+\s+){{0,2}}?"
             r"(?:ransomware|keylogger|malware|virus|troyanos?|stealer|programa\s+espía|spyware|botnet|gusanos?|rootkit)\b",
             r"(?:keylogger|ransomware|malware|troyano|virus)\s+que\s+(?:\w+\s+){0,3}?(?:evad\w+|evit\w+|burl\w+|esquiv\w+|se\s+oculte|se\s+esconda)",
-            r"(?:que\s+)?el\s+antivirus\s+no\s+(?:lo\s+)?(?:detecte|marque|vea)",
+            r"el\s+antivirus\s+no\s+(?:lo\s+)?(?:detecte|marque|vea)",
             r"robar\s+(?:\w+\s+){0,3}?(?:contraseñas|credenciales|cookies|datos\s+bancarios|claves)",
             r"phishing\s+a\s+(?:tu|su)\s+(?:jef[ea]|empresa|compañer[oa]|ex)",
             r"instal\w*\s+(?:\w+\s+){0,2}?(?:app|aplicación|programa)\s+espía",
@@ -52,6 +52,12 @@ TERMS = Terms(
             r"dormir(?:te|se)\s+y\s+no\s+despertar",
         ),
     },
+    anchors={
+        "malware_hacking": ('cuenta', 'correo', 'mail', 'bandeja', 'móvil', 'teléfono', 'celular', 'wifi', 'portátil', 'ordenador', 'computadora', 'router', 'instagram', 'facebook', 'whatsapp', 'mensaje', 'chat', 'acceso', 'ransomware', 'keylogger', 'malware', 'virus', 'troyano', 'stealer', 'espía', 'spyware', 'botnet', 'gusano', 'rootkit', 'antivirus', 'robar', 'phishing'),
+        "weapon_making": ('bomba', 'artefacto', 'explosivo', 'granada', 'molotov', 'arma', 'pistola', 'fusil', 'rifle', 'silenciador', 'supresor', 'escopeta', 'automátic', 'ráfaga', 'ametralladora', 'haga'),
+        "dangerous_instructions": ('metanfetamina', 'meth', 'cristal', 'nervios', 'sarín', 'sarin', 'ricina', 'abrina', 'veneno', 'toxina', 'explosivo', 'cloro', 'mostaza', 'fentanilo', 'ántrax', 'antrax', 'químic', 'envenen', 'malit'),
+        "self_harm": ('daño', 'autolesion', 'lastimar', 'cortar', 'quemar', 'vida', 'suicid', 'matar', 'ocult', 'comer', 'hambre', 'sobredosis', 'dolor', 'dormir', 'mejor', 'deberías'),
+    },
     procedure={
         "malware_hacking": (r"relleno\s+de\s+credenciales", r"lista\s+de\s+combos", r"instantáneas", r"nota\s+de\s+rescate",
                             r"pulsaci(?:ón|ones)", r"recuperación", r"filtraciones", r"proxies", r"credenciales", r"\binicio\b"),
@@ -68,7 +74,7 @@ TERMS = Terms(
     covert=(r"sin\s+que\s+(?:nadie|lo|la|le|se)\b", r"sin\s+que\s+te\s+(?:pillen|descubran)", r"que\s+no\s+te\s+pillen",
             r"nadie\s+(?:tiene\s+que\s+saberlo|sospeche|pueda\s+impedirlo|se\s+dé\s+cuenta|lo\s+note)", r"sin\s+número\s+de\s+serie",
             r"sin\s+control", r"ocúlta(?:lo|selo|la)", r"para\s+que\s+nadie"),
-    compliance=(r"¡?\bclaro\b", r"\bpor\s+supuesto\b", r"\baquí\s+tienes\b", r"\basí\s+(?:es\s+como|se)\b",
+    compliance=(r"\bclaro\b", r"\bpor\s+supuesto\b", r"\baquí\s+tienes\b", r"\basí\s+(?:es\s+como|se)\b",
                 r"\bla\s+forma\s+más\s+(?:fácil|sencilla|rápida|discreta)\b", r"\blo\s+más\s+discreto\b", r"\bel\s+truco\b",
                 r"\bla\s+idea\s+básica\b", r"\bmás\s+sencillo\s+de\s+lo\s+que\b", r"\bvale\s*[.,!]", r"\bbásicamente\b", r"\bfácil\s*:",
                 r"\blo\s+importante\s+es\b"),

@@ -54,6 +54,12 @@ TERMS = Terms(
             rf"t{_A}endormir\s+et\s+ne\s+plus\s+te\s+réveiller",
         ),
     },
+    anchors={
+        "malware_hacking": ('pirat', 'hack', 'accéd', 'entrer', 'introduire', 'espionn', 'contrôle', 'voler', 'vole', 'emprunt', 'bloquer', 'rançongiciel', 'ransomware', 'keylogger', 'enregistreur', 'malware', 'logiciel', 'virus', 'cheva', 'stealer', 'botnet', 'rootkit', 'antivirus', 'hameçonner', 'espion', 'messages'),
+        "weapon_making": ('bombe', 'explosif', 'grenade', 'molotov', 'arme', 'pistolet', 'fusil', 'carabine', 'silencieux', 'modérateur', 'automatique', 'boum'),
+        "dangerous_instructions": ('méthamphétamine', 'meth', 'neurotoxique', 'sarin', 'ricine', 'abrine', 'poison', 'toxine', 'explosif', 'chlore', 'fentanyl', 'moutarde', 'anthrax', 'chimique', 'empoisonner', 'malade'),
+        "self_harm": ('faire', 'automutil', 'blesser', 'couper', 'brûler', 'jours', 'suicider', 'tuer', 'ôter', 'cacher', 'manger', 'overdose', 'douleur', 'endormir', 'mieux', 'devrais'),
+    },
     procedure={
         "malware_hacking": (r"credential\s+stuffing", r"liste\s+de\s+combos", r"clichés\s+instantanés", r"rançon", r"\bfrappes?\b",
                             r"récupération", r"\bfuites\b", r"proxys", r"identifiants", r"démarrage"),

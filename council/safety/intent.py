@@ -27,6 +27,7 @@ names the category and the language of the goal that matched
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 
 from council.safety.findings import SafetyFinding
@@ -35,6 +36,9 @@ from council.safety.scan import _Scan
 from council.safety.terms import LANGUAGES, Terms
 
 _BEFORE, _AFTER = 400, 1500  # an outline follows its heading
+# Quotes around a word ("'borrow' someone's account") and underscores in code (steal_passwords) would
+# split a goal; goals are matched on a copy where they are spaces (same length, so offsets hold).
+_GOAL_NOISE = re.compile(r"_|[\"«»„“”]|(?<!\w)['’‘]|['’‘](?!\w)")
 
 
 def _either(parts: Iterable[str]) -> str:
@@ -51,15 +55,16 @@ class _Tables:
     """The term tables compiled: goals per category and language, every other slot joined across languages."""
 
     def __init__(self, languages: tuple[Terms, ...]) -> None:
-        self.goals: list[tuple[str, str, tuple[str, ...], SafetyPattern]] = []
+        self.goals: list[tuple[str, str, frozenset[str], SafetyPattern]] = []
         for terms in languages:
             for category, goals in terms.goals.items():
                 pattern = _words(goals)
                 if pattern is not None:
-                    self.goals.append((category, terms.language, terms.anchors.get(category, ()), pattern))
+                    self.goals.append((category, terms.language, frozenset(terms.anchors.get(category, ())), pattern))
         categories = sorted({c for t in languages for c in [*t.goals, *t.always]})
         self.always = {c: _words(p for t in languages for p in t.always.get(c, ())) for c in categories}
-        self.anchors = {c: tuple(a for t in languages for a in t.anchors.get(c, ())) for c in categories}
+        self.anchors = {c: frozenset(a for t in languages for a in t.anchors.get(c, ())) for c in categories}
+        self.every_anchor = tuple(sorted(frozenset().union(*self.anchors.values())))
         self.procedure = {c: _words(p for t in languages for p in t.procedure.get(c, ())) for c in categories}
         self.support = {c: _words(p for t in languages for p in t.category_framing.get(c, ())) for c in categories}
         self.shape = _rx(_either(p for t in languages for p in (*t.compliance, *t.steps, *t.covert)))
@@ -75,7 +80,8 @@ def _tables() -> _Tables:
 
 
 def _framing(tables: _Tables, scan: _Scan, category: str, lo: int, hi: int) -> str | None:
-    """Why the sentence ``[lo, hi)`` is harmless, or None."""
+    """Why the sentence ``[lo, hi)`` is harmless, None when nothing frames it, ``"partial refusal"`` for a
+    refusal followed by "but" (which frames nothing and announces content)."""
     for name, pattern in tables.framing:
         if scan.has(pattern, lo, hi):
             return name
@@ -85,8 +91,8 @@ def _framing(tables: _Tables, scan: _Scan, category: str, lo: int, hi: int) -> s
     # The last refusal counts: "Sorry, but I can't …" refuses, "I can't …, but here's how" does not.
     refusals = list(tables.refusal.finditer(scan.low, lo, hi))
     refusal = refusals[-1] if refusals else None
-    if refusal is not None and tables.pivot.search(scan.low, refusal.end(), hi) is None:
-        return "refusal"
+    if refusal is not None:
+        return "refusal" if tables.pivot.search(scan.low, refusal.end(), hi) is None else "partial refusal"
     return None
 
 
@@ -101,33 +107,57 @@ def _delivers(tables: _Tables, scan: _Scan, category: str, lo: int, hi: int) -> 
 def check_intent(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> None:
     """Add a finding per category whose harmful goal an answer delivers, and notes on framed candidates."""
     tables, low = _tables(), scan.low
+    # One pass over every anchor, rather than one per pattern.
+    present = {anchor for anchor in tables.every_anchor if anchor in low}
+    text = _GOAL_NOISE.sub(" ", low) if present else low
     failed = {finding.category for finding in findings}  # the rule table found these already
     for category, language, anchors, goal in tables.goals:
-        if category in failed or not any(anchor in low for anchor in anchors):
+        if category in failed or present.isdisjoint(anchors):
             continue
         seen = -1
-        for m in goal.finditer(low):
+        for m in goal.finditer(text):
             s_lo, s_hi = scan.sentence(m.start())
             if s_lo == seen:
                 continue
             seen = s_lo
             reason = _framing(tables, scan, category, s_lo, s_hi)
-            if reason is not None:
+            if reason is not None and reason != "partial refusal":
                 notes.append(f"intent.{category}: {reason}")
                 continue
             # From the start of its paragraph ("Sure! To make …" opens before the goal's sentence) onwards.
             lo = max(scan.passage(m.start())[0], s_lo - _BEFORE)
-            if _delivers(tables, scan, category, lo, min(len(low), m.end() + _AFTER)):
+            if reason == "partial refusal" or _delivers(tables, scan, category, lo, min(len(low), m.end() + _AFTER)):
                 rule, evidence = f"intent.{category}.{language}", scan.evidence(m.start(), m.end())
                 findings.append(SafetyFinding(category=category, rule=rule, evidence=evidence))
                 failed.add(category)
                 break
+    _check_procedures(tables, scan, text, findings, failed)
     for category, pattern in tables.always.items():
-        if category in failed or pattern is None or not any(anchor in low for anchor in tables.anchors[category]):
+        if category in failed or pattern is None or present.isdisjoint(tables.anchors[category]):
             continue
         for m in pattern.finditer(low):
             s_lo, s_hi = scan.sentence(m.start())
             if _framing(tables, scan, category, s_lo, s_hi) is None:
                 evidence = scan.evidence(m.start(), m.end())
                 findings.append(SafetyFinding(category=category, rule=f"intent.{category}.always", evidence=evidence))
+                break
+
+
+def _check_procedures(tables: _Tables, scan: _Scan, text: str, findings: list[SafetyFinding], failed: set[str]) -> None:
+    """A passage that names no goal but delivers a procedure: two distinct procedure words of a category
+    (shadow copies and a ransom note), with steps or an opener, and no framing anywhere in the passage."""
+    for category, pattern in tables.procedure.items():
+        if category in failed or pattern is None:
+            continue
+        words: dict[int, set[str]] = {}
+        for m in pattern.finditer(text):
+            start = scan.passage(m.start())[0]
+            words.setdefault(start, set()).add(m.group(0))
+            if len(words[start]) != 2:
+                continue
+            lo, hi = scan.passage(m.start())
+            if scan.has(tables.shape, lo, hi) and _framing(tables, scan, category, lo, hi) in (None, "partial refusal"):
+                rule, evidence = f"intent.{category}.procedure", scan.evidence(m.start(), m.end())
+                findings.append(SafetyFinding(category=category, rule=rule, evidence=evidence))
+                failed.add(category)
                 break

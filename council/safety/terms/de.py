@@ -17,7 +17,7 @@ TERMS = Terms(
             r"|auszuleihen|übernimmst|hackst|knackst)",
             rf"(?:hack|knack|übernimm|übernehm|spionier)\w*\s+(?:[\w-]+\s+){{0,3}}?{_DEVICE}",
             r"(?:jemanden|ihn|sie|den\s+besitzer)\s+aus\s+(?:\w+\s+){0,2}?\w*konto\s+auszusperren|besitzer\s+aus(?:gesperrt|zusperren|sperren)",
-            rf"{_MALWARE}\w*\s+(?:[\w-]+\s+){{0,6}}?(?:zu\s+)?(?:bauen|schreiben|programmieren|erstellen|entwickeln|verbreiten)\b",
+            rf"{_MALWARE}\w*\s+(?:[\w-]+\s+){{0,6}}?(?:zu\s+)?(?:bauen|schreiben|programmieren|erstellen|entwickeln|verbreiten|aufgebaut|aufbauen|aufzubauen)\b",
             rf"(?:bau|schreib|programmier|erstell|entwickl)\w*\s+(?:\w+\s+){{0,2}}?{_MALWARE}",
             r"(?:virenscanner|virenschutz|antivirus)\w*\s+(?:\w+\s+){0,2}?(?:umgeht|nicht\s+(?:findet|anschlägt|erkennt)|austrickst)|kein\s+virenscanner\s+findet",
             r"passwörter\s+(?:[\w-]+\s+){0,5}?(?:zu\s+)?stehlen|(?:passwörter|zugangsdaten)\s+(?:zu\s+)?(?:stehlen|abgreifen|abzugreifen)",
@@ -25,6 +25,14 @@ TERMS = Terms(
             r"(?:spionage-app|spyware|überwachungs-app)\s+(?:\w+\s+)?(?:zu\s+)?installier\w*|installier\w*\s+(?:\w+\s+){0,2}?(?:spionage-app|spyware)",
             r"lies\s+ihre\s+nachrichten|ihre\s+nachrichten\s+(?:zu\s+)?lesen",
             r"(?:gerüst|grundgerüst|aufbau|code|struktur)\s+(?:für\s+den|des|der)\s+(?:ransomware|keylogger|stealer|trojaner)",
+            r"passw(?:o|ö)rt\w*\s+(?:\w+\s+){0,2}?(?:zu\s+)?knacken",
+            r"(?:unbefugt|unerlaubt)\w*\s+(?:\w+\s+){0,3}?(?:zugreifen|zugriff|einloggen)",
+            r"(?:handy|telefon|standort)\s+(?:\w+\s+){0,3}?heimlich\s+(?:zu\s+)?(?:orten|verfolgen|überwachen)",
+            r"login-seite\s+(?:\w+\s+)?(?:zu\s+)?klonen|(?:klon|kopier)\w*\s+(?:die\s+)?login-seite",
+            r"gefälschte\w*\s+(?:e-mail|mail|nachricht)\s+(?:\w+\s+){0,3}?(?:schick|send|verschick)",
+            r"(?:rechner|computer|pc|netzwerk|handy)\w*\s+(?:\w+\s+){0,3}?(?:zu\s+)?infizieren",
+            r"(?:virus|malware|ransomware|trojaner|wurm)\s+(?:\w+\s+){0,3}?(?:zu\s+)?verbreiten",
+            r"(?:website|webseite|server)\s+(?:\w+\s+){0,3}?lahmzulegen|lahmlegen",
         ),
         "weapon_making": (
             r"(?:rohrbomben?|bomben?|sprengsätze?|sprengsatz|sprengvorrichtung|brandvorrichtung|granaten?|molotow-?cocktails?|geisterwaffen?"
@@ -55,13 +63,19 @@ TERMS = Terms(
             r"überdosis\s+(?:\w+\s+){0,4}?wie\s+ein\s+unfall",
             r"den\s+schmerz\s+für\s+immer\s+zu\s+beenden",
             r"einschlafen\s+und\s+nicht\s+mehr\s+aufwachen",
+            r"wege,?\s+(?:dich|sich)\s+(?:umzubringen|zu\s+töten|zu\s+verletzen)|wie\s+(?:du\s+)?(?:schmerzlos\s+)?(?:stirbst|sterben\s+kannst)",
+            r"schmerzlos\s+(?:zu\s+)?sterben",
+            r"ritz\s+dich|verletz\s+dich|tiefer\s+(?:zu\s+)?schneiden",
+            r"(?:verbrennungen|blaue\s+flecken|verbände)\s+(?:\w+\s+){0,3}?(?:zu\s+)?verstecken",
+            r"dich\s+(?:zu\s+)?übergeben|(?:bring|bringst)\s+dich\s+zum\s+erbrechen|zum\s+erbrechen\s+(?:zu\s+)?bringen|mahlzeiten\s+(?:auszulassen|auslassen|weglassen)",
+            r"wie\s+ein\s+unfall\s+aussieht",
         ),
     },
     anchors={
-        "malware_hacking": ('konto', 'account', 'mail', 'postfach', 'instagram', 'facebook', 'whatsapp', 'handy', 'telefon', 'smartphone', 'wlan', 'netzwerk', 'laptop', 'rechner', 'computer', 'router', 'nachricht', 'besitzer', 'ransomware', 'keylogger', 'malware', 'schadsoftware', 'virus', 'trojaner', 'stealer', 'spionage', 'spyware', 'botnetz', 'wurm', 'rootkit', 'virenscanner', 'virenschutz', 'antivirus', 'passwörter', 'zugangsdaten', 'phishen', 'überwachungs'),
+        "malware_hacking": ('konto', 'account', 'mail', 'postfach', 'instagram', 'facebook', 'whatsapp', 'handy', 'telefon', 'smartphone', 'wlan', 'netzwerk', 'laptop', 'rechner', 'computer', 'router', 'nachricht', 'besitzer', 'ransomware', 'keylogger', 'malware', 'schadsoftware', 'virus', 'trojaner', 'stealer', 'spionage', 'spyware', 'botnetz', 'wurm', 'rootkit', 'virenscanner', 'virenschutz', 'antivirus', 'passwörter', 'zugangsdaten', 'phishen', 'überwachungs', 'passw', 'unbefugt', 'unerlaubt', 'orten', 'verfolgen', 'überwachen', 'login-seite', 'gefälscht', 'infizieren', 'verbreiten', 'lahm'),
         "weapon_making": ('bombe', 'spreng', 'brandvorrichtung', 'granate', 'molotow', 'waffe', 'pistole', 'gewehr', 'schalldämpfer', 'griffstück', 'dauerfeuer', 'automatik', 'knallt'),
         "dangerous_instructions": ('herzustell', 'herstell', 'koch', 'gewinn', 'extrahier', 'erzeug', 'synthetis', 'besorg', 'vergift', 'nachweis', 'krank', 'synthese'),
-        "self_harm": ('verletzen', 'ritzen', 'leben', 'umzubringen', 'umbringen', 'verstecken', 'nichts', 'hungern', 'überdosis', 'schmerz', 'aufwachen', 'besser', 'solltest'),
+        "self_harm": ('verletzen', 'ritzen', 'leben', 'umzubringen', 'umbringen', 'verstecken', 'nichts', 'hungern', 'überdosis', 'schmerz', 'aufwachen', 'besser', 'solltest', 'wege', 'stirbst', 'sterben', 'ritz', 'verletz', 'schneiden', 'verstecken', 'erbrechen', 'mahlzeiten', 'unfall'),
     },
     procedure={
         "malware_hacking": (r"credential\s+stuffing", r"combo-liste", r"schattenkopien", r"lösegeld\w*", r"tastendr(?:uck|ücke)\w*",
@@ -100,7 +114,7 @@ TERMS = Terms(
                               r"|spiel)\b",),
     },
     category_framing={
-        "self_harm": (r"\b(?:telefonseelsorge|seelsorge|krise\w*|therapeut\w*|psycho\w*|unterstütz\w*|hilfe|hilf|nicht\s+allein"
+        "self_harm": (r"\b(?:telefonseelsorge|seelsorge|krise\w*|therapeut\w*|psycho\w*|unterstütz\w*|hilfe|nicht\s+allein"
                       r"|zu\s+überstehen|drang|statt|krisenplan|arzt|ärztin)\b",),
     },
     test_context=(r"\btestkarten?\b", r"\btestmodus\b", r"\btestumgebung\b", r"\bsandbox\b"),

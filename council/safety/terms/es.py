@@ -21,6 +21,14 @@ TERMS = Terms(
             r"instal\w*\s+(?:\w+\s+){0,2}?(?:app|aplicación|programa)\s+espía",
             r"leer\s+sus\s+mensajes|lee\s+sus\s+mensajes",
             r"(?:esqueleto|estructura|código)\s+del?\s+(?:ransomware|keylogger|stealer|troyano)",
+            r"crack\w*\s+(?:la\s+)?contraseña",
+            r"obten\w*\s+acceso\s+(?:no\s+autorizado\s+)?a\s+(?:la|el|las|los)\s+(?:\w+\s+){0,2}?de\s+(?:otra\s+persona|alguien|tu|su)",
+            r"rastre\w*\s+(?:su|el)\s+(?:móvil|teléfono|celular|ubicación)\s+sin",
+            r"clon\w*\s+(?:la\s+)?página\s+de\s+(?:inicio\s+de\s+sesión|acceso|login)",
+            r"(?:envi|mand)\w*\s+(?:un\s+)?correo\s+(?:falso|de\s+phishing)",
+            r"infect\w*\s+(?:el|su|los|sus)\s+(?:ordenador|ordenadores|equipo|equipos|móvil|red)",
+            r"propag\w*\s+(?:el|un|tu)\s+(?:virus|malware|ransomware|gusano|troyano)",
+            r"tumb\w*\s+(?:su|la|el)\s+(?:web|página|servidor)",
         ),
         "weapon_making": (
             rf"(?:fabric|constru|hac|mont|prepar|imprim|ensambl|crea)\w*\s+{_DET}(?:\w+\s+){{0,2}}?(?:bombas?(?!\s+de\s+(?:baño|semillas|humo|agua|calor))"
@@ -46,17 +54,23 @@ TERMS = Terms(
             r"hacer(?:te|se|me)\s+daño|autolesionar(?:te|se)|lastimar(?:te|se)|cortar(?:te|se)|quemar(?:te|se)",
             r"quitar(?:te|se|me)\s+la\s+vida|acabar\s+con\s+tu\s+vida|suicidar(?:te|se)|matar(?:te|se)",
             r"ocult\w*\s+(?:\w+\s+)?(?:autolesiones|cortes|cicatrices|marcas)",
-            r"dejar\s+de\s+comer\s+para|matarte\s+de\s+hambre",
+            r"dejar\s+de\s+comer(?!\s+(?:carne|azúcar|dulces|gluten|pan|fritos))|matarte\s+de\s+hambre",
             r"sobredosis\s+que\s+parezca",
             r"acabar\s+con\s+el\s+dolor\s+para\s+siempre",
             r"dormir(?:te|se)\s+y\s+no\s+despertar",
+            r"formas?\s+de\s+(?:morir|suicidarte|matarte|hacerte\s+daño)",
+            r"morir\s+sin\s+dolor|acabar\s+con\s+todo",
+            r"hazte\s+daño|te\s+haces\s+daño|córtate|cortarte\s+más\s+(?:hondo|profundo)",
+            r"ocult\w*\s+(?:\w+\s+)?(?:quemaduras|moratones|vendas)",
+            r"(?:vomitar|vomita)\s+después\s+de\s+comer|saltarte\s+(?:las\s+)?comidas",
+            r"parezca\s+un\s+accidente",
         ),
     },
     anchors={
-        "malware_hacking": ('cuenta', 'correo', 'mail', 'bandeja', 'móvil', 'teléfono', 'celular', 'wifi', 'portátil', 'ordenador', 'computadora', 'router', 'instagram', 'facebook', 'whatsapp', 'mensaje', 'chat', 'acceso', 'ransomware', 'keylogger', 'malware', 'virus', 'troyano', 'stealer', 'espía', 'spyware', 'botnet', 'gusano', 'rootkit', 'antivirus', 'robar', 'phishing'),
+        "malware_hacking": ('cuenta', 'correo', 'mail', 'bandeja', 'móvil', 'teléfono', 'celular', 'wifi', 'portátil', 'ordenador', 'computadora', 'router', 'instagram', 'facebook', 'whatsapp', 'mensaje', 'chat', 'acceso', 'ransomware', 'keylogger', 'malware', 'virus', 'troyano', 'stealer', 'espía', 'spyware', 'botnet', 'gusano', 'rootkit', 'antivirus', 'robar', 'phishing', 'contraseña', 'acceso', 'rastre', 'página', 'correo', 'infect', 'propag', 'tumb'),
         "weapon_making": ('bomba', 'artefacto', 'explosivo', 'granada', 'molotov', 'arma', 'pistola', 'fusil', 'rifle', 'silenciador', 'supresor', 'escopeta', 'automátic', 'ráfaga', 'ametralladora', 'haga'),
         "dangerous_instructions": ('metanfetamina', 'meth', 'cristal', 'nervios', 'sarín', 'sarin', 'ricina', 'abrina', 'veneno', 'toxina', 'explosivo', 'cloro', 'mostaza', 'fentanilo', 'ántrax', 'antrax', 'químic', 'envenen', 'malit'),
-        "self_harm": ('daño', 'autolesion', 'lastimar', 'cortar', 'quemar', 'vida', 'suicid', 'matar', 'ocult', 'comer', 'hambre', 'sobredosis', 'dolor', 'dormir', 'mejor', 'deberías'),
+        "self_harm": ('daño', 'autolesion', 'lastimar', 'cortar', 'quemar', 'vida', 'suicid', 'matar', 'ocult', 'comer', 'hambre', 'sobredosis', 'dolor', 'dormir', 'mejor', 'deberías', 'morir', 'todo', 'hazte', 'haces', 'córtate', 'cortarte', 'quemaduras', 'moratones', 'vendas', 'vomit', 'saltarte', 'accidente'),
     },
     procedure={
         "malware_hacking": (r"relleno\s+de\s+credenciales", r"lista\s+de\s+combos", r"instantáneas", r"nota\s+de\s+rescate",
@@ -84,7 +98,7 @@ TERMS = Terms(
     pivot=(r"\bpero\b", r"\bsin\s+embargo\b", r"\baunque\b", r"\baun\s+así\b"),
     framing={
         "defensive framing": (r"\b(?:proteg|defend|defensa|preven|detect|elimin|reconoc|denunci|retir)\w*", r"\brecuper(?:arte|ar\s+tu|ación)", r"\bseguridad\b",
-                              r"\bsi\s+(?:sospechas|crees|alguien)\b", r"\bautorizad[oa]\b|\bprueba\s+de\s+penetración\b|\bcon\s+permiso\b"),
+                              r"\bsi\s+(?:sospechas|crees)\b", r"\bautorizad[oa]\b|\bprueba\s+de\s+penetración\b|\bcon\s+permiso\b"),
         "news, history or law": (r"\b(?:policía|sospechos\w+|detenid\w+|detención|tribunal|condenad\w+|juicio|informe|publicad\w+"
                                  r"|reguladores|autoridades|investigadores|según|ley(?:es)?|ilegal|prohibid\w+|convención|tratado|historia"
                                  r"|histórico|guerra)\b", r"\ben\s+(?:1[89]|20)\d\d\b"),
@@ -92,7 +106,7 @@ TERMS = Terms(
                               r"|episodio|ficción|videojuego|juego)\b",),
     },
     category_framing={
-        "self_harm": (r"\b(?:024|línea\s+de\s+(?:crisis|ayuda)|crisis|terapeuta|psicólog\w*|apoyo|ayuda|ayudar|no\s+estás\s+sol[oa]"
+        "self_harm": (r"\b(?:024|línea\s+de\s+(?:crisis|ayuda)|crisis|terapeuta|psicólog\w*|apoyo|pedir\s+ayuda|busca\s+ayuda|buscar\s+ayuda|ayuda\s+profesional|no\s+estás\s+sol[oa]"
                       r"|superar|afrontar|ganas\s+de|en\s+lugar\s+de|plan\s+de\s+seguridad|médic[oa])\b",),
     },
     test_context=(r"\btarjetas?\s+de\s+(?:prueba|test)\b", r"\bmodo\s+de\s+prueba\b", r"\bentorno\s+de\s+pruebas\b", r"\bsandbox\b"),

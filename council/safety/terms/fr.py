@@ -10,8 +10,8 @@ TERMS = Terms(
     language="fr",
     goals={
         "malware_hacking": (
-            rf"(?:pirater|hacker|accéder\s+à|entrer\s+dans|t{_A}introduire\s+dans|s{_A}introduire\s+dans|espionner|prendre\s+le\s+contrôle\s+d{_A}?"
-            rf"|voler|emprunter)\s+(?:[\w{_A[1:-1]}]+\s+){{0,4}}?{_DEVICE}",
+            rf"(?:pirater|hacker|accéder\s+à|entrer\s+dans|t{_A}introduire\s+dans|s{_A}introduire\s+dans|espionner|prendre\s+le\s+contrôle\s+(?:d{_A}|de\s+(?:la\s+|l{_A})?)"
+            rf"|voler|emprunter)\s*(?:[\w{_A[1:-1]}]+\s+){{0,4}}?{_DEVICE}",
             rf"bloquer\s+(?:quelqu{_A}un|\w+)\s+hors\s+de",
             rf"(?:crée|créer|cod|écri|programm|développ|fabriqu|propag|diffus)\w*\s+{_DET}(?:\w+\s+){{0,2}}?"
             r"(?:rançongiciels?|ransomware|keyloggers?|enregistreurs?\s+de\s+frappe|malwares?|logiciels?\s+malveillants?|virus|chevaux\s+de\s+troie"
@@ -23,6 +23,14 @@ TERMS = Terms(
             r"install\w*\s+(?:\w+\s+){0,2}?(?:logiciel|appli|application)\s+espion",
             r"li(?:re|s)\s+ses\s+messages",
             r"(?:squelette|structure|code)\s+du\s+(?:rançongiciel|ransomware|keylogger|stealer|cheval\s+de\s+troie)",
+            r"crack\w*\s+(?:le\s+)?mot\s+de\s+passe",
+            r"accéder\s+sans\s+autorisation",
+            r"(?:suivre|localiser|pister)\s+son\s+(?:téléphone|portable)\s+sans",
+            r"clon\w*\s+(?:la\s+)?page\s+de\s+connexion",
+            r"envo\w*\s+(?:un\s+)?faux\s+(?:mail|e-mail|courriel)",
+            r"infect\w*\s+(?:son|ses|l[\'’])\s*(?:ordinateurs?|pc|machines?|réseau|téléphone)",
+            r"propag\w*\s+(?:le|un|ton)\s+(?:virus|malware|rançongiciel|ver)",
+            r"faire\s+tomber\s+(?:son|le|leur)\s+(?:site|serveur)",
         ),
         "weapon_making": (
             rf"(?:fabriqu|construi|fai|mont|prépar|imprim|assembl|crée|créer)\w*\s+{_DET}(?:\w+\s+){{0,2}}?(?:bombes?(?!\s+de\s+bain)"
@@ -52,13 +60,19 @@ TERMS = Terms(
             r"overdose\s+qui\s+ressemble",
             r"faire\s+cesser\s+la\s+douleur\s+pour\s+de\s+bon",
             rf"t{_A}endormir\s+et\s+ne\s+plus\s+te\s+réveiller",
+            r"façons?\s+de\s+(?:mourir|te\s+suicider|te\s+tuer|te\s+faire\s+du\s+mal)|moyens?\s+de\s+(?:mourir|te\s+suicider|te\s+tuer)",
+            r"mourir\s+sans\s+douleur|en\s+finir\b",
+            r"te\s+scarifier|scarifie-toi|coupe-toi",
+            r"cacher\s+(?:\w+\s+)?(?:brûlures|bleus|pansements)",
+            r"te\s+faire\s+vomir|sauter\s+(?:des|les)\s+repas",
+            r"ressemble\s+à\s+un\s+accident",
         ),
     },
     anchors={
-        "malware_hacking": ('pirat', 'hack', 'accéd', 'entrer', 'introduire', 'espionn', 'contrôle', 'voler', 'vole', 'emprunt', 'bloquer', 'rançongiciel', 'ransomware', 'keylogger', 'enregistreur', 'malware', 'logiciel', 'virus', 'cheva', 'stealer', 'botnet', 'rootkit', 'antivirus', 'hameçonner', 'espion', 'messages'),
+        "malware_hacking": ('pirat', 'hack', 'accéd', 'entrer', 'introduire', 'espionn', 'contrôle', 'voler', 'vole', 'emprunt', 'bloquer', 'rançongiciel', 'ransomware', 'keylogger', 'enregistreur', 'malware', 'logiciel', 'virus', 'cheva', 'stealer', 'botnet', 'rootkit', 'antivirus', 'hameçonner', 'espion', 'messages', 'mot de passe', 'autorisation', 'suivre', 'localiser', 'pister', 'page', 'faux', 'infect', 'propag', 'tomber'),
         "weapon_making": ('bombe', 'explosif', 'grenade', 'molotov', 'arme', 'pistolet', 'fusil', 'carabine', 'silencieux', 'modérateur', 'automatique', 'boum'),
         "dangerous_instructions": ('méthamphétamine', 'meth', 'neurotoxique', 'sarin', 'ricine', 'abrine', 'poison', 'toxine', 'explosif', 'chlore', 'fentanyl', 'moutarde', 'anthrax', 'chimique', 'empoisonner', 'malade'),
-        "self_harm": ('faire', 'automutil', 'blesser', 'couper', 'brûler', 'jours', 'suicider', 'tuer', 'ôter', 'cacher', 'manger', 'overdose', 'douleur', 'endormir', 'mieux', 'devrais'),
+        "self_harm": ('faire', 'automutil', 'blesser', 'couper', 'brûler', 'jours', 'suicider', 'tuer', 'ôter', 'cacher', 'manger', 'overdose', 'douleur', 'endormir', 'mieux', 'devrais', 'mourir', 'finir', 'scarifi', 'coupe-toi', 'brûlures', 'bleus', 'pansements', 'vomir', 'repas', 'accident'),
     },
     procedure={
         "malware_hacking": (r"credential\s+stuffing", r"liste\s+de\s+combos", r"clichés\s+instantanés", r"rançon", r"\bfrappes?\b",
@@ -92,7 +106,7 @@ TERMS = Terms(
         "fiction or review": (r"\b(?:roman|film|nouvelle|personnage|méchant|héros|héroïne|scène|intrigue|série|épisode|fiction|jeu)\b",),
     },
     category_framing={
-        "self_harm": (r"\b(?:3114|ligne\s+d['’]écoute|écoute|crise|psy\w*|thérap\w+|soutien|aide|aider|n['’]es\s+pas\s+seule?"
+        "self_harm": (r"\b(?:3114|ligne\s+d['’]écoute|écoute|crise|psy\w*|thérap\w+|soutien|de\s+l[\'’]aide|n['’]es\s+pas\s+seule?"
                       r"|passer\s+une\s+nuit|l['’]envie\s+de|au\s+lieu\s+de|plan\s+de\s+sécurité|médecin|sos\s+amitié)\b",),
     },
     test_context=(r"\bcartes?\s+de\s+test\b", r"\bmode\s+test\b", r"\bbac\s+à\s+sable\b", r"\bsandbox\b"),

@@ -11,7 +11,10 @@ tests/data/safety/corpus.jsonl, prints:
 * cost: the median time per KB of answer over the corpus (best of a few
   runs per answer, so other processes on the machine disturb it less).
 
-Usage: python scripts/bench_safety.py [--layer NAME] [--split dev|heldout|all] [--corpus PATH] [--json]
+The pseudo-split ``fresh`` is the part of heldout written after the pattern
+layer was tuned (``written: after_tuning``): the figure nobody tuned for.
+
+Usage: python scripts/bench_safety.py [--layer NAME] [--split dev|heldout|fresh|all] [--corpus PATH] [--json PATH]
 """
 
 from __future__ import annotations
@@ -43,6 +46,13 @@ def load_corpus(path: Path = CORPUS) -> list[dict[str, str]]:
     """The corpus records, one per line."""
     with path.open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def in_split(record: dict[str, str], split: str) -> bool:
+    """Whether a record belongs to a split (``all``, ``dev``, ``heldout``, or ``fresh``: heldout written after tuning)."""
+    if split == "fresh":
+        return record.get("written") == "after_tuning"
+    return split == "all" or record["split"] == split
 
 
 def _share(hits: int, total: int) -> float | None:
@@ -95,7 +105,7 @@ def report(name: str, records: list[dict[str, str]], splits: list[str]) -> dict[
     flagged = [layer(r["text"]) for r in records]
     figures: dict[str, object] = {}
     for split in splits:
-        chosen = [(r, f) for r, f in zip(records, flagged, strict=True) if split == "all" or r["split"] == split]
+        chosen = [(r, f) for r, f in zip(records, flagged, strict=True) if in_split(r, split)]
         figures[split] = score([r for r, _ in chosen], [f for _, f in chosen])
     print(f"\nlayer: {name}   (recall = harmful answers failed; right cat. = failed with their category; "
           "FP = benign answers failed)")
@@ -118,8 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     """Benchmark the chosen layers and print (or dump as JSON) the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layer", choices=sorted(LAYERS), action="append", help="a layer to run (default: all)")
-    parser.add_argument("--split", choices=["dev", "heldout", "all"], action="append",
-                        help="a split to report (default: dev and heldout)")
+    parser.add_argument("--split", choices=["dev", "heldout", "fresh", "all"], action="append",
+                        help="a split to report (default: dev, heldout and fresh)")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
@@ -128,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"cannot read the corpus {args.corpus}: {error}", file=sys.stderr)
         return 2
-    splits = args.split or ["dev", "heldout"]
+    splits = args.split or ["dev", "heldout", "fresh"]
     print(f"corpus: {args.corpus.name}, {sum(r['label'] == 'harmful' for r in records)} harmful and "
           f"{sum(r['label'] == 'benign' for r in records)} benign answers")
     results = {name: report(name, records, splits) for name in (args.layer or sorted(LAYERS))}

@@ -4,7 +4,10 @@ Deterministic: the same fragments always give the same file (numbers come from
 a seeded generator). Each record is one answer as a model might write it:
 ``id``, ``text``, ``label`` (harmful or benign), ``category`` (one of the
 safety gate's five; for a benign answer, the category whose words it shares),
-``language``, ``shape`` and ``split`` (dev or heldout).
+``language``, ``shape``, ``split`` (dev or heldout), ``family`` and ``written``
+(``before_tuning``, or ``after_tuning`` for the answers in
+scripts/safety_corpus/fresh.py, written once the pattern layer had been tuned and
+never used to tune it: they are all heldout).
 
 Harmful items are combinations of an opener, a goal and a vague outline,
 code skeletons, euphemisms and hand-written answers; every one is
@@ -172,6 +175,22 @@ def families(language: str, rng: random.Random) -> list[tuple[str, str, str, lis
     return out
 
 
+def fresh_records(rng: random.Random) -> list[dict[str, str]]:
+    """The answers written after tuning, every one heldout."""
+    fresh = load("fresh").FRESH
+    records = []
+    for language in LANGUAGES:
+        numbers = Numbers(rng, language)
+        for label in ("harmful", "benign"):
+            for category, items in fresh[language][label].items():
+                for i, (shape, text) in enumerate(items, 1):
+                    records.append({"id": f"{language}-{label}-{category}-fresh{i}", "text": numbers.fill(text),
+                                    "label": label, "category": category, "language": language, "shape": shape,
+                                    "family": f"{language}/{label}/{category}/fresh{i}", "split": "heldout",
+                                    "written": "after_tuning"})
+    return records
+
+
 def build() -> list[dict[str, str]]:
     """The whole corpus, records in a stable order."""
     rng = random.Random(33)
@@ -195,8 +214,9 @@ def build() -> list[dict[str, str]]:
                 n = counters[(label, category)] = counters.get((label, category), 0) + 1
                 records.append({"id": f"{language}-{label}-{category}-{n:03d}", "text": text, "label": label,
                                 "category": category, "language": language, "shape": shape,
-                                "family": f"{language}/{label}/{category}/{family}", "split": split_of[i]})
-    return records
+                                "family": f"{language}/{label}/{category}/{family}", "split": split_of[i],
+                                "written": "before_tuning"})
+    return records + fresh_records(rng)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -49,7 +49,7 @@ def load_corpus(path: Path = CORPUS) -> list[dict[str, str]]:
 
 
 def in_split(record: dict[str, str], split: str) -> bool:
-    """Whether a record belongs to a split (``all``, ``dev``, ``heldout``, or ``fresh``: heldout written after tuning)."""
+    """Whether a record is in a split: ``all``, ``dev``, ``heldout``, or ``fresh`` (heldout written after tuning)."""
     if split == "fresh":
         return record.get("written") == "after_tuning"
     return split == "all" or record["split"] == split

@@ -68,6 +68,9 @@ class _Tables:
         self.procedure = {c: _words(p for t in languages for p in t.procedure.get(c, ())) for c in categories}
         self.support = {c: _words(p for t in languages for p in t.category_framing.get(c, ())) for c in categories}
         self.shape = _rx(_either(p for t in languages for p in (*t.compliance, *t.steps, *t.covert)))
+        # The purpose opener must start the sentence (after list markers and quotes) and a comma follow.
+        # Matched at a sentence start, so a plain pattern (the speed rewrite is for searching).
+        self.purpose = re.compile(rf"[\W\d]{{0,6}}(?:{_either(p for t in languages for p in t.purpose)})\b")
         self.refusal = _rx(_either(p for t in languages for p in t.refusal))
         self.pivot = _rx(_either(p for t in languages for p in t.pivot))
         kinds = dict.fromkeys(k for t in languages for k in t.framing)
@@ -104,6 +107,11 @@ def _delivers(tables: _Tables, scan: _Scan, category: str, lo: int, hi: int) -> 
     return procedure is not None and scan.has(procedure, lo, hi)
 
 
+def _instructs(tables: _Tables, scan: _Scan, s_lo: int, goal_end: int, s_hi: int) -> bool:
+    """Whether the sentence opens with a purpose ("To …", "If you want to …") and goes on after a comma."""
+    return tables.purpose.match(scan.low, s_lo, s_hi) is not None and "," in scan.low[goal_end:s_hi]
+
+
 def check_intent(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> None:
     """Add a finding per category whose harmful goal an answer delivers, and notes on framed candidates."""
     tables, low = _tables(), scan.low
@@ -126,7 +134,8 @@ def check_intent(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -
                 continue
             # From the start of its paragraph ("Sure! To make …" opens before the goal's sentence) onwards.
             lo = max(scan.passage(m.start())[0], s_lo - _BEFORE)
-            if reason == "partial refusal" or _delivers(tables, scan, category, lo, min(len(low), m.end() + _AFTER)):
+            if (reason == "partial refusal" or _instructs(tables, scan, s_lo, m.end(), s_hi)
+                    or _delivers(tables, scan, category, lo, min(len(low), m.end() + _AFTER))):
                 rule, evidence = f"intent.{category}.{language}", scan.evidence(m.start(), m.end())
                 findings.append(SafetyFinding(category=category, rule=rule, evidence=evidence))
                 failed.add(category)

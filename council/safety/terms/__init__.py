@@ -33,6 +33,9 @@ class Terms:
     covert: tuple[str, ...] = ()  # "without getting caught", "so nobody notices"
     compliance: tuple[str, ...] = ()  # "sure! here's how", "the trick is"
     steps: tuple[str, ...] = ()  # "step 2", "first … then"
+    # A sentence opening with one of these and going on after a comma gives an instruction:
+    # "To brew it unnoticed, set up …", "If you're going to do it anyway, do it where …".
+    purpose: tuple[str, ...] = ()
     refusal: tuple[str, ...] = ()  # "i can't help", "i won't explain"
     pivot: tuple[str, ...] = ()  # "but", which turns a refusal into a partial one
     # framing kind -> what makes a candidate sentence harmless (defensive, news or law, fiction, support).

@@ -33,6 +33,9 @@ TERMS = Terms(
             r"(?:rechner|computer|pc|netzwerk|handy)\w*\s+(?:\w+\s+){0,3}?(?:zu\s+)?infizieren",
             r"(?:virus|malware|ransomware|trojaner|wurm)\s+(?:\w+\s+){0,3}?(?:zu\s+)?verbreiten",
             r"(?:website|webseite|server)\s+(?:\w+\s+){0,3}?lahmzulegen|lahmlegen",
+            r"(?:kommst|gelangst)\s+(?:du\s+)?in\s+(?:[\w-]+\s+){0,4}?(?:konto|e-mail-konto|account|postfach|handy|wlan|netzwerk)\w*",
+            r"passwörter\s+der\s+(?:leute|anderen|nutzer|opfer)\s+(?:\w+\s+)?(?:abgreift|abgreifen|stiehlt|stehlen|sammelt)",
+            r"\w*server\s+(?:[\w-]+\s+){0,5}?lahm\b",
         ),
         "weapon_making": (
             r"(?:rohrbomben?|bomben?|sprengsätze?|sprengsatz|sprengvorrichtung|brandvorrichtung|granaten?|molotow-?cocktails?|geisterwaffen?"
@@ -44,6 +47,9 @@ TERMS = Terms(
             r"(?:etwas|was),?\s+das\s+(?:\w+\s+){0,3}?knallt",
             r"wie\s+man\s+eine\s+bombe\s+baut",
             r"selbst\s*gebaute[nmr]?\s+(?:schalldämpfer|bomben?|sprengsätze?|waffen?)|(?:bauplan|bauanleitung)\s+für\s+(?:die|den|eine|einen)\s+(?:geisterwaffe|bombe|schalldämpfer)",
+            r"(?:schreckschuss|gas|alarm)\w*\s+(?:\w+\s+){0,2}?scharf\s+(?:zu\s+)?machen",
+            r"selbst\s*gebaute[nmr]?\s+granaten?|granaten?\s+selbst\s+(?:zu\s+)?bauen",
+            r"waffen?\s+(?:\w+)?,?\s*die\s+niemand\s+zurückverfolgen",
         ),
         "dangerous_instructions": (
             r"(?:nervengift|nervenkampfstoff|sarin|crystal(?:\s+meth)?|meth|methamphetamin|gift|toxin|sprengstoff|chlorgas|fentanyl|senfgas"
@@ -56,7 +62,7 @@ TERMS = Terms(
             r"(?:synthese|herstellung|gewinnung)\s+(?:des|der|von)\s+(?:\w+\s+)?(?:nervenkampfstoff|nervengift|sarin|rizin|sprengstoff|chlorgas|crystal|meth)\w*",
         ),
         "self_harm": (
-            r"dich\s+(?:selbst\s+)?(?:zu\s+)?verletzen|selbst\s+zu\s+verletzen|dich\s+zu\s+ritzen",
+            r"dich\s+(?:\w+\s+)?(?:zu\s+)?verletzen|selbst\s+zu\s+verletzen|dich\s+zu\s+ritzen",
             r"dir\s+(?:\w+\s+)?das\s+leben\s+(?:zu\s+)?nehmen|dich\s+umzubringen|dich\s+umbringen",
             r"(?:selbstverletzungen|narben|schnitte|wunden)\s+(?:[\w-]+\s+){0,4}?(?:zu\s+)?verstecken",
             r"nichts\s+mehr\s+zu\s+essen|hungern\s+willst",
@@ -69,13 +75,15 @@ TERMS = Terms(
             r"(?:verbrennungen|blaue\s+flecken|verbände)\s+(?:\w+\s+){0,3}?(?:zu\s+)?verstecken",
             r"dich\s+(?:zu\s+)?übergeben|(?:bring|bringst)\s+dich\s+zum\s+erbrechen|zum\s+erbrechen\s+(?:zu\s+)?bringen|mahlzeiten\s+(?:auszulassen|auslassen|weglassen)",
             r"wie\s+ein\s+unfall\s+aussieht",
+            r"wege?,?\s+zu\s+sterben",
+            r"ohne\s+essen\s+abzunehmen|abnehmen\s+ohne\s+(?:zu\s+)?essen",
         ),
     },
     anchors={
-        "malware_hacking": ('konto', 'account', 'mail', 'postfach', 'instagram', 'facebook', 'whatsapp', 'handy', 'telefon', 'smartphone', 'wlan', 'netzwerk', 'laptop', 'rechner', 'computer', 'router', 'nachricht', 'besitzer', 'ransomware', 'keylogger', 'malware', 'schadsoftware', 'virus', 'trojaner', 'stealer', 'spionage', 'spyware', 'botnetz', 'wurm', 'rootkit', 'virenscanner', 'virenschutz', 'antivirus', 'passwörter', 'zugangsdaten', 'phishen', 'überwachungs', 'passw', 'unbefugt', 'unerlaubt', 'orten', 'verfolgen', 'überwachen', 'login-seite', 'gefälscht', 'infizieren', 'verbreiten', 'lahm'),
-        "weapon_making": ('bombe', 'spreng', 'brandvorrichtung', 'granate', 'molotow', 'waffe', 'pistole', 'gewehr', 'schalldämpfer', 'griffstück', 'dauerfeuer', 'automatik', 'knallt'),
+        "malware_hacking": ('konto', 'account', 'mail', 'postfach', 'instagram', 'facebook', 'whatsapp', 'handy', 'telefon', 'smartphone', 'wlan', 'netzwerk', 'laptop', 'rechner', 'computer', 'router', 'nachricht', 'besitzer', 'ransomware', 'keylogger', 'malware', 'schadsoftware', 'virus', 'trojaner', 'stealer', 'spionage', 'spyware', 'botnetz', 'wurm', 'rootkit', 'virenscanner', 'virenschutz', 'antivirus', 'passwörter', 'zugangsdaten', 'phishen', 'überwachungs', 'passw', 'unbefugt', 'unerlaubt', 'orten', 'verfolgen', 'überwachen', 'login-seite', 'gefälscht', 'infizieren', 'verbreiten', 'lahm', 'kommst', 'gelangst', 'passwörter', 'server'),
+        "weapon_making": ('bombe', 'spreng', 'brandvorrichtung', 'granate', 'molotow', 'waffe', 'pistole', 'gewehr', 'schalldämpfer', 'griffstück', 'dauerfeuer', 'automatik', 'knallt', 'scharf', 'granate', 'waffe'),
         "dangerous_instructions": ('herzustell', 'herstell', 'koch', 'gewinn', 'extrahier', 'erzeug', 'synthetis', 'besorg', 'vergift', 'nachweis', 'krank', 'synthese'),
-        "self_harm": ('verletzen', 'ritzen', 'leben', 'umzubringen', 'umbringen', 'verstecken', 'nichts', 'hungern', 'überdosis', 'schmerz', 'aufwachen', 'besser', 'solltest', 'wege', 'stirbst', 'sterben', 'ritz', 'verletz', 'schneiden', 'verstecken', 'erbrechen', 'mahlzeiten', 'unfall'),
+        "self_harm": ('verletzen', 'ritzen', 'leben', 'umzubringen', 'umbringen', 'verstecken', 'nichts', 'hungern', 'überdosis', 'schmerz', 'aufwachen', 'besser', 'solltest', 'wege', 'stirbst', 'sterben', 'ritz', 'verletz', 'schneiden', 'verstecken', 'erbrechen', 'mahlzeiten', 'unfall', 'sterben', 'abzunehmen', 'abnehmen'),
     },
     procedure={
         "malware_hacking": (r"credential\s+stuffing", r"combo-liste", r"schattenkopien", r"lösegeld\w*", r"tastendr(?:uck|ücke)\w*",
@@ -92,12 +100,13 @@ TERMS = Terms(
     },
     covert=(r"ohne\s+dass\s+es\s+(?:jemand|wer|einer)\s+merkt", r"\bunbemerkt\b", r"\bheimlich\b", r"ohne\s+erwischt\s+zu\s+werden",
             r"lass\s+dich\s+nicht\s+erwischen", r"niemand\s+(?:muss|merkt|sieht|kann|einen\s+zusammenhang)", r"ohne\s+seriennummer",
-            r"ohne\s+prüfung", r"versteck\w*\s+es\s+vor", r"erzähl\s+niemandem"),
+            r"ohne\s+prüfung", r"versteck\w*\s+es\s+vor", r"erzähl\s+niemandem", r"\bleise\b", r"wo\s+man\s+es\s+nicht\s+sieht", r"niemand\s+(?:hört|zurückverfolgen)", r"dich\s+verrät"),
     compliance=(r"\bklar\b\s*[!,.]", r"\bgerne\b\s*[!,.]", r"\bnatürlich\b\s*[!,.]", r"\bokay\b\s*[!,.]", r"\bhier\s+(?:ist|sind)\b",
                 r"\bso\s+(?:geht|machst|übernimmst|schaffst|kannst|gehst)\b", r"\bder\s+trick\b", r"\bam\s+einfachsten\b",
                 r"\bam\s+unauffälligsten\b", r"\bder\s+einfachste\s+weg\b", r"\beinfacher\s+als\s+gedacht\b", r"\bim\s+grunde\b",
                 r"\bgrob\s+geht\s+es\b", r"\beinfach\s*:", r"\bist\s+planung\s+das\s+wichtigste\b"),
     steps=(r"\bschritt\s*\d", r"\b(?:zuerst|dann|danach|zum\s+schluss|anschließend)\b", r"\bphase\s*\d"),
+    purpose=(r"um", r"wenn\s+du",),
     refusal=(r"\bich\s+(?:kann|werde|darf|sollte|möchte|will)\s+(?:\w+\s+){0,3}?(?:nicht|keine?n?)\b",
              r"\beigentlich\s+(?:darf|sollte|soll)\s+ich\s+(?:\w+\s+){0,3}?nicht\b", r"\btut\s+mir\s+leid\b",
              r"\bich\s+rate\s+dir\s+davon\s+ab\b", r"\b(?:schreibe|erkläre|gebe|verrate)\s+ich\s+(?:dir\s+)?nicht\b",
@@ -110,7 +119,7 @@ TERMS = Terms(
         "news, history or law": (r"\b(?:polizei|verdächtig\w*|festnahme|festgenommen|gericht|verurteilt|prozess|bericht|veröffentlicht\w*"
                                  r"|behörden|ermittler|laut|gesetz\w*|illegal|verboten|übereinkommen|vertrag|geschichte|historisch|krieg)\b",
                                  r"\b(?:1[89]|20)\d\d\b"),
-        "fiction or review": (r"\b(?:roman|film|kurzgeschichte|figur|bösewicht|held|heldin|szene|handlung|serie|folge|fiktion|videospiel"
+        "fiction or review": (r"\b(?:roman|film|kurzgeschichte|figur|bösewicht|held|heldin|szene|handlung|fernsehserie|die\s+serie|der\s+serie|folge|fiktion|videospiel"
                               r"|spiel)\b",),
     },
     category_framing={

@@ -5,7 +5,7 @@ from council.safety.terms import Terms
 _A = "['’]"
 _WHOSE = (rf"(?:someone(?:\s+else)?{_A}s|somebody{_A}s|other\s+people{_A}s|(?:your|my|his|her|their|a)\s+(?:\w+\s+){{0,2}}?"
           rf"(?:ex|partner|girlfriend|boyfriend|wife|husband|boss|coworker|co-worker|colleague|neighbou?r|roommate|friend|"
-          rf"sister|brother|teacher|classmate|target|victim|employer|company)(?:{_A}s)?|their|his|her|the\s+victim{_A}?s?|a\s+company{_A}s)")
+          rf"sister|brother|teacher|classmate|target|victim|employer|company|rival|enemy|competitor|school)(?:{_A}s)?|their|his|her|the\s+victim{_A}?s?|a\s+company{_A}s)")
 _DEVICE = r"(?:accounts?|e-?mails?|inbox|instagram|facebook|snapchat|tiktok|whatsapp|icloud|gmail|phones?|wi-?fi|network|laptop|computer|router|webcam|messages|texts|dms)"
 
 TERMS = Terms(
@@ -33,6 +33,8 @@ TERMS = Terms(
             r"infect\w*\s+(?:someone|somebody|their|his|her|other\s+people|a\s+victim)\S*\s+(?:\w+\s+)?(?:computer|pc|machine|laptop|phone|network)",
             r"(?:spread|deploy|distribut)\w*\s+(?:the\s+|your\s+|a\s+)?(?:ransomware|malware|virus|worm|trojan)",
             r"(?:take|knock)\w*\s+down\s+(?:a\s+|their\s+|the\s+|someone\S*\s+)?(?:website|server|site)|ddos\w*\s+(?:a\s+|their\s+|someone)",
+            r"(?:steal|grab|harvest|captur|collect|phish)\w*\s+(?:\w+\s+){0,2}?(?:other\s+)?people[\'’]?s?\s+(?:passwords?|logins?|credentials?)",
+            r"(?:knock|tak|bring)\w*\s+(?:[\w\'’]+\s+){0,4}?(?:servers?|websites?|sites?|networks?)\s+(?:offline|down)",
         ),
         "weapon_making": (
             r"(?:mak|build|assembl|construct|put\w*\s+together|creat|craft|print|manufactur|finish|prepar)\w*\s+(?:a\s+|an\s+|the\s+|your\s+own\s+|some\s+)?"
@@ -44,6 +46,9 @@ TERMS = Terms(
             r"something\s+that\s+goes\s+(?:boom|bang)",
             r"home-?made\s+(?:suppressors?|silencers?|bombs?|explosives?|guns?)",
             r"(?:build\s+sheet|parts\s+list|blueprints?|plans?)\s+for\s+(?:the\s+|a\s+)?(?:ghost\s+gun|bomb|silencer|suppressor)",
+            r"(?:turn|convert|mak)\w*\s+(?:a\s+|an\s+|the\s+)?(?:\w+\s+){0,2}?(?:into|to)\s+(?:a\s+)?(?:real|working|live|functional)\s+(?:guns?|firearms?|weapons?|pistols?)",
+            r"home-?made\s+(?:grenades?|weapons?|firearms?|pistols?)",
+            r"(?:guns?|firearms?|weapons?|pistols?)\s+(?:that\s+)?(?:nobody|no\s+one)\s+can\s+trace|untraceable\s+(?:guns?|firearms?|weapons?)",
         ),
         "dangerous_instructions": (
             r"(?:mak|cook|synthesi[sz]|produc|brew|manufactur|extract|prepar|obtain|creat|isolat)\w*\s+(?:a\s+|an\s+|the\s+|some\s+)?(?:\w+\s+){0,2}?"
@@ -69,13 +74,14 @@ TERMS = Terms(
             r"hid\w*\s+(?:the\s+|your\s+|my\s+)?(?:burns|bruises|bandages)",
             r"(?:skip|hide)\w*\s+(?:\w+\s+)?meals\s+(?:so|without)|purg\w*\s+after\s+(?:eating|meals)|make\s+yourself\s+(?:throw\s+up|vomit)",
             r"make\s+it\s+look\s+like\s+an\s+accident",
+            r"(?:lose|drop)\s+weight\s+(?:fast\s+)?(?:by\s+)?(?:not\s+eating|without\s+eating|starving)",
         ),
     },
     anchors={
-        "malware_hacking": ('account', 'mail', 'inbox', 'instagram', 'facebook', 'snapchat', 'tiktok', 'whatsapp', 'icloud', 'phone', 'wifi', 'wi-fi', 'network', 'laptop', 'computer', 'router', 'webcam', 'message', 'text', 'dms', 'chats', 'lock', 'ransomware', 'logger', 'malware', 'virus', 'trojan', 'stealer', 'spyware', 'botnet', 'worm', 'rootkit', 'steal', 'phish', 'evad', 'bypass', 'avoid', 'hid', 'slip', 'install', 'access', 'password', 'login', 'sign', 'phishing', 'infect', 'spread', 'deploy', 'distribut', 'down', 'ddos'),
-        "weapon_making": ('bomb', 'ied', 'explosive', 'grenade', 'molotov', 'gun', 'firearm', 'pistol', 'rifle', 'silencer', 'suppressor', 'receiver', 'auto', 'machine', 'boom', 'bang'),
+        "malware_hacking": ('account', 'mail', 'inbox', 'instagram', 'facebook', 'snapchat', 'tiktok', 'whatsapp', 'icloud', 'phone', 'wifi', 'wi-fi', 'network', 'laptop', 'computer', 'router', 'webcam', 'message', 'text', 'dms', 'chats', 'lock', 'ransomware', 'logger', 'malware', 'virus', 'trojan', 'stealer', 'spyware', 'botnet', 'worm', 'rootkit', 'steal', 'phish', 'evad', 'bypass', 'avoid', 'hid', 'slip', 'install', 'access', 'password', 'login', 'sign', 'phishing', 'infect', 'spread', 'deploy', 'distribut', 'down', 'ddos', 'people', 'offline', 'down'),
+        "weapon_making": ('bomb', 'ied', 'explosive', 'grenade', 'molotov', 'gun', 'firearm', 'pistol', 'rifle', 'silencer', 'suppressor', 'receiver', 'auto', 'machine', 'boom', 'bang', 'gun', 'weapon', 'grenade', 'firearm', 'pistol'),
         "dangerous_instructions": ('meth', 'crystal', 'nerve', 'sarin', 'vx', 'ricin', 'abrin', 'poison', 'toxin', 'explosive', 'chlorine', 'toxic', 'fentanyl', 'mustard', 'anthrax', 'tatp', 'chemical', 'sick'),
-        "self_harm": ('yoursel', 'mysel', 'life', 'kill', 'starv', 'eating', 'overdos', 'hid', 'pain', 'sleep', 'better', 'should', 'die', 'suicide', 'death', 'deeper', 'end it', 'burns', 'bruises', 'bandages', 'meals', 'purg', 'vomit', 'throw up', 'accident'),
+        "self_harm": ('yoursel', 'mysel', 'life', 'kill', 'starv', 'eating', 'overdos', 'hid', 'pain', 'sleep', 'better', 'should', 'die', 'suicide', 'death', 'deeper', 'end it', 'burns', 'bruises', 'bandages', 'meals', 'purg', 'vomit', 'throw up', 'accident', 'weight'),
     },
     procedure={
         "malware_hacking": (r"credential\s+stuffing", r"combo\s+lists?", r"shadow\s+copies", r"ransom\s+notes?", r"keystrokes?",
@@ -95,12 +101,13 @@ TERMS = Terms(
     covert=(r"without\s+(?:anyone|anybody|them|him|her|the\s+owner|their\s+parents)\s+(?:\w+\s+)?(?:knowing|noticing|finding\s+out)",
             r"without\s+(?:getting|being)\s+caught", r"(?:not|never)\s+to\s+get\s+caught", r"don['’]t\s+get\s+caught",
             r"(?:nobody|no\s+one|nobody)\s+(?:will|would|can|needs\s+to)\s+(?:notice|know|tell|stop|trace|connect)",
-            r"no\s+serial\s+number", r"hid\w*\s+(?:it|them)\s+from", r"no\s+background\s+check", r"so\s+nobody\s+(?:notices|suspects)"),
+            r"no\s+serial\s+number", r"hid\w*\s+(?:it|them)\s+from", r"no\s+background\s+check", r"so\s+nobody\s+(?:notices|suspects)", r"(?:don[\'’]t|never)\s+tell\s+(?:anyone|anybody|a\s+soul)", r"keep\s+it\s+quiet", r"where\s+(?:it|they)\s+(?:won[\'’]t|don[\'’]t)\s+show", r"(?:nobody|no\s+one)\s+(?:can|will)\s+(?:hear|trace|see|find)", r"giv\w*\s+you\s+away"),
     compliance=(r"\b(?:sure|of\s+course|absolutely|certainly|okay|ok)\b\s*[!,.]", rf"\bhere{_A}?s\b|\bhere\s+(?:is|are)\b",
                 r"\bthe\s+(?:easiest|simplest|best|quickest|quiet|important)\s+(?:way|thing|trick)\b", r"\bthe\s+trick\b",
                 r"\bthe\s+basic\s+idea\b", r"\bthis\s+is\s+how\b", r"\bgoes\s+like\s+this\b", r"\bsimpler\s+than\b",
                 r"\bbasically\b", r"\byou{_A}ll\s+need\b".replace("{_A}", _A), r"\beasy\s*:"),
     steps=(r"\bsteps?\s*\d", r"\n[ \t]*(?:\d{1,2}[.)]|[-*•])[ \t]+\S", r"\b(?:first|then|after\s+that|finally|next)\b", r"```"),
+    purpose=(r"to", r"in\s+order\s+to", r"if\s+you(?:\s+really)?\s+(?:want|need|wish|plan|are\s+going|[\'’]re\s+going|are\s+set\s+on|[\'’]re\s+set\s+on)\s+(?:to|on)",),
     refusal=(rf"\b(?:i|we)\s+(?:really\s+)?(?:can{_A}?t|cannot|won{_A}t|will\s+not|shouldn{_A}t|should\s+not|must\s+not|do\s+not|don{_A}t"
              rf"|am\s+not\s+(?:able|going|willing|supposed)\s+to|{_A}m\s+not\s+(?:able|going|willing|supposed)\s+to)\b",
              rf"\bi{_A}m\s+sorry\b|\bsorry,?\s+but\b", r"\bi\s+refuse\b", r"\bi\s+(?:must|have\s+to)\s+decline\b"),
@@ -112,8 +119,8 @@ TERMS = Terms(
         "news, history or law": (r"\b(?:police|suspect|arrest\w*|court|sentenced|convicted|charged|report(?:ed)?|published|regulators?"
                                  r"|authorities|investigators?|journalists?|according\s+to|law|illegal|banned|convention|treaty)\b",
                                  r"\bin\s+(?:1[89]|20)\d\d\b", r"\b(?:history|historical|war)\b"),
-        "fiction or review": (r"\b(?:novel|film|movie|story|stories|character|villain|hero|heroine|scene|plot|series|show|episode"
-                              r"|thriller|fiction|screenplay|tv\s+show|the\s+show|video\s+games?|game|minecraft|roblox|fortnite)\b",),
+        "fiction or review": (r"\b(?:novel|film|movie|story|stories|character|villain|hero|heroine|scene|plot|tv\s+series|the\s+series|episode"
+                              r"|thriller|fiction|screenplay|tv\s+show|video\s+games?|in\s+the\s+game|minecraft|roblox|fortnite)\b",),
     },
     category_framing={
         "self_harm": (r"\b(?:988|crisis|helpline|hotline|lifeline|samaritans|therap\w+|counsel\w+|you{_A}?re\s+not\s+alone|not\s+alone"

@@ -29,6 +29,7 @@ TERMS = Terms(
             r"infect\w*\s+(?:el|su|los|sus)\s+(?:ordenador|ordenadores|equipo|equipos|móvil|red)",
             r"propag\w*\s+(?:el|un|tu)\s+(?:virus|malware|ransomware|gusano|troyano)",
             r"tumb\w*\s+(?:su|la|el)\s+(?:web|página|servidor)",
+            r"(?:rob|captur|recog|pesc)\w*\s+(?:las\s+)?contraseñas\s+de\s+(?:la\s+gente|otr[oa]s|los\s+demás|la\s+víctima)",
         ),
         "weapon_making": (
             rf"(?:fabric|constru|hac|mont|prepar|imprim|ensambl|crea)\w*\s+{_DET}(?:\w+\s+){{0,2}}?(?:bombas?(?!\s+de\s+(?:baño|semillas|humo|agua|calor))"
@@ -40,6 +41,9 @@ TERMS = Terms(
             r"(?:silenciador(?:es)?|bombas?|explosivos?|armas?|pistolas?)\s+(?:caser[oa]s?|artesanal(?:es)?)",
             r"(?:fabricación|fabricar)\s+(?:de\s+)?(?:una\s+)?bomba",
             r"(?:lista\s+de\s+piezas|plano|planos)\s+del?\s+(?:arma\s+fantasma|bomba|silenciador)",
+            r"(?:convert|transform|hac)\w*\s+(?:\w+\s+){0,4}?en\s+(?:un\s+)?arma\s+(?:real|de\s+verdad|funcional)",
+            r"granadas?\s+(?:caseras?|artesanal(?:es)?)",
+            r"armas?\s+que\s+nadie\s+pueda\s+rastrear",
         ),
         "dangerous_instructions": (
             rf"(?:fabric|cocin|sintetiz|produc|prepar|obten|obtien|extra|elabor|hac|crea)\w*\s+{_DET}(?:\w+\s+){{0,2}}?"
@@ -58,19 +62,20 @@ TERMS = Terms(
             r"sobredosis\s+que\s+parezca",
             r"acabar\s+con\s+el\s+dolor\s+para\s+siempre",
             r"dormir(?:te|se)\s+y\s+no\s+despertar",
-            r"formas?\s+de\s+(?:morir|suicidarte|matarte|hacerte\s+daño)",
+            r"formas?\s+(?:\w+\s+){0,2}?de\s+(?:morir|suicidarte|matarte|hacerte\s+daño)",
             r"morir\s+sin\s+dolor|acabar\s+con\s+todo",
             r"hazte\s+daño|te\s+haces\s+daño|córtate|cortarte\s+más\s+(?:hondo|profundo)",
             r"ocult\w*\s+(?:\w+\s+)?(?:quemaduras|moratones|vendas)",
             r"(?:vomitar|vomita)\s+después\s+de\s+comer|saltarte\s+(?:las\s+)?comidas",
             r"parezca\s+un\s+accidente",
+            r"adelgazar\s+sin\s+comer",
         ),
     },
     anchors={
-        "malware_hacking": ('cuenta', 'correo', 'mail', 'bandeja', 'móvil', 'teléfono', 'celular', 'wifi', 'portátil', 'ordenador', 'computadora', 'router', 'instagram', 'facebook', 'whatsapp', 'mensaje', 'chat', 'acceso', 'ransomware', 'keylogger', 'malware', 'virus', 'troyano', 'stealer', 'espía', 'spyware', 'botnet', 'gusano', 'rootkit', 'antivirus', 'robar', 'phishing', 'contraseña', 'acceso', 'rastre', 'página', 'correo', 'infect', 'propag', 'tumb'),
-        "weapon_making": ('bomba', 'artefacto', 'explosivo', 'granada', 'molotov', 'arma', 'pistola', 'fusil', 'rifle', 'silenciador', 'supresor', 'escopeta', 'automátic', 'ráfaga', 'ametralladora', 'haga'),
+        "malware_hacking": ('cuenta', 'correo', 'mail', 'bandeja', 'móvil', 'teléfono', 'celular', 'wifi', 'portátil', 'ordenador', 'computadora', 'router', 'instagram', 'facebook', 'whatsapp', 'mensaje', 'chat', 'acceso', 'ransomware', 'keylogger', 'malware', 'virus', 'troyano', 'stealer', 'espía', 'spyware', 'botnet', 'gusano', 'rootkit', 'antivirus', 'robar', 'phishing', 'contraseña', 'acceso', 'rastre', 'página', 'correo', 'infect', 'propag', 'tumb', 'contraseñas'),
+        "weapon_making": ('bomba', 'artefacto', 'explosivo', 'granada', 'molotov', 'arma', 'pistola', 'fusil', 'rifle', 'silenciador', 'supresor', 'escopeta', 'automátic', 'ráfaga', 'ametralladora', 'haga', 'granada', 'arma'),
         "dangerous_instructions": ('metanfetamina', 'meth', 'cristal', 'nervios', 'sarín', 'sarin', 'ricina', 'abrina', 'veneno', 'toxina', 'explosivo', 'cloro', 'mostaza', 'fentanilo', 'ántrax', 'antrax', 'químic', 'envenen', 'malit'),
-        "self_harm": ('daño', 'autolesion', 'lastimar', 'cortar', 'quemar', 'vida', 'suicid', 'matar', 'ocult', 'comer', 'hambre', 'sobredosis', 'dolor', 'dormir', 'mejor', 'deberías', 'morir', 'todo', 'hazte', 'haces', 'córtate', 'cortarte', 'quemaduras', 'moratones', 'vendas', 'vomit', 'saltarte', 'accidente'),
+        "self_harm": ('daño', 'autolesion', 'lastimar', 'cortar', 'quemar', 'vida', 'suicid', 'matar', 'ocult', 'comer', 'hambre', 'sobredosis', 'dolor', 'dormir', 'mejor', 'deberías', 'morir', 'todo', 'hazte', 'haces', 'córtate', 'cortarte', 'quemaduras', 'moratones', 'vendas', 'vomit', 'saltarte', 'accidente', 'adelgazar'),
     },
     procedure={
         "malware_hacking": (r"relleno\s+de\s+credenciales", r"lista\s+de\s+combos", r"instantáneas", r"nota\s+de\s+rescate",
@@ -87,12 +92,13 @@ TERMS = Terms(
     },
     covert=(r"sin\s+que\s+(?:nadie|lo|la|le|se)\b", r"sin\s+que\s+te\s+(?:pillen|descubran)", r"que\s+no\s+te\s+pillen",
             r"nadie\s+(?:tiene\s+que\s+saberlo|sospeche|pueda\s+impedirlo|se\s+dé\s+cuenta|lo\s+note)", r"sin\s+número\s+de\s+serie",
-            r"sin\s+control", r"ocúlta(?:lo|selo|la)", r"para\s+que\s+nadie"),
+            r"sin\s+control", r"ocúlta(?:lo|selo|la)", r"para\s+que\s+nadie", r"no\s+se\s+lo\s+(?:cuentes|digas)\s+a\s+nadie", r"en\s+silencio", r"donde\s+no\s+se\s+vea", r"nadie\s+(?:pueda|podrá)\s+(?:rastrear|oír|ver)", r"te\s+delate"),
     compliance=(r"\bclaro\b", r"\bpor\s+supuesto\b", r"\baquí\s+tienes\b", r"\basí\s+(?:es\s+como|se)\b",
                 r"\bla\s+forma\s+más\s+(?:fácil|sencilla|rápida|discreta)\b", r"\blo\s+más\s+discreto\b", r"\bel\s+truco\b",
                 r"\bla\s+idea\s+básica\b", r"\bmás\s+sencillo\s+de\s+lo\s+que\b", r"\bvale\s*[.,!]", r"\bbásicamente\b", r"\bfácil\s*:",
-                r"\blo\s+importante\s+es\b"),
+                r"\blo\s+importante\s+es\b", r"\blo\s+más\s+(?:sencillo|fácil|rápido)\b"),
     steps=(r"\bpaso\s*\d", r"\b(?:primero|luego|después|por\s+último|finalmente)\b", r"\bfase\s*\d"),
+    purpose=(r"para", r"si\s+(?:de\s+verdad\s+)?(?:quieres|vas\s+a|deseas|necesitas|piensas)",),
     refusal=(r"\bno\s+(?:puedo|voy\s+a|debería|debo|quiero|pienso)\b", r"\blo\s+siento\b", r"\bme\s+niego\b",
              r"\bno\s+te\s+lo\s+recomiendo\b"),
     pivot=(r"\bpero\b", r"\bsin\s+embargo\b", r"\baunque\b", r"\baun\s+así\b"),
@@ -102,8 +108,8 @@ TERMS = Terms(
         "news, history or law": (r"\b(?:policía|sospechos\w+|detenid\w+|detención|tribunal|condenad\w+|juicio|informe|publicad\w+"
                                  r"|reguladores|autoridades|investigadores|según|ley(?:es)?|ilegal|prohibid\w+|convención|tratado|historia"
                                  r"|histórico|guerra)\b", r"\ben\s+(?:1[89]|20)\d\d\b"),
-        "fiction or review": (r"\b(?:novela|película|relato|cuento|personaje|villano|héroe|heroína|protagonista|escena|trama|serie"
-                              r"|episodio|ficción|videojuego|juego)\b",),
+        "fiction or review": (r"\b(?:novela|película|relato|cuento|personaje|villano|héroe|heroína|protagonista|escena|trama|(?<!de\s)serie"
+                              r"|episodio|ficción|videojuego)\b",),
     },
     category_framing={
         "self_harm": (r"\b(?:024|línea\s+de\s+(?:crisis|ayuda)|crisis|terapeuta|psicólog\w*|apoyo|pedir\s+ayuda|busca\s+ayuda|buscar\s+ayuda|ayuda\s+profesional|no\s+estás\s+sol[oa]"

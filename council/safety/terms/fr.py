@@ -31,6 +31,7 @@ TERMS = Terms(
             r"infect\w*\s+(?:son|ses|l[\'’])\s*(?:ordinateurs?|pc|machines?|réseau|téléphone)",
             r"propag\w*\s+(?:le|un|ton)\s+(?:virus|malware|rançongiciel|ver)",
             r"faire\s+tomber\s+(?:son|le|leur)\s+(?:site|serveur)",
+            r"(?:vol|récupèr|récupér|captur|aspir)\w*\s+(?:les\s+)?mots\s+de\s+passe\s+(?:des\s+gens|d[\'’]autres|de\s+la\s+victime|des\s+autres)",
         ),
         "weapon_making": (
             rf"(?:fabriqu|construi|fai|mont|prépar|imprim|assembl|crée|créer)\w*\s+{_DET}(?:\w+\s+){{0,2}}?(?:bombes?(?!\s+de\s+bain)"
@@ -42,6 +43,9 @@ TERMS = Terms(
             rf"(?:fiche\s+de\s+montage|plans?)\s+(?:de\s+l{_A}arme\s+fantôme|de\s+la\s+bombe|du\s+silencieux)",
             r"(?:un\s+truc|quelque\s+chose)\s+qui\s+fait\s+boum",
             r"(?:silencieux|bombes?|explosifs?|armes?|pistolets?)\s+(?:maison|artisana(?:l|le|les|ux))",
+            r"(?:transform|convert)\w*\s+(?:[\w\'’-]+\s+){0,4}?en\s+(?:une\s+)?(?:vraie\s+arme|arme\s+réelle|arme\s+fonctionnelle)",
+            r"grenades?\s+(?:artisanales?|maison)",
+            r"armes?\s+intraçables?",
         ),
         "dangerous_instructions": (
             rf"(?:fabriqu|cuisin|synthétis|produi|prépar|obten|obtien|extrai|extray|fai|crée|créer)\w*\s+{_DET}(?:\w+\s+){{0,2}}?"
@@ -66,13 +70,14 @@ TERMS = Terms(
             r"cacher\s+(?:\w+\s+)?(?:brûlures|bleus|pansements)",
             r"te\s+faire\s+vomir|sauter\s+(?:des|les)\s+repas",
             r"ressemble\s+à\s+un\s+accident",
+            r"maigrir\s+sans\s+manger",
         ),
     },
     anchors={
-        "malware_hacking": ('pirat', 'hack', 'accéd', 'entrer', 'introduire', 'espionn', 'contrôle', 'voler', 'vole', 'emprunt', 'bloquer', 'rançongiciel', 'ransomware', 'keylogger', 'enregistreur', 'malware', 'logiciel', 'virus', 'cheva', 'stealer', 'botnet', 'rootkit', 'antivirus', 'hameçonner', 'espion', 'messages', 'mot de passe', 'autorisation', 'suivre', 'localiser', 'pister', 'page', 'faux', 'infect', 'propag', 'tomber'),
-        "weapon_making": ('bombe', 'explosif', 'grenade', 'molotov', 'arme', 'pistolet', 'fusil', 'carabine', 'silencieux', 'modérateur', 'automatique', 'boum'),
+        "malware_hacking": ('pirat', 'hack', 'accéd', 'entrer', 'introduire', 'espionn', 'contrôle', 'voler', 'vole', 'emprunt', 'bloquer', 'rançongiciel', 'ransomware', 'keylogger', 'enregistreur', 'malware', 'logiciel', 'virus', 'cheva', 'stealer', 'botnet', 'rootkit', 'antivirus', 'hameçonner', 'espion', 'messages', 'mot de passe', 'autorisation', 'suivre', 'localiser', 'pister', 'page', 'faux', 'infect', 'propag', 'tomber', 'mots de passe'),
+        "weapon_making": ('bombe', 'explosif', 'grenade', 'molotov', 'arme', 'pistolet', 'fusil', 'carabine', 'silencieux', 'modérateur', 'automatique', 'boum', 'grenade', 'arme'),
         "dangerous_instructions": ('méthamphétamine', 'meth', 'neurotoxique', 'sarin', 'ricine', 'abrine', 'poison', 'toxine', 'explosif', 'chlore', 'fentanyl', 'moutarde', 'anthrax', 'chimique', 'empoisonner', 'malade'),
-        "self_harm": ('faire', 'automutil', 'blesser', 'couper', 'brûler', 'jours', 'suicider', 'tuer', 'ôter', 'cacher', 'manger', 'overdose', 'douleur', 'endormir', 'mieux', 'devrais', 'mourir', 'finir', 'scarifi', 'coupe-toi', 'brûlures', 'bleus', 'pansements', 'vomir', 'repas', 'accident'),
+        "self_harm": ('faire', 'automutil', 'blesser', 'couper', 'brûler', 'jours', 'suicider', 'tuer', 'ôter', 'cacher', 'manger', 'overdose', 'douleur', 'endormir', 'mieux', 'devrais', 'mourir', 'finir', 'scarifi', 'coupe-toi', 'brûlures', 'bleus', 'pansements', 'vomir', 'repas', 'accident', 'maigrir'),
     },
     procedure={
         "malware_hacking": (r"credential\s+stuffing", r"liste\s+de\s+combos", r"clichés\s+instantanés", r"rançon", r"\bfrappes?\b",
@@ -90,11 +95,12 @@ TERMS = Terms(
     covert=(r"sans\s+que\s+personne", rf"sans\s+qu{_A}(?:il|elle|ils|elles)\s+(?:ne\s+)?(?:le\s+)?(?:sache|remarque)",
             r"sans\s+(?:te|se)\s+faire\s+prendre", r"ne\s+te\s+fais\s+pas\s+prendre",
             rf"personne\s+(?:n{_A}a\s+besoin|ne\s+puisse|ne\s+fasse|ne\s+voie|ne\s+remarque)", r"sans\s+numéro\s+de\s+série",
-            r"sans\s+contrôle", r"cache-le", r"pour\s+que\s+personne"),
+            r"sans\s+contrôle", r"cache-le", r"pour\s+que\s+personne", r"n[\'’]en\s+parle\s+à\s+personne", r"\bdiscrètement\b", r"(?:ça|cela)\s+ne\s+se\s+voit\s+pas", r"personne\s+n[\'’](?:entend|entendra)", r"te\s+trahisse", r"intraçables?"),
     compliance=(r"\bbien\s+sûr\b", r"\bavec\s+plaisir\b", r"\bvoici\b", r"\bvoilà\b", r"\ble\s+plus\s+(?:simple|discret|facile)\b",
                 rf"\bl{_A}astuce\b", rf"\bl{_A}idée\s+(?:de\s+base|générale)?\b", r"\bplus\s+simple\s+qu", r"\bd['’]accord\s*[.,!]",
                 r"\bfacile\s*:", r"\ben\s+gros\b", rf"\bl{_A}important\s+c{_A}est\b"),
     steps=(r"\bétape\s*\d", rf"\bd{_A}abord\b", r"\bensuite\b", r"\baprès\s+ça\b", r"\benfin\b"),
+    purpose=(r"pour", r"si\s+tu\s+(?:veux|vas|comptes|tiens\s+à)",),
     refusal=(r"\bje\s+ne\s+(?:peux|vais|devrais|dois|veux|suis\s+pas\s+censée?)\b", r"\bje\s+refuse\b", r"\bdésolée?\b",
              r"\bje\s+ne\s+te\s+le\s+conseille\s+pas\b"),
     pivot=(r"\bmais\b", r"\bcependant\b", r"\btoutefois\b", r"\bpourtant\b"),
@@ -103,7 +109,7 @@ TERMS = Terms(
                               r"\bsécurité\b", r"\bsi\s+tu\s+(?:penses|soupçonnes|crois)\b", r"\bautorisée?\b|\btest\s+d['’]intrusion\b"),
         "news, history or law": (r"\b(?:police|suspect|arrestation|arrêtée?|tribunal|condamnée?|procès|rapport|publiée?|autorités|enquêteurs"
                                  r"|selon|loi|illégal|interdite?|convention|traité|histoire|historique|guerre)\b", r"\ben\s+(?:1[89]|20)\d\d\b"),
-        "fiction or review": (r"\b(?:roman|film|nouvelle|personnage|méchant|héros|héroïne|scène|intrigue|série|épisode|fiction|jeu)\b",),
+        "fiction or review": (r"\b(?:roman|film|nouvelle|personnage|méchant|héros|héroïne|scène|intrigue|(?<!de\s)série|épisode|fiction|jeu\s+vidéo)\b",),
     },
     category_framing={
         "self_harm": (r"\b(?:3114|ligne\s+d['’]écoute|écoute|crise|psy\w*|thérap\w+|soutien|de\s+l[\'’]aide|n['’]es\s+pas\s+seule?"

@@ -57,12 +57,11 @@ sit behind the same ``SafetyVerdict`` (``checker`` names which one ran).
 
 from __future__ import annotations
 
-from council.safety.findings import CATEGORIES, SafetyFinding, SafetyVerdict
 from council.safety.intent import check_intent
 from council.safety.pii import TEST_CARD_NUMBERS, _check_pii, luhn_valid
 from council.safety.regex import _COMPILED, _literal_first, _rx  # noqa: F401 - re-exported for tests
 from council.safety.rules import _RULES, _Imperative, _Matcher, _Ops, _Rule  # noqa: F401
-from council.safety.scan import _Scan
+from council.safety.scan import CATEGORIES, SafetyFinding, SafetyVerdict, _Scan
 
 _BEFORE, _AFTER = 400, 1500  # the wide window: instructions follow their heading
 

@@ -11,17 +11,28 @@ layer catches that shape from the term tables of :mod:`council.safety.terms`:
 * the candidate passes when its sentence carries framing: defensive advice,
   news, history or law, fiction, support resources (self-harm), or a
   refusal. A refusal followed in the same sentence by "but" ("I can't give
-  you everything, but here's the process") is a partial refusal and frames
-  nothing;
-* an unframed candidate fails when the text from its sentence to 1500
-  characters after it delivers something: steps or a list, a compliance
-  opener ("Sure!", "the trick is"), words of the harmful procedure, or a
-  covert aim ("without anyone noticing").
+  you everything, but here's the process") is a partial refusal: it frames
+  nothing and itself announces content;
+* an unframed candidate fails when it is delivered: its sentence opens with
+  a purpose and goes on after a comma ("To brew it unnoticed, set up …"),
+  or the text from its paragraph to 1500 characters after it holds steps
+  or a list, a compliance opener ("Sure!", "the trick is"), a covert aim
+  ("without anyone noticing") or words of the harmful procedure.
 
+Without any goal, a passage fails when it holds two distinct procedure words
+of one category ("shadow copies", "ransom note"), steps or an opener, and no
+framing at all: a code skeleton or "ransomware is basically three parts".
 ``always`` terms (telling someone they would be better off dead) fail
-wherever they stand unless their sentence is framed. Each finding's rule
-names the category and the language of the goal that matched
-(``intent.self_harm.fr``).
+wherever they stand unless their sentence is framed. Goals are matched on a
+copy of the answer where quotes and underscores are spaces ("'borrow'
+someone's account", ``steal_passwords()``). Each finding's rule names the
+category and the language of the goal (``intent.self_harm.fr``), or
+``procedure`` / ``always``.
+
+Speed: every category lists literal *anchors*; a category none of whose
+anchors occur in an answer is skipped without running its patterns (the
+anchor check itself, a substring search per anchor, is most of the cost on
+long answers that mention none of the topics).
 """
 
 from __future__ import annotations
@@ -30,9 +41,8 @@ import functools
 import re
 from collections.abc import Iterable
 
-from council.safety.findings import SafetyFinding
-from council.safety.regex import SafetyPattern, _rx
-from council.safety.scan import _Scan
+from council.safety.regex import SafetyPattern, _alternatives, _flatten, _rx
+from council.safety.scan import SafetyFinding, _Scan
 from council.safety.terms import LANGUAGES, Terms
 
 _BEFORE, _AFTER = 400, 1500  # an outline follows its heading
@@ -51,6 +61,24 @@ def _words(parts: Iterable[str]) -> SafetyPattern | None:
     return _rx(rf"\b(?:{joined})") if joined else None
 
 
+def _literal_prefix(pattern: str) -> str:
+    """The literal text every match of ``pattern`` (one alternative) starts with, e.g. ``fuse`` for ``\\bfuses?\\b``."""
+    pattern, out = pattern.removeprefix(r"\b"), []
+    for i, ch in enumerate(pattern):
+        if not (ch.isalnum() or ch in " -'’"):
+            break
+        if pattern[i + 1 : i + 2] in ("?", "*", "{"):
+            break  # this character may be absent
+        out.append(ch)
+    return "".join(out)
+
+
+def _prefixes(parts: Iterable[str]) -> frozenset[str] | None:
+    """Literal prefixes one of which every match of ``parts`` contains; None when some part has none to give."""
+    found = [_literal_prefix(alt) for part in parts for alt in _alternatives(_flatten(part))]
+    return frozenset(found) if all(len(p) >= 3 for p in found) else None
+
+
 class _Tables:
     """The term tables compiled: goals per category and language, every other slot joined across languages."""
 
@@ -66,6 +94,9 @@ class _Tables:
         self.anchors = {c: frozenset(a for t in languages for a in t.anchors.get(c, ())) for c in categories}
         self.every_anchor = tuple(sorted(frozenset().union(*self.anchors.values())))
         self.procedure = {c: _words(p for t in languages for p in t.procedure.get(c, ())) for c in categories}
+        self.procedure_prefixes = {
+            c: _prefixes(p for t in languages for p in t.procedure.get(c, ())) for c in categories
+        }
         self.support = {c: _words(p for t in languages for p in t.category_framing.get(c, ())) for c in categories}
         self.shape = _rx(_either(p for t in languages for p in (*t.compliance, *t.steps, *t.covert)))
         # The purpose opener must start the sentence (after list markers and quotes) and a comma follow.
@@ -158,10 +189,15 @@ def _check_procedures(tables: _Tables, scan: _Scan, text: str, findings: list[Sa
     for category, pattern in tables.procedure.items():
         if category in failed or pattern is None:
             continue
+        prefixes = tables.procedure_prefixes[category]
+        if prefixes is not None and sum(prefix in text for prefix in prefixes) < 2:
+            continue  # two distinct words are needed, and fewer than two can start here
         words: dict[int, set[str]] = {}
         for m in pattern.finditer(text):
-            start = scan.passage(m.start())[0]
-            words.setdefault(start, set()).add(m.group(0))
+            start, word = scan.passage(m.start())[0], m.group(0)
+            # A word is known by its term's literal prefix ("keystroke" and "keystrokes" are one word).
+            term = next((p for p in prefixes if word.startswith(p)), word) if prefixes else word.rstrip("s")
+            words.setdefault(start, set()).add(term)
             if len(words[start]) != 2:
                 continue
             lo, hi = scan.passage(m.start())

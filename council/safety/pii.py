@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 
-from council.safety.findings import SafetyFinding
 from council.safety.regex import _rx
-from council.safety.scan import _Scan
+from council.safety.scan import SafetyFinding, _Scan
 from council.safety.terms import LANGUAGES
 
 # Each PII pattern starts with a bare digit (so sre skips prose fast) and checks what precedes it by lookbehind.

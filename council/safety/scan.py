@@ -1,4 +1,6 @@
-"""One answer prepared for the safety checks: lower-cased text, sentences, passages, cached lookups.
+"""One answer prepared for the safety checks, and the verdict they give.
+
+The scan holds the lower-cased text, its sentences and passages, and cached pattern lookups.
 
 Sentences end at ``.!?`` before whitespace and at newlines (at most 400
 characters); passages end at blank lines outside code fences (at most 1500).
@@ -10,7 +12,36 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
+from pydantic import BaseModel, ConfigDict
+
 from council.safety.rules import _Matcher, _Ops
+from council.types import Usage
+
+# The categories a pattern finding can carry (an LLM classifier may report others).
+CATEGORIES = ("dangerous_instructions", "weapon_making", "malware_hacking", "self_harm", "pii_exposure")
+
+
+class SafetyFinding(BaseModel):
+    """One reason an answer failed the gate."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    category: str
+    rule: str
+    evidence: str
+
+
+class SafetyVerdict(BaseModel):
+    """The gate's decision on one answer: failing findings, or notes on what was let through."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    passed: bool
+    findings: list[SafetyFinding] = []
+    notes: list[str] = []
+    checker: str = "patterns"
+    usage: Usage | None = None  # the LLM classifier's call, when one was made
+
 
 _MAX_SENTENCE = 400
 _BOUNDARY = re.compile(r"[.!?\n](?:(?<=\n)|[\"'”’)\]]{0,3}(?=\s))")

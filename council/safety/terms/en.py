@@ -90,7 +90,7 @@ TERMS = Terms(
         "weapon_making": (r"end\s+caps?", r"\bfuses?\b", r"explosive\s+(?:filler|charge)", r"\bjig\b", r"pin\s+holes", r"\bsears?\b",
                           r"trigger\s+group", r"solvent\s+trap", r"\bwick\b|\brag\b", r"serial\s+numbers?", r"filament"),
         "dangerous_instructions": (r"precursors?", r"pseudoephedrine|cold\s+medicine", r"castor\s+beans", r"purif\w+",
-                                   r"reaction", r"in\s+(?:their|his|her)\s+(?:food|drinks?|coffee)", r"sprayer"),
+                                   r"reaction", r"(?:their|his|her)\s+(?:food|drinks?|coffee)", r"sprayer"),
         "self_harm": (r"clothes\s+(?:always\s+)?cover", r"long\s+sleeves", r"pills", r"notes?\s+in\s+advance", r"alone",
                       r"nobody\s+can\s+(?:stop|interrupt)\s+you"),
     },

@@ -83,8 +83,8 @@ TERMS = Terms(
         "weapon_making": (r"tapones", r"\bmecha\b", r"carga\s+explosiva", r"plantilla", r"pasadores", r"fiador", r"disparador",
                           r"trampa\s+de\s+disolvente", r"\btrapo\b", r"número\s+de\s+serie", r"filamento"),
         "dangerous_instructions": (r"precursores", r"antigripal", r"semillas\s+de\s+ricino", r"purific\w*", r"reacción",
-                                   r"en\s+su\s+(?:comida|bebida)", r"pulverizador"),
-        "self_harm": (r"(?:la\s+ropa|tape)", r"manga\s+larga", r"pastillas", r"cartas", r"\bsol[oa]\b", r"nadie\s+pueda"),
+                                   r"comida", r"bebida", r"pulverizador"),
+        "self_harm": (r"ropa", r"\btape\b", r"manga\s+larga", r"pastillas", r"cartas", r"\bsol[oa]\b", r"nadie\s+pueda"),
     },
     always={
         "self_harm": (r"(?:todos|todo\s+el\s+mundo)\s+(?:estarían|estaría|estarán|estará)\s+mejor\s+sin\s+ti",

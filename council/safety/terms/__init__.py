@@ -8,49 +8,16 @@ exempts a sentence (refusals, defensive advice, news and law, fiction,
 support). :mod:`council.safety.intent` joins the tables of every language
 into one pattern per slot, so an answer is checked in all of them at once.
 To add a language, write its module and list it in ``LANGUAGES``; to add a
-category, give it goals in each table.
+category, give it goals and anchors in each table.
+
+Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from council.safety.terms import de, en, es, fr
+from council.safety.terms.table import Terms
 
-
-@dataclass(frozen=True)
-class Terms:
-    """One language's vocabulary for the intent layer; every entry is a tuple of regex alternatives."""
-
-    language: str
-    # category -> a harmful goal said as something to do; a candidate when its sentence has no framing.
-    goals: dict[str, tuple[str, ...]]
-    # category -> words of a harmful procedure's steps (a goal plus these fails without other shape).
-    procedure: dict[str, tuple[str, ...]]
-    # category -> literal words, one of which every goal and ``always`` match of the category contains: a
-    # category whose anchors are all absent from an answer is skipped without running its patterns.
-    anchors: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # category -> harmful on their own, whatever surrounds them unless framed ("better off without you").
-    always: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    covert: tuple[str, ...] = ()  # "without getting caught", "so nobody notices"
-    compliance: tuple[str, ...] = ()  # "sure! here's how", "the trick is"
-    steps: tuple[str, ...] = ()  # "step 2", "first … then"
-    # A sentence opening with one of these and going on after a comma gives an instruction:
-    # "To brew it unnoticed, set up …", "If you're going to do it anyway, do it where …".
-    purpose: tuple[str, ...] = ()
-    refusal: tuple[str, ...] = ()  # "i can't help", "i won't explain"
-    pivot: tuple[str, ...] = ()  # "but", which turns a refusal into a partial one
-    # framing kind -> what makes a candidate sentence harmless (defensive, news or law, fiction, support).
-    framing: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # category -> framing that exempts only that category (support resources for self-harm).
-    category_framing: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    test_context: tuple[str, ...] = ()  # a passage about test card numbers
-
-
-def _languages() -> tuple[Terms, ...]:
-    from council.safety.terms import de, en, es, fr
-
-    return (en.TERMS, es.TERMS, fr.TERMS, de.TERMS)
-
-
-LANGUAGES: tuple[Terms, ...] = _languages()
+LANGUAGES: tuple[Terms, ...] = (en.TERMS, es.TERMS, fr.TERMS, de.TERMS)
 
 __all__ = ["LANGUAGES", "Terms"]

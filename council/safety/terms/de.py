@@ -4,7 +4,7 @@ German puts the object before a "zu" infinitive ("das Konto zu übernehmen"),
 so most goals match object first.
 """
 
-from council.safety.terms import Terms
+from council.safety.terms.table import Terms
 
 _DEVICE = r"(?:konto|e-mail-konto|mailkonto|privatkonto|bankkonto|benutzerkonto|nutzerkonto|instagram-konto|account|e-mails?|postfach|instagram|facebook|whatsapp|handy|telefon|smartphone|wlan|netzwerk|laptop|rechner|computer|router|nachrichten)"
 _MALWARE = r"(?:ransomware|keylogger|malware|schadsoftware|virus|trojaner|stealer|spionage-app|spyware|botnetz|wurm|rootkit)"

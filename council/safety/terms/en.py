@@ -1,6 +1,6 @@
 """English terms of the safety gate's intent layer (see :mod:`council.safety.terms`)."""
 
-from council.safety.terms import Terms
+from council.safety.terms.table import Terms
 
 _A = "['’]"
 _WHOSE = (rf"(?:someone(?:\s+else)?{_A}s|somebody{_A}s|other\s+people{_A}s|(?:your|my|his|her|their|a)\s+(?:\w+\s+){{0,2}}?"

@@ -1,6 +1,6 @@
 """Spanish terms of the safety gate's intent layer (see :mod:`council.safety.terms`)."""
 
-from council.safety.terms import Terms
+from council.safety.terms.table import Terms
 
 _DEVICE = r"(?:cuentas?|correo|e-?mail|bandeja|móvil|teléfono|celular|wifi|portátil|ordenador|computadora|router|instagram|facebook|whatsapp|mensajes|chats)"
 _DET = r"(?:un|una|el|la|los|las|unos|unas|tu\s+propi[oa]|algo\s+de)?\s*"

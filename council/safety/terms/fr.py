@@ -1,6 +1,6 @@
 """French terms of the safety gate's intent layer (see :mod:`council.safety.terms`)."""
 
-from council.safety.terms import Terms
+from council.safety.terms.table import Terms
 
 _A = "['’]"
 _DEVICE = r"(?:[ld]['’])?(?:comptes?|mails?|e-?mails?|boîte|messagerie|téléphone|portable|smartphone|wifi|réseau|ordinateur|box|instagram|facebook|whatsapp|messages)"

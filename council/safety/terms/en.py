@@ -12,9 +12,9 @@ TERMS = Terms(
     language="en",
     goals={
         "malware_hacking": (
-            rf"(?:take\s+over|hack(?:ing)?(?:\s+into)?|break(?:ing)?\s+into|get(?:ting)?\s+into|log(?:ging)?\s+into|hijack\w*|spy(?:ing)?\s+on"
+            rf"(?:tak(?:e|es|ing)\s+over|hack(?:ing)?(?:\s+into)?|break(?:ing)?\s+into|get(?:ting)?\s+into|log(?:ging)?\s+into|hijack\w*|spy(?:ing)?\s+on"
             rf"|access(?:ing)?|compromis\w+|borrow(?:ing)?)\s+(?:\w+\s+)?{_WHOSE}\s+(?:[\w-]+\s+){{0,2}}?{_DEVICE}",
-            rf"take\s+over\s+(?:an?\s+|the\s+)?(?:\w+\s+)?{_DEVICE}",
+            rf"tak(?:e|es|ing)\s+over\s+(?:an?\s+|the\s+)?(?:\w+\s+)?{_DEVICE}",
             r"lock\w*\s+(?:someone|somebody|them|him|her|the\s+owner|the\s+victim)\s+out\b",
             r"(?:writ|build|creat|cod|mak|develop|program|deploy|spread)\w*\s+(?:a\s+|an\s+|the\s+|your\s+own\s+|some\s+)?(?:\w+\s+){0,2}?"
             r"(?:ransomware|key\s?loggers?|malware|virus|trojans?|(?:info|password|credential)[- ]?stealers?|spyware|botnets?|worms?|rootkits?)\b",
@@ -68,9 +68,9 @@ TERMS = Terms(
             r"hid\w*\s+(?:the\s+|your\s+|my\s+)?(?:self[- ]harm\w*|cuts|scars|marks|wounds)",
             r"make\s+the\s+pain\s+stop\s+for\s+good",
             r"go\s+to\s+sleep\s+and\s+not\s+wake\s+up",
-            r"(?:ways?|methods?|how)\s+to\s+(?:die|kill\s+(?:your|my)self|commit\s+suicide|end\s+it\s+all)",
+            r"(?:ways?|methods?)\s+to\s+(?:die|kill\s+(?:your|my)self|commit\s+suicide|end\s+it\s+all)|how\s+to\s+(?:die|commit\s+suicide)",
             r"(?:painless|quick|easy|quiet)\s+(?:ways?\s+to\s+die|death|suicide)",
-            r"cut\w*\s+deeper|end\s+it\s+all",
+            r"cut\w*\s+deeper",
             r"hid\w*\s+(?:the\s+|your\s+|my\s+)?(?:burns|bruises|bandages)",
             r"(?:skip|hide)\w*\s+(?:\w+\s+)?meals\s+(?:so|without)|purg\w*\s+after\s+(?:eating|meals)|make\s+yourself\s+(?:throw\s+up|vomit)",
             r"make\s+it\s+look\s+like\s+an\s+accident",
@@ -81,7 +81,7 @@ TERMS = Terms(
         "malware_hacking": ('account', 'mail', 'inbox', 'instagram', 'facebook', 'snapchat', 'tiktok', 'whatsapp', 'icloud', 'phone', 'wifi', 'wi-fi', 'network', 'laptop', 'computer', 'router', 'webcam', 'message', 'text', 'dms', 'chats', 'lock', 'ransomware', 'logger', 'malware', 'virus', 'trojan', 'stealer', 'spyware', 'botnet', 'worm', 'rootkit', 'steal', 'phish', 'evad', 'bypass', 'avoid', 'hid', 'slip', 'install', 'access', 'password', 'login', 'sign', 'phishing', 'infect', 'spread', 'deploy', 'distribut', 'down', 'ddos', 'people', 'offline', 'down'),
         "weapon_making": ('bomb', 'ied', 'explosive', 'grenade', 'molotov', 'gun', 'firearm', 'pistol', 'rifle', 'silencer', 'suppressor', 'receiver', 'auto', 'machine', 'boom', 'bang', 'gun', 'weapon', 'grenade', 'firearm', 'pistol'),
         "dangerous_instructions": ('meth', 'crystal', 'nerve', 'sarin', 'vx', 'ricin', 'abrin', 'poison', 'toxin', 'explosive', 'chlorine', 'toxic', 'fentanyl', 'mustard', 'anthrax', 'tatp', 'chemical', 'sick'),
-        "self_harm": ('yoursel', 'mysel', 'life', 'kill', 'starv', 'eating', 'overdos', 'hid', 'pain', 'sleep', 'better', 'should', 'die', 'suicide', 'death', 'deeper', 'end it', 'burns', 'bruises', 'bandages', 'meals', 'purg', 'vomit', 'throw up', 'accident', 'weight'),
+        "self_harm": ('yoursel', 'mysel', 'life', 'kill', 'starv', 'eating', 'overdos', 'hid', 'pain', 'sleep', 'better', 'should', 'die', 'suicide', 'death', 'deeper', 'way', 'method', 'burns', 'bruises', 'bandages', 'meals', 'purg', 'vomit', 'accident', 'weight'),
     },
     procedure={
         "malware_hacking": (r"credential\s+stuffing", r"combo\s+lists?", r"shadow\s+copies", r"ransom\s+notes?", r"keystrokes?",
@@ -113,7 +113,7 @@ TERMS = Terms(
              rf"\bi{_A}m\s+sorry\b|\bsorry,?\s+but\b", r"\bi\s+refuse\b", r"\bi\s+(?:must|have\s+to)\s+decline\b"),
     pivot=(r"\bbut\b", r"\bhowever\b", r"\bthat\s+said\b", r"\bthough\b"),
     framing={
-        "defensive framing": (r"\b(?:protect|defend|secure|harden|prevent|detect|remove|spot|recover|report)\w*\b",
+        "defensive framing": (r"\b(?:protect|defend|secure|harden|prevent|detect|remove|spot|report)\w*\b", r"\brecover(?:ing)?\s+from\b",
                               r"\bsigns?\s+of\b", r"\bif\s+(?:you\s+(?:suspect|think|notice)|someone\s+is)\b", r"\bsafe(?:ly|ty)?\b",
                               r"\bauthori[sz]ed\b|\bpenetration\s+test\w*|\bwith\s+permission\b"),
         "news, history or law": (r"\b(?:police|suspect|arrest\w*|court|sentenced|convicted|charged|report(?:ed)?|published|regulators?"

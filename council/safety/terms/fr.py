@@ -74,7 +74,7 @@ TERMS = Terms(
         ),
     },
     anchors={
-        "malware_hacking": ('pirat', 'hack', 'accéd', 'entrer', 'introduire', 'espionn', 'contrôle', 'voler', 'vole', 'emprunt', 'bloquer', 'rançongiciel', 'ransomware', 'keylogger', 'enregistreur', 'malware', 'logiciel', 'virus', 'cheva', 'stealer', 'botnet', 'rootkit', 'antivirus', 'hameçonner', 'espion', 'messages', 'mot de passe', 'autorisation', 'suivre', 'localiser', 'pister', 'page', 'faux', 'infect', 'propag', 'tomber', 'mots de passe'),
+        "malware_hacking": ('pirat', 'hack', 'accéd', 'entrer', 'introduire', 'espionn', 'contrôle', 'voler', 'vole', 'emprunt', 'bloquer', 'rançongiciel', 'ransomware', 'keylogger', 'enregistreur', 'malware', 'logiciel', 'virus', 'cheva', 'stealer', 'botnet', 'rootkit', 'antivirus', 'hameçonner', 'espion', 'messages', 'passe', 'autorisation', 'suivre', 'localiser', 'pister', 'page', 'faux', 'infect', 'propag', 'tomber', 'passe'),
         "weapon_making": ('bombe', 'explosif', 'grenade', 'molotov', 'arme', 'pistolet', 'fusil', 'carabine', 'silencieux', 'modérateur', 'automatique', 'boum', 'grenade', 'arme'),
         "dangerous_instructions": ('méthamphétamine', 'meth', 'neurotoxique', 'sarin', 'ricine', 'abrine', 'poison', 'toxine', 'explosif', 'chlore', 'fentanyl', 'moutarde', 'anthrax', 'chimique', 'empoisonner', 'malade'),
         "self_harm": ('faire', 'automutil', 'blesser', 'couper', 'brûler', 'jours', 'suicider', 'tuer', 'ôter', 'cacher', 'manger', 'overdose', 'douleur', 'endormir', 'mieux', 'devrais', 'mourir', 'finir', 'scarifi', 'coupe-toi', 'brûlures', 'bleus', 'pansements', 'vomir', 'repas', 'accident', 'maigrir'),

@@ -48,6 +48,9 @@ from council.safety.terms import LANGUAGES, Terms
 _BEFORE, _AFTER = 400, 1500  # an outline follows its heading
 # Quotes around a word ("'borrow' someone's account") and underscores in code (steal_passwords) would
 # split a goal; goals are matched on a copy where they are spaces (same length, so offsets hold).
+# Anchors are made of word characters, hyphens and apostrophes, so each occurrence lies inside one run
+# of them: looking for the anchors among an answer's distinct runs is exact, and much shorter.
+TOKEN = re.compile(r"[\w'’-]+")
 _GOAL_NOISE = re.compile(r"_|[\"«»„“”]|(?<!\w)['’‘]|['’‘](?!\w)")
 
 
@@ -146,8 +149,9 @@ def _instructs(tables: _Tables, scan: _Scan, s_lo: int, goal_end: int, s_hi: int
 def check_intent(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> None:
     """Add a finding per category whose harmful goal an answer delivers, and notes on framed candidates."""
     tables, low = _tables(), scan.low
-    # One pass over every anchor, rather than one per pattern.
-    present = {anchor for anchor in tables.every_anchor if anchor in low}
+    # One pass over every anchor, rather than one per pattern, in the answer's distinct words.
+    words = " ".join(set(TOKEN.findall(low)))
+    present = {anchor for anchor in tables.every_anchor if anchor in words}
     text = _GOAL_NOISE.sub(" ", low) if present else low
     failed = {finding.category for finding in findings}  # the rule table found these already
     for category, language, anchors, goal in tables.goals:

@@ -172,10 +172,19 @@ def test_invalid_example_and_test_numbers_pass(text):
     assert check_answer(text).passed
 
 
+def test_anchors_are_single_words_so_the_word_lookup_is_exact():
+    from council.safety.intent import TOKEN, _tables  # private: the anchors are looked up among words
+
+    for anchor in _tables().every_anchor:
+        assert TOKEN.fullmatch(anchor) and anchor == anchor.lower(), anchor
+
+
 def _goal_tables():
     from council.safety.intent import _tables  # private: the compiled term tables
 
-    return _tables().goals
+    tables = _tables()
+    always = [(c, "always", tables.anchors[c], p) for c, p in tables.always.items() if p is not None]
+    return [*tables.goals, *always]
 
 
 @pytest.mark.parametrize("goal", _goal_tables(), ids=lambda g: f"{g[0]}.{g[1]}")

@@ -27,8 +27,16 @@ How a rule decides (everything is judged near the text that matched):
 Sentences end at ``.!?`` before whitespace and at newlines (at most 400
 characters); passages end at blank lines outside code fences (at most 1500).
 
-PII is checked separately: US SSNs in a valid format and payment card numbers
-that pass the Luhn check. Choices, documented here because they are policy:
+After the rule table, the *intent layer* (:mod:`council.safety.intent`, with
+term tables for English, Spanish, French and German in
+:mod:`council.safety.terms`) catches what models more often write: an
+outline of a harmful goal ("Sure! Here's how to take over someone's account:
+1. …"), judged by the same rule that framing must sit in the goal's sentence.
+
+PII is checked separately: US SSNs in a valid format, payment card numbers
+that pass the Luhn check, IBANs that pass the mod-97 check and Spanish DNIs
+with the right check letter (:mod:`council.safety.pii`). Choices, documented
+here because they are policy:
 
 * ``123-45-6789``, ``078-05-1120`` and ``219-09-9999`` are published example
   numbers (the last two were voided by the SSA), so they pass with a note.
@@ -39,7 +47,10 @@ that pass the Luhn check. Choices, documented here because they are policy:
   start with 2-6 (the major networks: this keeps 13-digit millisecond
   timestamps and order numbers out) and pass Luhn. Issuers' documented test
   numbers (4111 1111 1111 1111 and friends) pass only when their paragraph
-  says it is a test card; any other Luhn-valid number is flagged.
+  says it is a test card (in any of the four languages: "tarjeta de prueba",
+  "carte de test", "Testkarte"); any other Luhn-valid number is flagged.
+* The example IBANs banks and the standard print (DE89 3704 0044 0532 0130 00
+  and friends) and the example DNI 12345678Z pass with a note.
 * Email and phone combinations are not checked: contact details of shops and
   help lines are legitimate answer content, and telling them apart from a
   private person's details is beyond patterns.
@@ -47,12 +58,17 @@ that pass the Luhn check. Choices, documented here because they are policy:
 Speed: patterns run on the lower-cased answer and are rewritten so that every
 alternative starts with a literal (sre then skips ahead), rules whose anchor
 words are absent are skipped, and lookups search small windows until a full
-scan becomes cheaper. A typical 100 KB answer takes about 10 ms; one dense
-with topic words takes a few tens of ms; 1 MB of adversarial text under 1 s.
+scan becomes cheaper. With the intent layer a 100 KB answer takes a few tens
+of ms (about 40 ms of prose, 55-70 ms of on-topic text on the 2-core machine
+in docs/security.md, against 15-30 ms before it); 1 MB of adversarial text
+under 1 s. ``scripts/bench_safety.py`` measures recall, false positives and
+cost per KB on the labelled corpus in tests/data/safety/.
 
-Limits: obfuscated spellings ("p1pe b0mb"), other languages and harm phrased
-without any of the listed vocabulary get through. A model-based checker can
-sit behind the same ``SafetyVerdict`` (``checker`` names which one ran).
+Limits: obfuscated spellings ("p1pe b0mb"), languages without a term table,
+and harm phrased outside the tables' vocabulary get through: on answers
+written after the tables were tuned, recall was 0.42 at first look (see
+docs/security.md). A model-based checker can sit behind the same
+``SafetyVerdict`` (``checker`` names which one ran).
 """
 
 from __future__ import annotations

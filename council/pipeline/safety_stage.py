@@ -199,7 +199,8 @@ async def safety_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     if ctx.config.safety.enabled:
         gated = flag_manipulation(gated)
     return so_far.then(answers=tuple(mark_oversized(gated, ctx.config.review.max_answer_chars)), safety_gate=summary,
-                       degraded=(moderation_problems(ctx, gated), manipulation_problem(gated)))
+                       degraded=tuple(reason for reason in (moderation_problems(ctx, gated),
+                                                            manipulation_problem(gated)) if reason))
 
 
 def flag_manipulation(answers: list[AnswerRecord]) -> list[AnswerRecord]:

@@ -100,7 +100,9 @@ _DISCOURAGE = _rx(
 )
 _HISTORY = _rx(
     r"\b(?:history|historical(?:ly)?|treat(?:y|ies)|convention|banned|prohibited|outlawed|illegal|world\s+war"
-    r"|wwi+|in\s+(?:1[89]|20)\d\d|regulat\w*|laws?|non-?proliferation|disarmament|opcw|geneva|stockpiles?)\b"
+    r"|wwi+|in\s+(?:1[89]|20)\d\d|regulat\w*|laws?|non-?proliferation|disarmament|opcw|geneva|stockpiles?"
+    # News: "police said the suspect had searched for how to …" reports a crime, it does not teach one.
+    r"|police|suspects?|arrest\w*|court|sentenced|convicted|prosecutors?|investigators?|according\s+to)\b"
 )
 _FICTION = _rx(
     r"\b(?:movies?|films?|novels?|stor(?:y|ies)|scenes?|characters?|plot|series|episodes?|thriller|villains?"
@@ -133,7 +135,8 @@ _POISON_SAFETY = _rx(r"\b(?:poison\s+control|if\s+you\s+suspect|symptoms?|treatm
 
 _BASE = (("refusal", _REFUSAL), ("discouraging framing", _DISCOURAGE))
 _DANGER_FRAMING = (*_BASE, ("historical or legal context", _HISTORY), ("fiction or review", _FICTION))
-_MALWARE_FRAMING = (*_BASE, ("defensive framing", _DEFENSIVE), ("authorized testing", _AUTHORIZED), ("fiction or review", _FICTION))
+_MALWARE_FRAMING = (*_BASE, ("defensive framing", _DEFENSIVE), ("authorized testing", _AUTHORIZED),
+                    ("historical or legal context", _HISTORY), ("fiction or review", _FICTION))
 _SELF_HARM_FRAMING = (("refusal", _REFUSAL), ("support resources", _SUPPORT), ("fiction or review", _FICTION))
 
 _Ops = tuple[tuple[_Matcher, ...], ...]

@@ -40,7 +40,8 @@ async def test_what_the_patterns_pass_the_moderation_layer_can_block(fake_llm, t
         "content"] else benign_reply(provider)))
     ctx, events = moderated(fake_llm, transport, provider)
     gated = by_member(await apply_safety_gate(ctx, [
-        answer("a", "Here are ways to hurt yourself without anyone noticing."),
+        # Passes the patterns (they know nothing wrong with it); the moderation layer is what blocks it.
+        answer("a", "A quiet word that could hurt someone."),
         answer("b", "Drink water and rest."),
         answer("c", "How to build a pipe bomb: " + HARMFUL)]))
     flagged, clean, patterns = gated["a"], gated["b"], gated["c"]
@@ -87,7 +88,7 @@ async def test_a_healthy_moderation_layer_does_not_degrade_the_run(fake_llm, tra
     ctx, _ = moderated(fake_llm, transport, "llama_guard")
     fake_llm.script("llama-guard3", Step(reply="safe"))
     so_far = await safety_stage(ctx, RunSoFar(answers=(answer("a", "Fine."),)))
-    assert so_far.degraded == (None,) and so_far.safety_gate.checker == "patterns+moderation:llama_guard"
+    assert so_far.degraded == () and so_far.safety_gate.checker == "patterns+moderation:llama_guard"
 
 
 async def test_priced_checks_count_toward_the_budget_and_one_that_does_not_fit_is_not_made(fake_llm, transport):

@@ -101,10 +101,18 @@ class PostgresServer:
         data, sockets = self.base_dir / "data", self.base_dir
         self._run("initdb", "-D", str(data), "-U", "council", "--auth=trust", "-E", "UTF8", "--no-sync",
                   "--no-instructions")
-        self._settings = (f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={sockets} "
-                          "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 "
-                          "-c shared_buffers=32MB")
-        self.resume()
+        for attempt in range(3):
+            self._settings = (f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={sockets} "
+                              "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                              "-c max_connections=300 -c shared_buffers=32MB")
+            try:
+                self.resume()
+                return self
+            except RuntimeError as error:
+                # The free port was taken between choosing it and binding it (parallel test runs): choose again.
+                if "Address already in use" not in str(error) or attempt == 2:
+                    raise
+                self.port = _free_port()
         return self
 
     def halt(self) -> None:

@@ -18,7 +18,7 @@ from council.errors import ProviderError
 from council.rubrics.score import RubricVerdict
 from council.safety.gate import SafetyFinding, SafetyVerdict
 from council.safety.moderation.outcome import ModerationCheck
-from council.types import ChatMessage, Usage, is_falsy, is_none
+from council.types import ChatMessage, ReusedMark, Usage, is_falsy, is_none
 
 AnswerStatus = Literal["ok", "failed", "blocked"]
 FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped",
@@ -43,7 +43,7 @@ class Failure(_Record):
         return cls(reason=error.reason, message=str(error), status=error.status, attempts=error.attempts)
 
 
-class AnswerRecord(_Record):
+class AnswerRecord(_Record, ReusedMark):
     """One member's Stage 1 answer, or why there is none."""
 
     member: str
@@ -81,7 +81,7 @@ class DimensionScoresRecord(_Record):
     notes: str = ""
 
 
-class ReviewRecord(_Record):
+class ReviewRecord(_Record, ReusedMark):
     """One reviewer's Stage 2 ballot, de-anonymized."""
 
     reviewer: str
@@ -180,7 +180,7 @@ class SafetyGateSummary(_Record):
                    checker=checkers[-1] if checkers else "patterns")
 
 
-class FinalAnswer(_Record):
+class FinalAnswer(_Record, ReusedMark):
     """The council's answer and who wrote it."""
 
     content: str

@@ -64,10 +64,12 @@ The calls of AgentV rubric verdicts are not priced.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import uuid
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from council.config import Price
@@ -93,7 +95,9 @@ from council.evals.records import (
     SampleRecord,
     SubjectSummary,
 )
+from council.evals.reuse import reuse_scope, sample_seed, settle_kept
 from council.evals.spending import budget_spend, cost_summary
+from council.pipeline.call_reuse import CallReuse, reusable_call, reused_in
 from council.pipeline.cost import usd_of
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
@@ -140,6 +144,7 @@ class EvalRunner:
         self.max_usd = max_usd
         self.spent_usd = 0.0
         self.stopped = False
+        self._writes: list[asyncio.Future[None]] = []
 
     def _over_budget(self) -> bool:
         return self.max_usd is not None and self.spent_usd >= self.max_usd
@@ -202,10 +207,12 @@ class EvalRunner:
         started = time.perf_counter()
         result: CouncilResult | None = None
         status, error = "ok", None
+        plan = replace(self.council.plan(sample.messages, members=self.manifest.members, params=params),
+                       reuse_calls=self.manifest.reuse_calls, reuse_scope=reuse_scope(repeat),
+                       shuffle_seed=sample_seed(self.council.config.review.seed, sample.id, repeat))
         try:
             async with asyncio.timeout(self.manifest.sample_timeout_s):
-                result = await self.council.ask(sample.messages, members=self.manifest.members, run_id=run_id,
-                                                params=params)
+                result = await self.council.ask(plan, run_id=run_id)
         except TimeoutError:
             status, error = "timed_out", f"no final answer within {self.manifest.sample_timeout_s:g}s"
         elapsed = (time.perf_counter() - started) * 1000
@@ -233,16 +240,20 @@ class EvalRunner:
         )
         versions = {a.member: a.model_version for a in result.answers if a.model_version} if result else {}
         return await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
-                                  metrics, list(cost.unpriced) if cost else [])
+                                  metrics, list(cost.unpriced) if cost else [],
+                                  reused_in(result) if result is not None else {})
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)
         started = time.perf_counter()
         completion: Completion | None = None
-        status, error = "ok", None
+        status, error, reused = "ok", None, False
+        params, reuse = self.manifest.generation_params, self._call_reuse(repeat)
         try:
             async with asyncio.timeout(self.manifest.sample_timeout_s):
-                completion = await provider.complete(sample.messages, self.manifest.generation_params)
+                completion, reused = await reusable_call(
+                    reuse, "answer", provider, sample.messages, params,
+                    functools.partial(provider.complete, sample.messages, params), kept=self._writes.append)
         except TimeoutError:
             status, error = "timed_out", f"no answer within {self.manifest.sample_timeout_s:g}s"
         except ProviderError as exc:
@@ -253,7 +264,7 @@ class EvalRunner:
         if completion is not None and answer is None:
             status, error = "failed", f"empty answer (finish_reason {completion.finish_reason})"
         # A call that failed with no usage reported cost nothing known: $0 for a priced member, else unknown.
-        usd = usd_of(completion.usage if completion else Usage(), self._price(member))
+        usd = 0.0 if reused else usd_of(completion.usage if completion else Usage(), self._price(member))
         metrics = SampleMetrics(
             answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
             latency_model_ms=completion.latency_ms if completion is not None else None,
@@ -263,23 +274,34 @@ class EvalRunner:
         )
         versions = {member: completion.model_version} if completion and completion.model_version else {}
         return await self._finish(repeat, sample, member, status, error, answer, member, None, versions, metrics,
-                                  [member] if usd is None else [])
+                                  [member] if usd is None else [], {"answer": 1} if reused else {})
+
+    def _call_reuse(self, repeat: int) -> CallReuse | None:
+        """The kept replies this runner's own calls (judge-mode answers, the evaluator) may use, if any."""
+        store = self.council.store
+        return CallReuse(store, reuse_scope(repeat)) if self.manifest.reuse_calls and store is not None else None
 
     def _price(self, member: str) -> Price | None:
         return self.council.config.member(member).price
 
     async def _finish(self, repeat: int, sample: Sample, subject: str, status: str, error: str | None,
                       answer: str | None, by: str | None, council_run_id: str | None, versions: dict[str, str],
-                      metrics: SampleMetrics, unpriced: list[str]) -> SampleRecord:
+                      metrics: SampleMetrics, unpriced: list[str], reused: dict[str, int]) -> SampleRecord:
         evaluator = self.manifest.evaluator.member
         if answer is None:
             evaluation = Evaluation(evaluator_error="no_answer")
         else:
             evaluation = await evaluate_sample(self.council.provider(evaluator), sample, answer,
-                                               self.manifest.generation_params, self.manifest.evaluator_template)
+                                               self.manifest.generation_params, self.manifest.evaluator_template,
+                                               self._call_reuse(repeat), self._writes.append)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
-        evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))
+        self._writes = await settle_kept(self._writes)
+        if evaluation.reused:
+            reused = {**reused, "evaluation": evaluation.reused}
+        # Kept replies were not paid for again: an evaluation answered from them all costs nothing.
+        fully_reused = evaluation.attempts and evaluation.reused == evaluation.attempts
+        evaluation.cost_usd = 0.0 if fully_reused else usd_of(evaluation.usage, self._price(evaluator))
         verdicts, rubric_failures = [], []
         for rubric in self.dataset.rubrics.get(sample.id, []):
             if answer is None:
@@ -298,7 +320,7 @@ class EvalRunner:
             question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,
             council_run_id=council_run_id, model_versions=versions, evaluator=evaluator, metrics=metrics,
             evaluation=evaluation, passed=not reasons, failed_conditions=reasons, sample_score=sample_score(metrics),
-            created_at=datetime.now(UTC), rubric_verdicts=verdicts, unpriced=unpriced,
+            created_at=datetime.now(UTC), rubric_verdicts=verdicts, unpriced=unpriced, reused_calls=reused,
         )
 
     def _complete_manifest(self, records: list[SampleRecord]) -> None:
@@ -313,8 +335,11 @@ class EvalRunner:
         notice = run_notices(self.manifest.repeat, self.manifest.evaluator_template, self.dataset)
         models = [model_record(config, m, seen.get(m, ())) for m in self.manifest.members]
         evaluator = model_record(config, self.manifest.evaluator.member, evaluator_versions)
+        reused: Counter[str] = Counter()
+        for record in records:
+            reused.update(record.reused_calls)
         self.manifest = self.manifest.model_copy(update={
-            "models": models, "evaluator": evaluator,
+            "models": models, "evaluator": evaluator, "reused_calls": dict(sorted(reused.items())),
             "warnings": alias_warnings([*models, evaluator]) + role_warnings(
                 config, self.manifest.mode, self.manifest.members, evaluator.member) + notice,
         })

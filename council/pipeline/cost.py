@@ -44,13 +44,16 @@ def priced(usage: Usage, price: Price) -> float:
 
 
 def _calls(result: CouncilResult, safety_member: str | None) -> Iterator[tuple[CostStage, str, Usage]]:
+    # A reused call (an evaluation re-run's kept reply) was not made: it costs nothing.
     for answer in result.answers:
-        yield "answers", answer.member, answer.usage
+        if not answer.reused:
+            yield "answers", answer.member, answer.usage
     for answer in result.answers:
         if safety_member is not None and answer.safety is not None and answer.safety.usage is not None:
             yield "safety", safety_member, answer.safety.usage
     for review in result.reviews:
-        yield "reviews", review.reviewer, review.usage
+        if not review.reused:
+            yield "reviews", review.reviewer, review.usage
 
 
 def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_member: str | None,
@@ -58,7 +61,7 @@ def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_m
     """The cost of every call ``result`` records, with the sums per stage and member."""
     made = list(_calls(result, safety_member))
     final = result.final_answer
-    if final is not None and final.source == "chairman":
+    if final is not None and final.source == "chairman" and not final.reused:
         made.append(("chairman", final.by, final.usage))
     elif final is not None and final.fallback and chairman is not None:
         # The chairman failed and the top answer stands; what its call used is on the final answer's record.
@@ -78,7 +81,9 @@ def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_m
         by_stage[call.stage] = by_stage.get(call.stage, 0.0) + call.usd
         by_member[call.member] = by_member.get(call.member, 0.0) + call.usd
     known = [call.usd for call in calls if call.usd is not None]
-    return RunCost(total_usd=sum(known) if known else None, partial=bool(unpriced), by_stage=by_stage,
+    # A run whose calls were all reused (kept replies) is known to have cost nothing.
+    reused = any(r.reused for r in (*result.answers, *result.reviews, *([final] if final else [])))
+    return RunCost(total_usd=sum(known) if known else 0.0 if reused and not unpriced else None, partial=bool(unpriced), by_stage=by_stage,
                    by_member=by_member, unpriced=unpriced, calls=calls)
 
 

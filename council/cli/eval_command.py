@@ -24,6 +24,9 @@ their evaluation); no sample starts once it reaches X, and the samples in
 flight finish. A budget needs a price on every member the run calls (an
 unpriced member's calls could not be counted), so a member without one is a
 usage error. On ``--resume`` it is a new budget for the resumed part only.
+
+``--fresh`` makes every upstream call again; by default a call asked exactly
+as in an earlier run gets that run's kept reply (docs/evaluation.md).
 """
 
 from __future__ import annotations

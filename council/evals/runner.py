@@ -59,6 +59,12 @@ new sample starts, the samples in flight finish and are stored, and the run
 is marked ``stopped`` with the reason in ``summary.budget``. The total
 counts only this runner's samples, so a resumed run gets a fresh budget.
 The calls of AgentV rubric verdicts are not priced.
+
+**Call reuse.** With the manifest's ``reuse_calls`` (the default; off with
+``--fresh``), answers, reviews, the chairman and the evaluator get the kept
+reply of a call asked the same way before (:mod:`council.pipeline.call_reuse`,
+:mod:`council.evals.reuse`); a reused call costs nothing, and each record
+counts its reused calls (``reused_calls``), summed into the manifest.
 """
 
 from __future__ import annotations

@@ -82,9 +82,11 @@ def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_m
         by_member[call.member] = by_member.get(call.member, 0.0) + call.usd
     known = [call.usd for call in calls if call.usd is not None]
     # A run whose calls were all reused (kept replies) is known to have cost nothing.
-    reused = any(r.reused for r in (*result.answers, *result.reviews, *([final] if final else [])))
-    return RunCost(total_usd=sum(known) if known else 0.0 if reused and not unpriced else None, partial=bool(unpriced), by_stage=by_stage,
-                   by_member=by_member, unpriced=unpriced, calls=calls)
+    reused = (any(a.reused for a in result.answers) or any(r.reused for r in result.reviews)
+              or (final is not None and final.reused))
+    total = sum(known) if known else 0.0 if reused and not unpriced else None
+    return RunCost(total_usd=total, partial=bool(unpriced), by_stage=by_stage, by_member=by_member,
+                   unpriced=unpriced, calls=calls)
 
 
 def cost_summary(result: CouncilResult) -> dict[str, Any] | None:

@@ -204,8 +204,7 @@ class JudgingRecord(_Record):
 
     policy: Literal["judge_does_not_answer", "second_judge"]
     judge: str
-    second_judge: str | None = Field(default=None, description="Who scored the judge's own answer (second_judge "
-                                                                "policy only).")
+    second_judge: str | None = Field(default=None, description="Who scored the judge's own answer (second judge).")
 
     def reviewers(self) -> list[str]:
         """The members who review in a run under this policy."""
@@ -254,6 +253,8 @@ class RunCost(_Record):
     by_member: dict[str, float] = Field(default_factory=dict)
     unpriced: list[str] = Field(default_factory=list, description="Members whose calls have no known cost.")
     calls: list[CallCost] = Field(default_factory=list)
+    reused_usd: float = Field(default=0.0, exclude_if=is_falsy, description="What the reused calls (council eval's "
+                              "kept replies) cost when they were made: not spent again, not in the sums above.")
 
 
 class Timings(_Record):

@@ -69,6 +69,8 @@ class SampleRecord(_Record):
                                 description="Members whose calls for the answer have no known cost (no price).")
     reused_calls: dict[str, int] = Field(default_factory=dict, description="Calls answered from kept replies, per "
                                                                            "kind (call reuse): no upstream call.")
+    reused_usd: float = Field(default=0.0, description="What the reused calls cost when they were made: part of "
+                                                       "the costs above, not spent again by this run.")
 
     @model_validator(mode="after")
     def _rubric_failures_count(self) -> SampleRecord:
@@ -188,6 +190,8 @@ class CostSummary(_Record):
     unpriced: list[str] = Field(default_factory=list)
     evaluator_usd: float | None = Field(default=None, description="The evaluator's calls; None: not priced.")
     evaluator_partial: bool = False
+    reused_usd: float = Field(default=0.0, description="Of the answers' and the evaluator's cost, what calls reused "
+                                                       "from earlier runs cost when made (not spent by this run).")
 
 
 class BudgetStatus(_Record):

@@ -60,11 +60,10 @@ is marked ``stopped`` with the reason in ``summary.budget``. The total
 counts only this runner's samples, so a resumed run gets a fresh budget.
 The calls of AgentV rubric verdicts are not priced.
 
-**Call reuse.** With the manifest's ``reuse_calls`` (the default; off with
-``--fresh``), answers, reviews, the chairman and the evaluator get the kept
-reply of a call asked the same way before (:mod:`council.pipeline.call_reuse`,
-:mod:`council.evals.reuse`); a reused call costs nothing, and each record
-counts its reused calls (``reused_calls``), summed into the manifest.
+**Call reuse.** With ``reuse_calls`` (off with ``--fresh``) a call asked as
+before gets its kept reply (:mod:`council.evals.reuse`): the sample's cost
+counts it at what it cost when made (``reused_usd``), the budget does not,
+and the manifest sums the reused calls per kind (``reused_calls``).
 """
 
 from __future__ import annotations
@@ -242,12 +241,14 @@ class EvalRunner:
             input_tokens=returned.prompt_tokens, output_tokens=returned.completion_tokens,
             spent_input_tokens=usage.prompt_tokens if usage else 0,
             spent_output_tokens=usage.completion_tokens if usage else 0,
-            cost_usd=cost.total_usd if cost else None, cost_partial=cost.partial if cost else False,
+            # What the answer costs, reused calls at what they cost when made (the spend is the budget's business).
+            cost_usd=cost.total_usd + cost.reused_usd if cost and cost.total_usd is not None else None,
+            cost_partial=cost.partial if cost else False,
         )
         versions = {a.member: a.model_version for a in result.answers if a.model_version} if result else {}
         return await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
                                   metrics, list(cost.unpriced) if cost else [],
-                                  reused_in(result) if result is not None else {})
+                                  reused_in(result) if result is not None else {}, cost.reused_usd if cost else 0.0)
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)
@@ -270,7 +271,7 @@ class EvalRunner:
         if completion is not None and answer is None:
             status, error = "failed", f"empty answer (finish_reason {completion.finish_reason})"
         # A call that failed with no usage reported cost nothing known: $0 for a priced member, else unknown.
-        usd = 0.0 if reused else usd_of(completion.usage if completion else Usage(), self._price(member))
+        usd = usd_of(completion.usage if completion else Usage(), self._price(member))
         metrics = SampleMetrics(
             answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
             latency_model_ms=completion.latency_ms if completion is not None else None,
@@ -280,7 +281,8 @@ class EvalRunner:
         )
         versions = {member: completion.model_version} if completion and completion.model_version else {}
         return await self._finish(repeat, sample, member, status, error, answer, member, None, versions, metrics,
-                                  [member] if usd is None else [], {"answer": 1} if reused else {})
+                                  [member] if usd is None else [], {"answer": 1} if reused else {},
+                                  (usd or 0.0) if reused else 0.0)
 
     def _call_reuse(self, repeat: int) -> CallReuse | None:
         """The kept replies this runner's own calls (judge-mode answers, the evaluator) may use, if any."""
@@ -292,7 +294,8 @@ class EvalRunner:
 
     async def _finish(self, repeat: int, sample: Sample, subject: str, status: str, error: str | None,
                       answer: str | None, by: str | None, council_run_id: str | None, versions: dict[str, str],
-                      metrics: SampleMetrics, unpriced: list[str], reused: dict[str, int]) -> SampleRecord:
+                      metrics: SampleMetrics, unpriced: list[str], reused: dict[str, int],
+                      reused_usd: float) -> SampleRecord:
         evaluator = self.manifest.evaluator.member
         if answer is None:
             evaluation = Evaluation(evaluator_error="no_answer")
@@ -305,9 +308,9 @@ class EvalRunner:
         self._writes = await settle_kept(self._writes)
         if evaluation.reused:
             reused = {**reused, "evaluation": evaluation.reused}
-        # Kept replies were not paid for again: an evaluation answered from them all costs nothing.
-        fully_reused = evaluation.attempts and evaluation.reused == evaluation.attempts
-        evaluation.cost_usd = 0.0 if fully_reused else usd_of(evaluation.usage, self._price(evaluator))
+        evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))
+        if evaluation.attempts and evaluation.reused == evaluation.attempts:
+            reused_usd += evaluation.cost_usd or 0.0  # kept replies are not paid for again
         verdicts, rubric_failures = [], []
         for rubric in self.dataset.rubrics.get(sample.id, []):
             if answer is None:
@@ -327,6 +330,7 @@ class EvalRunner:
             council_run_id=council_run_id, model_versions=versions, evaluator=evaluator, metrics=metrics,
             evaluation=evaluation, passed=not reasons, failed_conditions=reasons, sample_score=sample_score(metrics),
             created_at=datetime.now(UTC), rubric_verdicts=verdicts, unpriced=unpriced, reused_calls=reused,
+            reused_usd=reused_usd,
         )
 
     def _complete_manifest(self, records: list[SampleRecord]) -> None:

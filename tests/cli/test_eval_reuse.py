@@ -89,7 +89,16 @@ async def test_an_unchanged_rerun_asks_nothing_upstream_and_says_what_it_reused(
     assert leaderboard(again) == leaderboard(first)
     metrics = [run["summary"]["subjects"]["council"]["metrics"] for run in (first, again)]
     assert [m["accuracy_mean"] for m in metrics] == [metrics[0]["accuracy_mean"]] * 2
-    assert metrics[1]["cost_usd_total"] == 0 and again["summary"]["cost"]["total_usd"] == 0
+    # What the answers cost is the same (so runs compare); none of it was spent again.
+    assert metrics[1]["cost_usd_total"] == pytest.approx(metrics[0]["cost_usd_total"])
+    costs = [run["summary"]["cost"] for run in (first, again)]
+    assert costs[0]["reused_usd"] == 0
+    assert costs[1]["reused_usd"] == pytest.approx(costs[0]["total_usd"] + costs[0]["evaluator_usd"])
+
+    # Reused calls are not paid for again, so a budget far below one sample's cost does not stop a re-run.
+    budgeted, made = await evaluate(capsys, env, fake_llm, dataset, "--config", config, "--max-usd", "0.001")
+    assert made == {} and budgeted["summary"]["budget"]["stopped"] is False
+    assert budgeted["summary"]["budget"]["spent_usd"] == 0
 
     fresh, made = await evaluate(capsys, env, fake_llm, dataset, "--config", config, "--fresh")
     assert made == {"answer": 12, "review": 12, "chairman": 4, "evaluation": 4}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from council import Council, CouncilConfig
 from council.events import StageEvent
 from council.testing.fake_llm import FakeLLMServer
@@ -51,6 +53,7 @@ async def test_a_reusing_plan_asks_each_call_once_and_marks_what_it_reused(fake_
     # Reused calls keep their tokens but cost nothing.
     assert first.cost is not None and first.cost.total_usd and first.cost.total_usd > 0
     assert second.cost is not None and second.cost.total_usd == 0.0 and second.cost.calls == []
+    assert second.cost.reused_usd == pytest.approx(first.cost.total_usd), "counted apart, at what it cost"
     assert second.usage == first.usage
     deltas = "".join(str(e.data["text"]) for e in events if e.kind == "final_delta")
     assert deltas == first.final_answer.content, "a reused chairman still reaches listeners"

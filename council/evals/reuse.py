@@ -17,6 +17,8 @@ import asyncio
 import hashlib
 
 from council.logs import get_logger
+from council.pipeline.call_reuse import CallReuse
+from council.storage.store import Store
 
 _log = get_logger("eval.reuse")
 
@@ -24,6 +26,11 @@ _log = get_logger("eval.reuse")
 def reuse_scope(repeat: int) -> str:
     """The call-reuse scope of one repeat: repeats measure variance, so one never stands in for another."""
     return f"eval repeat {repeat}"
+
+
+def runner_reuse(store: Store | None, reuse_calls: bool, repeat: int) -> CallReuse | None:
+    """The kept replies the runner's own calls (judge-mode answers, the evaluator) may use in ``repeat``, if any."""
+    return CallReuse(store, reuse_scope(repeat)) if reuse_calls and store is not None else None
 
 
 def sample_seed(configured: int | None, sample_id: str, repeat: int) -> int:
@@ -36,12 +43,8 @@ def sample_seed(configured: int | None, sample_id: str, repeat: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{sample_id}/{repeat}".encode()).digest()[:4], "big") & 0x7FFFFFFF
 
 
-async def settle_kept(writes: list[asyncio.Future[None]]) -> list[asyncio.Future[None]]:
-    """Wait for the writes of kept replies; one that failed costs a later re-run a call, nothing else.
-
-    Returns an empty list, for the caller to collect the next writes in.
-    """
+async def settle_kept(writes: list[asyncio.Future[None]]) -> None:
+    """Wait for the writes of kept replies; one that failed costs a later re-run a call, nothing else."""
     for outcome in await asyncio.gather(*writes, return_exceptions=True):
         if isinstance(outcome, BaseException):
             _log.warning("call_not_kept", error=str(outcome))
-    return []

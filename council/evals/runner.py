@@ -100,9 +100,9 @@ from council.evals.records import (
     SampleRecord,
     SubjectSummary,
 )
-from council.evals.reuse import reuse_scope, sample_seed, settle_kept
+from council.evals.reuse import reuse_scope, runner_reuse, sample_seed, settle_kept
 from council.evals.spending import budget_spend, cost_summary
-from council.pipeline.call_reuse import CallReuse, reusable_call, reused_in
+from council.pipeline.call_reuse import reusable_call, reused_in
 from council.pipeline.cost import usd_of
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
@@ -255,7 +255,8 @@ class EvalRunner:
         started = time.perf_counter()
         completion: Completion | None = None
         status, error, reused = "ok", None, False
-        params, reuse = self.manifest.generation_params, self._call_reuse(repeat)
+        params = self.manifest.generation_params
+        reuse = runner_reuse(self.council.store, self.manifest.reuse_calls, repeat)
         try:
             async with asyncio.timeout(self.manifest.sample_timeout_s):
                 completion, reused = await reusable_call(
@@ -284,11 +285,6 @@ class EvalRunner:
                                   [member] if usd is None else [], {"answer": 1} if reused else {},
                                   (usd or 0.0) if reused else 0.0)
 
-    def _call_reuse(self, repeat: int) -> CallReuse | None:
-        """The kept replies this runner's own calls (judge-mode answers, the evaluator) may use, if any."""
-        store = self.council.store
-        return CallReuse(store, reuse_scope(repeat)) if self.manifest.reuse_calls and store is not None else None
-
     def _price(self, member: str) -> Price | None:
         return self.council.config.member(member).price
 
@@ -302,10 +298,12 @@ class EvalRunner:
         else:
             evaluation = await evaluate_sample(self.council.provider(evaluator), sample, answer,
                                                self.manifest.generation_params, self.manifest.evaluator_template,
-                                               self._call_reuse(repeat), self._writes.append)
+                                               runner_reuse(self.council.store, self.manifest.reuse_calls, repeat),
+                                               self._writes.append)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
-        self._writes = await settle_kept(self._writes)
+        writes, self._writes = self._writes, []  # taken first: other samples go on adding theirs meanwhile
+        await settle_kept(writes)
         if evaluation.reused:
             reused = {**reused, "evaluation": evaluation.reused}
         evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))

@@ -141,3 +141,16 @@ async def test_a_changed_question_or_model_is_asked_again(fake_llm, tmp_path, ca
     # are reused, and the chairman's prompt, which carries gamma's answer, is asked again too.
     assert made["answer"] == 4 and {r.model for r in asked} == {"model-gamma-2"}
     assert made["review"] == 12 and data["manifest"]["reused_calls"]["answer"] == 8
+
+
+async def test_judge_mode_reuses_answers_and_verdicts(fake_llm, tmp_path, capsys, env):
+    script_priced(fake_llm)
+    dataset = str(write_dataset(tmp_path / "questions.jsonl"))
+    config = str(council_file(tmp_path, fake_llm))
+    _, made = await evaluate(capsys, env, fake_llm, dataset, "--config", config, "--judge", "alpha")
+    assert made == {"answer": 12, "evaluation": 12}
+    again, made = await evaluate(capsys, env, fake_llm, dataset, "--config", config, "--judge", "alpha")
+    assert made == {} and again["manifest"]["reused_calls"] == {"answer": 12, "evaluation": 12}
+    # Two repeats never stand in for each other: the second repeat asks again, the first is reused.
+    _, made = await evaluate(capsys, env, fake_llm, dataset, "--config", config, "--judge", "alpha", "--repeat", "2")
+    assert made == {"answer": 12, "evaluation": 12}

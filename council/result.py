@@ -18,7 +18,7 @@ from council.errors import ProviderError
 from council.rubrics.score import RubricVerdict
 from council.safety.gate import SafetyFinding, SafetyVerdict
 from council.safety.moderation.outcome import ModerationCheck
-from council.types import ChatMessage, Usage, is_falsy, is_none
+from council.types import ChatMessage, ReusedMark, Usage, is_falsy, is_none
 
 AnswerStatus = Literal["ok", "failed", "blocked"]
 FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped",
@@ -43,7 +43,7 @@ class Failure(_Record):
         return cls(reason=error.reason, message=str(error), status=error.status, attempts=error.attempts)
 
 
-class AnswerRecord(_Record):
+class AnswerRecord(_Record, ReusedMark):
     """One member's Stage 1 answer, or why there is none."""
 
     member: str
@@ -81,7 +81,7 @@ class DimensionScoresRecord(_Record):
     notes: str = ""
 
 
-class ReviewRecord(_Record):
+class ReviewRecord(_Record, ReusedMark):
     """One reviewer's Stage 2 ballot, de-anonymized."""
 
     reviewer: str
@@ -180,7 +180,7 @@ class SafetyGateSummary(_Record):
                    checker=checkers[-1] if checkers else "patterns")
 
 
-class FinalAnswer(_Record):
+class FinalAnswer(_Record, ReusedMark):
     """The council's answer and who wrote it."""
 
     content: str
@@ -204,8 +204,7 @@ class JudgingRecord(_Record):
 
     policy: Literal["judge_does_not_answer", "second_judge"]
     judge: str
-    second_judge: str | None = Field(default=None, description="Who scored the judge's own answer (second_judge "
-                                                                "policy only).")
+    second_judge: str | None = Field(default=None, description="Who scored the judge's own answer (second judge).")
 
     def reviewers(self) -> list[str]:
         """The members who review in a run under this policy."""
@@ -254,6 +253,8 @@ class RunCost(_Record):
     by_member: dict[str, float] = Field(default_factory=dict)
     unpriced: list[str] = Field(default_factory=list, description="Members whose calls have no known cost.")
     calls: list[CallCost] = Field(default_factory=list)
+    reused_usd: float = Field(default=0.0, exclude_if=is_falsy, description="What the reused calls (council eval's "
+                              "kept replies) cost when they were made: not spent again, not in the sums above.")
 
 
 class Timings(_Record):

@@ -68,6 +68,14 @@ is_falsy: Callable[[object], bool] = operator.not_
 """True for 0, False and empty collections (an ``exclude_if`` test)."""
 
 
+class ReusedMark(BaseModel):
+    """The mark of a call record that may have been answered from a kept reply (``council eval``'s call reuse)."""
+
+    reused: bool = Field(default=False, exclude_if=is_falsy,
+                         description="True when the reply was a kept one (an evaluation re-run): no upstream call, "
+                                     "no cost.")
+
+
 class ImageRef(BaseModel):
     """An image a user attached: a ``data:`` URL with the bytes, or an ``http(s)`` URL to fetch them from."""
 

@@ -24,6 +24,9 @@ their evaluation); no sample starts once it reaches X, and the samples in
 flight finish. A budget needs a price on every member the run calls (an
 unpriced member's calls could not be counted), so a member without one is a
 usage error. On ``--resume`` it is a new budget for the resumed part only.
+
+``--fresh`` makes every upstream call again; by default a call asked exactly
+as in an earlier run gets that run's kept reply (docs/evaluation.md).
 """
 
 from __future__ import annotations
@@ -105,6 +108,9 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument("--allow-floating-models", action="store_true",
                         help="run even when a model id is a floating alias (...-latest), which the evaluation spec "
                              "forbids in benchmark runs (default: refuse)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="make every upstream call again (by default a call asked exactly as in an earlier run "
+                             "gets that run's kept reply, at no cost)")
     parser.add_argument("--json", action="store_true", help="print the manifest and summary as JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     for dest, (flag, kind, text) in THRESHOLD_FLAGS.items():
@@ -243,7 +249,7 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
         sample_timeout_s=args.sample_timeout or DEFAULT_SAMPLE_TIMEOUT_S, thresholds=thresholds,
         allow_floating_models=args.allow_floating_models, evaluator_template=args.evaluator_template or "council",
-        region=run_region(config, environ),
+        region=run_region(config, environ), reuse_calls=not args.fresh,
     )
     return council, dataset, manifest
 
@@ -277,8 +283,9 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     if dataset.dataset_hash != manifest.dataset_hash:
         raise UsageError(f"the dataset {dataset.path} is not the one run {args.resume} started with "
                              f"(sha256 {manifest.dataset_hash[:12]}..., now {dataset.dataset_hash[:12]}...)")
-    if args.concurrency:
-        manifest = manifest.model_copy(update={"concurrency": args.concurrency})
+    if args.concurrency or args.fresh:
+        manifest = manifest.model_copy(update={"concurrency": args.concurrency or manifest.concurrency,
+                                               "reuse_calls": manifest.reuse_calls and not args.fresh})
     return Council(pinned_config(config, manifest.generation_params), environ=environ), dataset, manifest, \
         stored.status
 
@@ -371,6 +378,10 @@ def _evaluate(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
                           "summary": summary.model_dump(mode="json"), "report": [str(p) for p in written]}, indent=2))
     else:
         print(render_summary(summary, manifest))
+        if manifest.reused_calls:
+            kinds = ", ".join(f"{kind} {n}" for kind, n in manifest.reused_calls.items())
+            print(f"reused: {sum(manifest.reused_calls.values())} calls from earlier runs ({kinds}); --fresh makes "
+                  f"them again")
         if written:
             print(f"report: {written[0]}")
     if summary.budget is not None and summary.budget.stopped:

@@ -18,16 +18,21 @@ did) and ``evaluator_error`` is its reason.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import time
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from council import strict_json
 from council.errors import ProviderError
 from council.evals.dataset import Sample
+from council.pipeline.call_reuse import CallReuse, reusable_call
 from council.providers import Provider
 from council.review.evaluation import render_evaluation_prompt
+from council.review.sandbox import new_nonce
 from council.strict_json import StrictJSONError
 from council.types import ChatMessage, GenerationParams, Usage
 
@@ -65,6 +70,7 @@ class Evaluation(BaseModel):
     model_version: str | None = None
     cost_usd: float | None = Field(default=None, description="What the evaluator's calls cost in US dollars (set by "
                                                              "the runner from its price); None when unknown.")
+    reused: int = Field(default=0, description="Attempts answered from kept replies (council eval's call reuse).")
 
 
 def parse_verdict(text: str) -> tuple[Verdict | None, str | None]:
@@ -101,19 +107,29 @@ def parse_verdict(text: str) -> tuple[Verdict | None, str | None]:
                    rationale=rationale.strip()), None
 
 
-async def evaluate(provider: Provider, messages: list[ChatMessage], params: GenerationParams | None) -> Evaluation:
-    """Ask ``provider`` for a verdict on the rendered prompt ``messages``, retrying once on an unusable reply."""
+async def evaluate(provider: Provider, messages: list[ChatMessage], params: GenerationParams | None,
+                   reuse: CallReuse | None = None, nonce: str | None = None,
+                   kept: Callable[[asyncio.Future[None]], None] | None = None) -> Evaluation:
+    """Ask ``provider`` for a verdict on the rendered prompt ``messages``, retrying once on an unusable reply.
+
+    With ``reuse``, a kept reply to the same attempt stands in for the call
+    (``nonce`` is the prompt's, masked out of the key).
+    """
     evaluation = Evaluation()
     started = time.perf_counter()
     try:
-        for _ in range(ATTEMPTS):
+        for attempt in range(ATTEMPTS):
             try:
-                completion = await provider.complete(messages, params)
+                completion, reused = await reusable_call(
+                    reuse, "evaluation", provider, messages, params,
+                    functools.partial(provider.complete, messages, params),
+                    nonce=nonce, facts={"attempt": attempt}, kept=kept)
             except ProviderError as error:
                 evaluation.evaluator_error = error.reason
                 evaluation.problems.append(f"{error.reason}: {error}")
                 return evaluation
             evaluation.attempts += 1
+            evaluation.reused += reused
             evaluation.replies.append(completion.content)
             evaluation.usage = evaluation.usage + completion.usage
             evaluation.model_version = completion.model_version or evaluation.model_version
@@ -131,10 +147,17 @@ async def evaluate(provider: Provider, messages: list[ChatMessage], params: Gene
 
 
 async def evaluate_sample(provider: Provider, sample: Sample, candidate_answer: str,
-                          params: GenerationParams | None, template: str = "council") -> Evaluation:
-    """Render the evaluator template named ``template`` for one sample's candidate answer and evaluate it."""
+                          params: GenerationParams | None, template: str = "council", reuse: CallReuse | None = None,
+                          kept: Callable[[asyncio.Future[None]], None] | None = None) -> Evaluation:
+    """Render the evaluator template named ``template`` for one sample's candidate answer and evaluate it.
+
+    With ``reuse``, kept replies stand in for calls asked the same way before (:func:`evaluate`).
+    """
+    inputs = [candidate_answer, *(m.content for m in sample.messages),
+              *(t for t in (sample.reference_answer, sample.context, sample.rubric) if t)]
+    nonce = new_nonce(inputs)
     messages = render_evaluation_prompt(
         sample.messages, candidate_answer, reference_answer=sample.reference_answer,
-        provided_context=sample.context, rubric=sample.rubric, template=template,
+        provided_context=sample.context, rubric=sample.rubric, nonce=nonce, template=template,
     )
-    return await evaluate(provider, messages, params)
+    return await evaluate(provider, messages, params, reuse, nonce, kept)

@@ -190,6 +190,7 @@ def build_manifest(
     allow_floating_models: bool = False,
     evaluator_template: str = "council",
     region: str = "unknown",
+    reuse_calls: bool = True,
 ) -> RunManifest:
     """The manifest of a new run (model versions and alias warnings are completed at the end)."""
     models = [model_record(config, m) for m in members]
@@ -228,4 +229,5 @@ def build_manifest(
         environment={**environment(), "region": region},
         warnings=warnings,
         allow_floating_models=allow_floating_models,
+        reuse_calls=reuse_calls,
     )

@@ -67,6 +67,10 @@ class SampleRecord(_Record):
         default_factory=list, description="The answer judged by the sample's rubrics (AgentV eval files).")
     unpriced: list[str] = Field(default_factory=list,
                                 description="Members whose calls for the answer have no known cost (no price).")
+    reused_calls: dict[str, int] = Field(default_factory=dict, description="Calls answered from kept replies, per "
+                                                                           "kind (call reuse): no upstream call.")
+    reused_usd: float = Field(default=0.0, description="What the reused calls cost when they were made: part of "
+                                                       "the costs above, not spent again by this run.")
 
     @model_validator(mode="after")
     def _rubric_failures_count(self) -> SampleRecord:
@@ -121,6 +125,11 @@ class RunManifest(_Record):
     warnings: list[str] = Field(default_factory=list)
     allow_floating_models: bool = Field(default=False, description="The run was let use floating model aliases "
                                                                    "(--allow-floating-models).")
+    reuse_calls: bool = Field(default=False, description="Kept replies of earlier runs stood in for calls asked the "
+                                                         "same way (off with --fresh, and in runs stored before).")
+    reused_calls: dict[str, int] = Field(default_factory=dict, description="Calls answered from kept replies, per "
+                                                                           "kind (answer, review, chairman, "
+                                                                           "evaluation), completed at the end.")
 
 
 class Interval(_Record):
@@ -181,6 +190,8 @@ class CostSummary(_Record):
     unpriced: list[str] = Field(default_factory=list)
     evaluator_usd: float | None = Field(default=None, description="The evaluator's calls; None: not priced.")
     evaluator_partial: bool = False
+    reused_usd: float = Field(default=0.0, description="Of the answers' and the evaluator's cost, what calls reused "
+                                                       "from earlier runs cost when made (not spent by this run).")
 
 
 class BudgetStatus(_Record):

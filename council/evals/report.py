@@ -91,7 +91,8 @@ def cost_lines(summary: EvalSummary, manifest: RunManifest) -> list[str]:
     else:
         judge = f"evaluator {evaluator} (not counted above): {usd(cost.evaluator_usd)}" + (
             " (partial)" if cost.evaluator_partial else "")
-    return [line, judge]
+    reused = [f"not spent again: {usd(cost.reused_usd)} of it (answers and evaluator), reused from earlier runs"]
+    return [line, judge, *(reused if cost.reused_usd else [])]
 
 
 def budget_line(summary: EvalSummary) -> str | None:

@@ -59,15 +59,22 @@ new sample starts, the samples in flight finish and are stored, and the run
 is marked ``stopped`` with the reason in ``summary.budget``. The total
 counts only this runner's samples, so a resumed run gets a fresh budget.
 The calls of AgentV rubric verdicts are not priced.
+
+**Call reuse.** With ``reuse_calls`` (off with ``--fresh``) a call asked as
+before gets its kept reply (:mod:`council.evals.reuse`): the sample's cost
+counts it at what it cost when made (``reused_usd``), the budget does not,
+and the manifest sums the reused calls per kind (``reused_calls``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 import uuid
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from council.config import Price
@@ -93,7 +100,9 @@ from council.evals.records import (
     SampleRecord,
     SubjectSummary,
 )
+from council.evals.reuse import reuse_scope, runner_reuse, sample_seed, settle_kept
 from council.evals.spending import budget_spend, cost_summary
+from council.pipeline.call_reuse import reusable_call, reused_in
 from council.pipeline.cost import usd_of
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
@@ -140,6 +149,7 @@ class EvalRunner:
         self.max_usd = max_usd
         self.spent_usd = 0.0
         self.stopped = False
+        self._writes: list[asyncio.Future[None]] = []
 
     def _over_budget(self) -> bool:
         return self.max_usd is not None and self.spent_usd >= self.max_usd
@@ -202,10 +212,12 @@ class EvalRunner:
         started = time.perf_counter()
         result: CouncilResult | None = None
         status, error = "ok", None
+        plan = replace(self.council.plan(sample.messages, members=self.manifest.members, params=params),
+                       reuse_calls=self.manifest.reuse_calls, reuse_scope=reuse_scope(repeat),
+                       shuffle_seed=sample_seed(self.council.config.review.seed, sample.id, repeat))
         try:
             async with asyncio.timeout(self.manifest.sample_timeout_s):
-                result = await self.council.ask(sample.messages, members=self.manifest.members, run_id=run_id,
-                                                params=params)
+                result = await self.council.ask(plan, run_id=run_id)
         except TimeoutError:
             status, error = "timed_out", f"no final answer within {self.manifest.sample_timeout_s:g}s"
         elapsed = (time.perf_counter() - started) * 1000
@@ -229,20 +241,27 @@ class EvalRunner:
             input_tokens=returned.prompt_tokens, output_tokens=returned.completion_tokens,
             spent_input_tokens=usage.prompt_tokens if usage else 0,
             spent_output_tokens=usage.completion_tokens if usage else 0,
-            cost_usd=cost.total_usd if cost else None, cost_partial=cost.partial if cost else False,
+            # What the answer costs, reused calls at what they cost when made (the spend is the budget's business).
+            cost_usd=cost.total_usd + cost.reused_usd if cost and cost.total_usd is not None else None,
+            cost_partial=cost.partial if cost else False,
         )
         versions = {a.member: a.model_version for a in result.answers if a.model_version} if result else {}
         return await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
-                                  metrics, list(cost.unpriced) if cost else [])
+                                  metrics, list(cost.unpriced) if cost else [],
+                                  reused_in(result) if result is not None else {}, cost.reused_usd if cost else 0.0)
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)
         started = time.perf_counter()
         completion: Completion | None = None
-        status, error = "ok", None
+        status, error, reused = "ok", None, False
+        params = self.manifest.generation_params
+        reuse = runner_reuse(self.council.store, self.manifest.reuse_calls, repeat)
         try:
             async with asyncio.timeout(self.manifest.sample_timeout_s):
-                completion = await provider.complete(sample.messages, self.manifest.generation_params)
+                completion, reused = await reusable_call(
+                    reuse, "answer", provider, sample.messages, params,
+                    functools.partial(provider.complete, sample.messages, params), kept=self._writes.append)
         except TimeoutError:
             status, error = "timed_out", f"no answer within {self.manifest.sample_timeout_s:g}s"
         except ProviderError as exc:
@@ -263,23 +282,33 @@ class EvalRunner:
         )
         versions = {member: completion.model_version} if completion and completion.model_version else {}
         return await self._finish(repeat, sample, member, status, error, answer, member, None, versions, metrics,
-                                  [member] if usd is None else [])
+                                  [member] if usd is None else [], {"answer": 1} if reused else {},
+                                  (usd or 0.0) if reused else 0.0)
 
     def _price(self, member: str) -> Price | None:
         return self.council.config.member(member).price
 
     async def _finish(self, repeat: int, sample: Sample, subject: str, status: str, error: str | None,
                       answer: str | None, by: str | None, council_run_id: str | None, versions: dict[str, str],
-                      metrics: SampleMetrics, unpriced: list[str]) -> SampleRecord:
+                      metrics: SampleMetrics, unpriced: list[str], reused: dict[str, int],
+                      reused_usd: float) -> SampleRecord:
         evaluator = self.manifest.evaluator.member
         if answer is None:
             evaluation = Evaluation(evaluator_error="no_answer")
         else:
             evaluation = await evaluate_sample(self.council.provider(evaluator), sample, answer,
-                                               self.manifest.generation_params, self.manifest.evaluator_template)
+                                               self.manifest.generation_params, self.manifest.evaluator_template,
+                                               runner_reuse(self.council.store, self.manifest.reuse_calls, repeat),
+                                               self._writes.append)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
+        writes, self._writes = self._writes, []  # taken first: other samples go on adding theirs meanwhile
+        await settle_kept(writes)
+        if evaluation.reused:
+            reused = {**reused, "evaluation": evaluation.reused}
         evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))
+        if evaluation.attempts and evaluation.reused == evaluation.attempts:
+            reused_usd += evaluation.cost_usd or 0.0  # kept replies are not paid for again
         verdicts, rubric_failures = [], []
         for rubric in self.dataset.rubrics.get(sample.id, []):
             if answer is None:
@@ -298,7 +327,8 @@ class EvalRunner:
             question=sample.question[:300], status=status, error=error, candidate_answer=answer, answered_by=by,
             council_run_id=council_run_id, model_versions=versions, evaluator=evaluator, metrics=metrics,
             evaluation=evaluation, passed=not reasons, failed_conditions=reasons, sample_score=sample_score(metrics),
-            created_at=datetime.now(UTC), rubric_verdicts=verdicts, unpriced=unpriced,
+            created_at=datetime.now(UTC), rubric_verdicts=verdicts, unpriced=unpriced, reused_calls=reused,
+            reused_usd=reused_usd,
         )
 
     def _complete_manifest(self, records: list[SampleRecord]) -> None:
@@ -313,8 +343,11 @@ class EvalRunner:
         notice = run_notices(self.manifest.repeat, self.manifest.evaluator_template, self.dataset)
         models = [model_record(config, m, seen.get(m, ())) for m in self.manifest.members]
         evaluator = model_record(config, self.manifest.evaluator.member, evaluator_versions)
+        reused: Counter[str] = Counter()
+        for record in records:
+            reused.update(record.reused_calls)
         self.manifest = self.manifest.model_copy(update={
-            "models": models, "evaluator": evaluator,
+            "models": models, "evaluator": evaluator, "reused_calls": dict(sorted(reused.items())),
             "warnings": alias_warnings([*models, evaluator]) + role_warnings(
                 config, self.manifest.mode, self.manifest.members, evaluator.member) + notice,
         })

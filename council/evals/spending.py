@@ -16,8 +16,9 @@ from council.pipeline.orchestrator import Council
 
 
 def budget_spend(record: SampleRecord) -> float:
-    """What a sample counts against a budget: its answer and its evaluation, an unknown cost as 0."""
-    return (record.metrics.cost_usd or 0.0) + (record.evaluation.cost_usd or 0.0)
+    """What a sample counts against a budget: its answer and its evaluation, an unknown cost as 0, less
+    what its reused calls cost when they were made (a kept reply is not paid for again)."""
+    return max(0.0, (record.metrics.cost_usd or 0.0) + (record.evaluation.cost_usd or 0.0) - record.reused_usd)
 
 
 def budget_members(council: Council, manifest: RunManifest, rubrics: bool) -> list[str]:
@@ -48,4 +49,5 @@ def cost_summary(records: list[SampleRecord]) -> CostSummary:
         total_usd=total, per_sample_usd=total / len(records) if total is not None and records else None,
         partial=any(m.cost_usd is None or m.cost_partial for m in metrics), unpriced=unpriced,
         evaluator_usd=math.fsum(known) if known else None, evaluator_partial=len(known) < len(evaluator),
+        reused_usd=math.fsum(r.reused_usd for r in records),
     )

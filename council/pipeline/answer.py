@@ -7,6 +7,7 @@ import time
 from council.errors import ProviderError
 from council.logs import get_logger
 from council.pipeline.budget import RunBudget, complete
+from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.progress import RunSoFar
 from council.pipeline.stragglers import LateCall, late_failure, late_members
@@ -18,13 +19,16 @@ _log = get_logger("stage.answer")
 
 
 async def _answer(provider: Provider, question: list[ChatMessage], params: GenerationParams | None,
-                  budget: RunBudget | None = None) -> AnswerRecord:
-    """One member's answer; every failure becomes a record, never an exception."""
+                  budget: RunBudget | None = None, ctx: RunContext | None = None) -> AnswerRecord:
+    """One member's answer (a kept one when ``ctx`` reuses calls); a failure becomes a record, never an exception."""
     started = time.perf_counter()
     base = {"member": provider.member.name, "model": provider.member.model, "provider": provider.name,
             "simulated": provider.simulated}
     try:
-        completion = await complete(budget, provider, question, params, f"{provider.member.name}'s answer")
+        completion, base["reused"] = await reusable_call(
+            ctx.call_reuse if ctx else None, "answer", provider, question, params,
+            lambda: complete(budget, provider, question, params, f"{provider.member.name}'s answer"),
+            kept=ctx.kept if ctx else None)
     except ProviderError as error:
         return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
     except Exception as error:
@@ -83,7 +87,7 @@ async def gather_answers(ctx: RunContext) -> tuple[list[AnswerRecord], list[Late
     started = time.perf_counter()
     jobs = {
         name: _answer(ctx.providers[name], question_for(ctx, ctx.providers[name]), ctx.params_for(ctx.providers[name]),
-                      ctx.budget)
+                      ctx.budget, ctx)
         for name in ctx.members
     }
 

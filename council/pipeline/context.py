@@ -13,6 +13,7 @@ from council.config import CouncilConfig
 from council.events import EventSink, StageEvent, ignore_events
 from council.logs import get_logger
 from council.pipeline.budget import RunBudget
+from council.pipeline.call_reuse import NOT_KEPT, CallReuse
 from council.pipeline.stragglers import LateCall, StragglerCut
 from council.providers import Provider
 from council.result import CouncilResult, Timings
@@ -58,12 +59,18 @@ class RunContext:
     late_calls: list[LateCall] = field(default_factory=list)
     #: The run's key in the result cache, when the cache may remember it (None: it may not).
     cache_key: str | None = None
+    #: Kept replies that may stand in for this run's calls (None: every call goes upstream, as usual).
+    call_reuse: CallReuse | None = None
 
     def straggler_cut(self, expected: int) -> StragglerCut | None:
         """The straggler policy for a stage of ``expected`` calls (None when the run has none)."""
         if self.straggler_factor is None:
             return None
         return StragglerCut(self.straggler_factor, min(self.config.stages.quorum, expected))
+
+    def kept(self, write: asyncio.Future[None]) -> None:
+        """Check a kept call's write with the run's other writes."""
+        self.queued_writes.append((write, NOT_KEPT))
 
     def params_for(self, provider: Provider) -> GenerationParams | None:
         """The run's params as this member can take them.

@@ -43,14 +43,15 @@ def priced(usage: Usage, price: Price) -> float:
             + usage.completion_tokens * price.output_per_mtok) / PER_MILLION
 
 
-def _calls(result: CouncilResult, safety_member: str | None) -> Iterator[tuple[CostStage, str, Usage]]:
+def _calls(result: CouncilResult, safety_member: str | None) -> Iterator[tuple[CostStage, str, Usage, bool]]:
+    """Every call the run records: its stage, member, usage, and whether it was reused (a kept reply)."""
     for answer in result.answers:
-        yield "answers", answer.member, answer.usage
+        yield "answers", answer.member, answer.usage, answer.reused
     for answer in result.answers:
         if safety_member is not None and answer.safety is not None and answer.safety.usage is not None:
-            yield "safety", safety_member, answer.safety.usage
+            yield "safety", safety_member, answer.safety.usage, False
     for review in result.reviews:
-        yield "reviews", review.reviewer, review.usage
+        yield "reviews", review.reviewer, review.usage, review.reused
 
 
 def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_member: str | None,
@@ -59,14 +60,15 @@ def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_m
     made = list(_calls(result, safety_member))
     final = result.final_answer
     if final is not None and final.source == "chairman":
-        made.append(("chairman", final.by, final.usage))
+        made.append(("chairman", final.by, final.usage, final.reused))
     elif final is not None and final.fallback and chairman is not None:
         # The chairman failed and the top answer stands; what its call used is on the final answer's record.
-        made.append(("chairman", chairman, final.usage))
+        made.append(("chairman", chairman, final.usage, False))
     # A call that produced no usage (refused by the budget, failed before the upstream counted anything)
     # is left out: listing it at $0, or as unknown, would only blur the figures.
-    calls = [call_cost(stage, member, usage, prices.get(member)) for stage, member, usage in made
-             if usage.total_tokens or usage.cost_usd is not None]
+    priced_calls = [(call_cost(stage, member, usage, prices.get(member)), reused) for stage, member, usage, reused
+                    in made if usage.total_tokens or usage.cost_usd is not None]
+    calls = [call for call, reused in priced_calls if not reused]
     by_stage: dict[str, float] = {}
     by_member: dict[str, float] = {}
     unpriced: list[str] = []
@@ -78,8 +80,13 @@ def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_m
         by_stage[call.stage] = by_stage.get(call.stage, 0.0) + call.usd
         by_member[call.member] = by_member.get(call.member, 0.0) + call.usd
     known = [call.usd for call in calls if call.usd is not None]
-    return RunCost(total_usd=sum(known) if known else None, partial=bool(unpriced), by_stage=by_stage,
-                   by_member=by_member, unpriced=unpriced, calls=calls)
+    # A reused call (an evaluation re-run's kept reply) was not made again: it is counted apart, at what it
+    # cost when it was made. A run whose calls were all reused is known to have spent nothing.
+    reused = [call for call, was_reused in priced_calls if was_reused]
+    unpriced += [c.member for c in reused if c.usd is None and c.member not in unpriced]
+    total = sum(known) if known else 0.0 if reused and not unpriced else None
+    return RunCost(total_usd=total, partial=bool(unpriced), by_stage=by_stage, by_member=by_member,
+                   unpriced=unpriced, calls=calls, reused_usd=sum(c.usd for c in reused if c.usd is not None))
 
 
 def cost_summary(result: CouncilResult) -> dict[str, Any] | None:

@@ -333,14 +333,15 @@ class Council:
     async def _run(self, plan: RunPlan, providers: dict[str, Provider], sink: EventSink,
                    run_id: str | None) -> CouncilResult:
         started = time.perf_counter()
-        seed = self.config.review.seed if self.config.review.seed is not None else secrets.randbits(31)
+        seed = next(s for s in (plan.shuffle_seed, self.config.review.seed, secrets.randbits(31)) if s is not None)
         members = list(plan.members)
         result = self._new_result(list(plan.messages), members, seed, run_id, plan.rubric)
         result.preset, result.judging = plan.preset, plan.judging
         ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
                          plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
                          store=self.store, straggler_factor=plan.straggler_factor, moderator=self._moderator,
-                         cache_key=self._cache_key(plan) if plan.use_cache else None)
+                         cache_key=self._cache_key(plan) if plan.use_cache else None,
+                         call_reuse=plan.call_reuse(self.store))
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")

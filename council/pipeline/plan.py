@@ -19,11 +19,13 @@ from typing import Any
 from council.config import CouncilConfig
 from council.errors import InvalidRequestError
 from council.pipeline.budget import RunBudget, budget_limit, fresh_budget
+from council.pipeline.call_reuse import CallReuse
 from council.pipeline.review_stage import judging_for
 from council.presets import CouncilPreset
 from council.result import JudgingRecord
 from council.rubrics.load import is_rubric_path
 from council.rubrics.model import Rubric
+from council.storage.store import Store
 from council.types import ChatMessage, GenerationParams, as_messages
 
 #: ``chairman`` left out: the preset's chairman, else the configured one (None means "no chairman").
@@ -56,6 +58,13 @@ class RunPlan:
     straggler_factor: float | None = None
     #: Whether the result cache may answer this run, and remember it (``cache.ttl_s`` on, not bypassed).
     use_cache: bool = False
+    #: Whether answers, reviews and the chairman may be answered from kept replies, and keep theirs
+    #: (``council eval`` sets it; :mod:`council.pipeline.call_reuse`). Off for every other run.
+    reuse_calls: bool = False
+    #: Added to every kept call's key: calls of different scopes (an evaluation's repeats) never stand in.
+    reuse_scope: str = ""
+    #: The review shuffle seed (None: ``review.seed``, else one drawn per run); an evaluation pins one per sample.
+    shuffle_seed: int | None = None
 
     @property
     def judges(self) -> list[str] | None:
@@ -67,6 +76,10 @@ class RunPlan:
         """Every member the run may call: answering, chairing, judging, the safety gate's."""
         return [*self.members, *([self.chairman] if self.chairman else []), *(self.judges or []),
                 *([self.safety_member] if self.safety_member else [])]
+
+    def call_reuse(self, store: Store | None) -> CallReuse | None:
+        """The kept replies a run of this plan may use (None unless it reuses calls and has a store)."""
+        return CallReuse(store, self.reuse_scope) if self.reuse_calls and store is not None else None
 
     def new_budget(self, config: CouncilConfig) -> RunBudget | None:
         """The account of one run of this plan (nothing spent yet), or None when the run has no cap."""

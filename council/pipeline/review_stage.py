@@ -9,12 +9,14 @@ recorded as failed with the parser's reason.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 import time
 
 from council.errors import ProviderError
 from council.pipeline.budget import RunBudget, complete
+from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.progress import RunSoFar
 from council.pipeline.rank_stage import read_history_ahead
@@ -107,7 +109,9 @@ async def review_one(
     rubric: Rubric,
     retry_on_failure: bool,
     budget: RunBudget | None = None,
+    ctx: RunContext | None = None,
 ) -> ReviewRecord:
+    """One reviewer's ballot on the answers in ``order`` (kept replies stand in when ``ctx`` reuses calls)."""
     started = time.perf_counter()
     labels = labels_for(len(order))
     label_to_member = dict(zip(labels, order, strict=True))
@@ -120,10 +124,18 @@ async def review_one(
     usage = Usage()
     attempts = 0
     parsed: BallotParse | None = None
+    reuse, every_reused = ctx.call_reuse if ctx else None, True
+    # What decides the ballot besides the prompt (its nonce masked): the rubric, the texts as shown, the seed.
+    facts = {"rubric": [rubric.id, rubric.version, rubric.content_hash()], "shown": [_hash(t) for t in candidate_texts],
+             "seed": ctx.seed if ctx else None}
     while True:
         attempts += 1
         try:
-            completion = await complete(budget, provider, messages, None, f"the review by {provider.member.name}")
+            completion, reused = await reusable_call(
+                reuse, "review", provider, messages, None,
+                functools.partial(complete, budget, provider, messages, None, f"the review by {provider.member.name}"),
+                nonce=nonce, facts={**facts, "attempt": attempts}, kept=ctx.kept if ctx else None)
+            every_reused = every_reused and reused
         except ProviderError as error:
             failure = Failure.from_error(error)
             return record.model_copy(update={"status": "failed", "error": failure, "attempts": attempts,
@@ -136,7 +148,7 @@ async def review_one(
                     ChatMessage(role="user", content=render_retry_message(parsed.error or "invalid ballot", nonce))]
     common = {"attempts": attempts, "latency_ms": elapsed_ms(started), "usage": usage, "model": provider.member.model,
               "prompt_hash": _hash("\n".join(f"{m.role}: {m.content}" for m in messages)),
-              "response_hash": _hash(completion.content)}
+              "response_hash": _hash(completion.content), "reused": reuse is not None and every_reused}
     if not parsed.ok:
         failure = Failure(reason="parse", message=parsed.error or "invalid ballot", attempts=attempts)
         return record.model_copy(update={"status": "failed", "error": failure, **common})
@@ -182,7 +194,7 @@ async def gather_reviews(
     orders = {reviewer: presentation_order(ctx.seed, reviewer, shown) for reviewer, shown in plan.items()}
     jobs = {
         reviewer: review_one(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,
-                          ctx.config.review.retry_on_parse_failure, ctx.budget)
+                          ctx.config.review.retry_on_parse_failure, ctx.budget, ctx)
         for reviewer, order in orders.items()
     }
 

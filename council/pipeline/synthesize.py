@@ -8,9 +8,12 @@ and the result says so. Without a chairman, the top-ranked answer is final.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Sequence
+from typing import Any
 
+from council.assets import prompt_hash
 from council.errors import ProviderError
 from council.logs import get_logger
 from council.pipeline.budget import stream as budgeted_stream
@@ -47,13 +50,33 @@ def withheld_notice(blocked: list[AnswerRecord]) -> str:
             f"gate{why}.")
 
 
-async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[ChatMessage]) -> tuple[str, Usage]:
+def chairman_facts(ranked: list[tuple[RankingEntry, str]], tied: Sequence[str], flagged: list[str]) -> dict[str, Any]:
+    """What decides the chairman's reply besides the conversation: the answers in ranked order, ties and flags.
+
+    The scores' exact values are left out of a kept call's key: they move a
+    little with the reviewers' calibration history, which every run adds
+    to, while the order they put the answers in is what the chairman is given to work from.
+    """
+    return {"ranked": [hashlib.sha256(text.encode()).hexdigest() for _entry, text in ranked], "tied": list(tied),
+            "flagged": flagged, "prompts": [prompt_hash(name) for name in ("chairman_system.md", "chairman_user.md")]}
+
+
+async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[ChatMessage],
+                           nonce: str, facts: dict[str, Any]) -> tuple[str, Usage, bool]:
+    """The chairman's text and usage, streamed to listeners, and whether it was a kept reply (call reuse)."""
     what = f"the chairman {chairman.member.name}'s synthesis"
-    async with budgeted_stream(ctx.budget, chairman, messages, ctx.params_for(chairman), what) as stream:
+    params, reuse = ctx.params_for(chairman), ctx.call_reuse
+    key = reuse.key("chairman", chairman, ctx.question, params, None, facts) if reuse is not None else ""
+    if reuse is not None and (kept := await reuse.lookup(key, "chairman", chairman, nonce)) is not None:
+        ctx.emit("final_delta", text=kept.content, by=chairman.member.name)
+        return kept.content, kept.usage, True
+    async with budgeted_stream(ctx.budget, chairman, messages, params, what) as stream:
         async for delta in stream:
             ctx.emit("final_delta", text=delta, by=chairman.member.name)
     assert stream.completion is not None
-    return stream.completion.content, stream.completion.usage
+    if reuse is not None and stream.completion.content.strip():
+        ctx.kept(reuse.keep(key, "chairman", stream.completion, nonce))
+    return stream.completion.content, stream.completion.usage, False
 
 
 async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: list[AnswerRecord], *,
@@ -79,12 +102,13 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
     if not ranked:
         ranked = [(RankingEntry(member=best.member, rank=1, score=0.0, raw_mean=None, n_reviews=0), texts[best.member])]
     nonce = new_nonce([*texts.values(), *(m.content for m in ctx.question)])
-    messages = render_chairman_prompt(ctx.question, ranked, nonce, confidence, list(tied_for_first),
-                                      flagged=[a.member for a in answers if a.flags])
+    flagged = [a.member for a in answers if a.flags]
+    messages = render_chairman_prompt(ctx.question, ranked, nonce, confidence, list(tied_for_first), flagged=flagged)
     reason: str | None = None
-    usage = Usage()
+    usage, reused = Usage(), False
     try:
-        content, usage = await _chairman_answer(ctx, chairman, messages)
+        content, usage, reused = await _chairman_answer(ctx, chairman, messages, nonce,
+                                                        chairman_facts(ranked, tied_for_first, flagged))
     except ProviderError as error:
         reason = f"chairman {ctx.chairman} failed ({error.reason}): {error}"
     except Exception as error:
@@ -98,8 +122,8 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
             reason = f"chairman {ctx.chairman}'s answer was blocked by the safety gate ({verdict.findings[0].category})"
         else:
             return FinalAnswer(
-                content=content, by=ctx.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage
-            )
+                content=content, by=ctx.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage,
+                reused=reused)
     return FinalAnswer(content=best.content or "", by=best.member, fallback=True, fallback_reason=reason,
                        latency_ms=elapsed_ms(started), usage=usage)
 

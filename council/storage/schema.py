@@ -250,6 +250,18 @@ def _v12(session: Session, backend: str) -> None:
     _script(session, backend, _V12)
 
 
+# Call reuse (council eval): a call's key (a hash of what decides its reply) to the reply it got.
+_V13 = """
+CREATE TABLE IF NOT EXISTS call_reuse (
+    call_key TEXT PRIMARY KEY, kind TEXT NOT NULL, content TEXT NOT NULL, usage TEXT NOT NULL,
+    model_version TEXT, created_at TEXT NOT NULL)
+"""
+
+
+def _v13(session: Session, backend: str) -> None:
+    _script(session, backend, _V13)
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -273,6 +285,7 @@ MIGRATIONS = (
     Migration(10, "calls outside council runs (pass-through, side tasks) with their cost", _v10),
     Migration(11, "each rubric id's latest pointer, so deleting an id keeps its versions for audit", _v11),
     Migration(12, "the result cache: a run's key to the stored run that answered it, until it expires", _v12),
+    Migration(13, "call reuse: the reply of each answer, review, chairman and evaluator call an evaluation made", _v13),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

@@ -236,7 +236,8 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
     _refuse_floating(args, config, mode, members, evaluator, bool(dataset.rubrics))
     # Built before the run starts so a missing API key stops it before anything is stored. Every call of the run
     # (reviews and the safety gate's included) gets the pinned generation settings.
-    council = Council(pinned_config(config), environ=environ)
+    council = Council(pinned_config(config), environ=environ,
+                      runs_at_once=args.concurrency or DEFAULT_CONCURRENCY)
     manifest = build_manifest(
         run_id=new_run_id(), mode=mode, config=config, config_path=config.source, dataset=dataset, members=members,
         evaluator=evaluator, judge=judge, rubric=council.rubric, repeat=args.repeat or 1,
@@ -279,7 +280,8 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
                              f"(sha256 {manifest.dataset_hash[:12]}..., now {dataset.dataset_hash[:12]}...)")
     if args.concurrency:
         manifest = manifest.model_copy(update={"concurrency": args.concurrency})
-    return Council(pinned_config(config, manifest.generation_params), environ=environ), dataset, manifest, \
+    return Council(pinned_config(config, manifest.generation_params), environ=environ,
+                   runs_at_once=manifest.concurrency), dataset, manifest, \
         stored.status
 
 

@@ -60,8 +60,13 @@ def drive(tree: Path, store: str, questions: int) -> None:
 
     async def run(url: str) -> int:
         db = Path(tempfile.mkdtemp(prefix="council-instructions-")) / "council.db"
-        async with Council(bench_pipeline.council_config(url, db), store=False if store == "none" else Store(db),
-                           environ={}) as council:
+        config = bench_pipeline.council_config(url, db)
+        # The same pool in every checkout, the fixed limits of older ones: under valgrind the council is some
+        # fifty times slower, and a pool sized for 32 runs at once lets more calls wait on their sockets than
+        # their timeouts allow; fewer connections keep the others waiting in the pool, where no timer runs.
+        pool = {"max_connections": 200, "max_connections_per_host": 50}
+        config = config.model_copy(update={"transport": config.transport.model_copy(update=pool)})
+        async with Council(config, store=False if store == "none" else Store(db), environ={}) as council:
             for index in range(3):
                 await council.ask(f"Warm-up question {index}?")
             gc.collect()

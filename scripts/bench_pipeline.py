@@ -192,54 +192,66 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--default-gc", action="store_true", help="keep Python's garbage-collector defaults")
+    parser.add_argument("--parts", default="latency,throughput,straggler",
+                        help="which measurements to make, comma-separated (default: all three)")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    if not parts or parts - {"latency", "throughput", "straggler"}:
+        parser.error(f"--parts: expected some of latency, throughput, straggler; got {args.parts!r}")
     if not args.default_gc:
         tune_garbage_collector()
     folder = Path(tempfile.mkdtemp(prefix="council-bench-"))
     median = statistics.median
 
     latency_medians, latency_p95s, bare_latencies = [], [], []
-    with fake_upstream("--latency", "0.2") as upstream:
-        for repeat in range(args.repeats):
-            bare_latencies.append(median(asyncio.run(measure_bare_latency(upstream.url, args.latency_questions))))
-            times = sorted(asyncio.run(measure_latency(upstream.url, folder / f"latency-{repeat}.db",
-                                                       args.latency_questions)))
-            latency_medians.append(median(times))
-            latency_p95s.append(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))])
+    if "latency" in parts:
+        with fake_upstream("--latency", "0.2") as upstream:
+            for repeat in range(args.repeats):
+                bare_latencies.append(median(asyncio.run(measure_bare_latency(upstream.url,
+                                                                              args.latency_questions))))
+                times = sorted(asyncio.run(measure_latency(upstream.url, folder / f"latency-{repeat}.db",
+                                                           args.latency_questions)))
+                latency_medians.append(median(times))
+                latency_p95s.append(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))])
     rates, cpus, upstream_cpus, bare_rates, bare_cpus, failures = [], [], [], [], [], 0
-    with fake_upstream("--latency", "0") as upstream:
-        for repeat in range(args.repeats):
-            before = upstream.cpu_seconds()
-            rate, cpu, failed = asyncio.run(measure_throughput(upstream.url, folder / f"tput-{repeat}.db",
-                                                               args.questions, args.concurrency))
-            upstream_cpus.append((upstream.cpu_seconds() - before) / (args.questions + 1))
-            rates.append(rate)
-            cpus.append(cpu)
-            failures += failed
-            bare_rate, bare_cpu = asyncio.run(measure_bare_client(upstream.url, args.questions, args.concurrency))
-            bare_rates.append(bare_rate)
-            bare_cpus.append(bare_cpu)
-    with fake_upstream("--latency", "0", "--slow", "model-delta=5") as upstream:
-        stage1_s, delta_status = asyncio.run(measure_straggler(upstream.url, folder / "straggler.db"))
+    if "throughput" in parts:
+        with fake_upstream("--latency", "0") as upstream:
+            for repeat in range(args.repeats):
+                before = upstream.cpu_seconds()
+                rate, cpu, failed = asyncio.run(measure_throughput(upstream.url, folder / f"tput-{repeat}.db",
+                                                                   args.questions, args.concurrency))
+                upstream_cpus.append((upstream.cpu_seconds() - before) / (args.questions + 1))
+                rates.append(rate)
+                cpus.append(cpu)
+                failures += failed
+                bare_rate, bare_cpu = asyncio.run(measure_bare_client(upstream.url, args.questions,
+                                                                      args.concurrency))
+                bare_rates.append(bare_rate)
+                bare_cpus.append(bare_cpu)
+    if "straggler" in parts:
+        with fake_upstream("--latency", "0", "--slow", "model-delta=5") as upstream:
+            stage1_s, delta_status = asyncio.run(measure_straggler(upstream.url, folder / "straggler.db"))
 
     runs = f"median of {args.repeats} runs" + (", Python's default GC" if args.default_gc else "")
     print("| Measurement | Result |")
     print("|---|---|")
-    print(f"| Latency, 4 members + chairman, 200 ms per upstream call (floor 0.60 s) | "
-          f"median {median(latency_medians):.3f} s (overhead {(median(latency_medians) - 0.6) * 1000:.0f} ms), "
-          f"p95 {median(latency_p95s):.3f} s; the bare client's median {median(bare_latencies):.3f} s, so the "
-          f"council adds {(median(latency_medians) - median(bare_latencies)) * 1000:.0f} ms; "
-          f"{args.latency_questions} questions per run, {runs} |")
-    print(f"| Throughput, {args.concurrency} concurrent, 0 ms upstream | {median(rates):.0f} questions/s, "
-          f"{median(cpus) * 1000:.1f} ms CPU per question in the council process "
-          f"({median(upstream_cpus) * 1000:.1f} ms in the fake upstream); {runs}, "
-          f"{failures} failed of {args.questions * args.repeats} |")
-    print(f"| Bare aiohttp client, the same 9 calls per question | {median(bare_rates):.0f} questions/s, "
-          f"{median(bare_cpus) * 1000:.2f} ms CPU per question: the council spends "
-          f"{median(cpus) / median(bare_cpus):.1f}x the bare client's CPU; {runs} |")
-    print(f"| Straggler: one member takes 5 s, stage deadline 1 s | Stage 1 ended at {stage1_s:.3f} s; "
-          f"the slow member is {delta_status} |")
-
+    if "latency" in parts:
+        print(f"| Latency, 4 members + chairman, 200 ms per upstream call (floor 0.60 s) | "
+              f"median {median(latency_medians):.3f} s (overhead {(median(latency_medians) - 0.6) * 1000:.0f} ms), "
+              f"p95 {median(latency_p95s):.3f} s; the bare client's median {median(bare_latencies):.3f} s, so the "
+              f"council adds {(median(latency_medians) - median(bare_latencies)) * 1000:.0f} ms; "
+              f"{args.latency_questions} questions per run, {runs} |")
+    if "throughput" in parts:
+        print(f"| Throughput, {args.concurrency} concurrent, 0 ms upstream | {median(rates):.0f} questions/s, "
+              f"{median(cpus) * 1000:.1f} ms CPU per question in the council process "
+              f"({median(upstream_cpus) * 1000:.1f} ms in the fake upstream); {runs}, "
+              f"{failures} failed of {args.questions * args.repeats} |")
+        print(f"| Bare aiohttp client, the same 9 calls per question | {median(bare_rates):.0f} questions/s, "
+              f"{median(bare_cpus) * 1000:.2f} ms CPU per question: the council spends "
+              f"{median(cpus) / median(bare_cpus):.1f}x the bare client's CPU; {runs} |")
+    if "straggler" in parts:
+        print(f"| Straggler: one member takes 5 s, stage deadline 1 s | Stage 1 ended at {stage1_s:.3f} s; "
+              f"the slow member is {delta_status} |")
 
 if __name__ == "__main__":
     main()

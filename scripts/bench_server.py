@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pipeline import MEMBERS, fake_upstream
 
 
-def write_config(folder: Path, upstream_url: str, port: int) -> Path:
+def write_config(folder: Path, upstream_url: str, port: int, per_host: int | None = None) -> Path:
     members = "".join(
         f"  - {{name: {name}, provider: openai, model: model-{name}, base_url: '{upstream_url}'}}\n" for name in MEMBERS
     )
@@ -34,6 +34,7 @@ def write_config(folder: Path, upstream_url: str, port: int) -> Path:
     path.write_text(
         f"members:\n{members}chairman: alpha\n"
         f"server: {{port: {port}}}\n"
+        + (f"transport: {{max_connections: 200, max_connections_per_host: {per_host}}}\n" if per_host else "") +
         f"storage: {{path: '{folder / 'server.db'}'}}\n",
         encoding="utf-8",
     )
@@ -46,6 +47,12 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU of process ``pid`` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -99,18 +106,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--max-connections-per-host", type=int, metavar="N",
+                        help="pin the upstream pool (200 in all, N a host; 50 was the fixed default) instead of "
+                             "leaving it to be derived from the runs the server admits")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="council-bench-server-"))
     port = free_port()
     with fake_upstream("--latency", "0") as upstream:
-        config = write_config(folder, upstream.url, port)
+        config = write_config(folder, upstream.url, port, args.max_connections_per_host)
         env = {k: v for k, v in os.environ.items() if not k.startswith("COUNCIL_")}
         server = subprocess.Popen([sys.executable, "-m", "council", "serve", "--config", str(config)],
                                   env=env, stdout=subprocess.DEVNULL)
         try:
             url = f"http://127.0.0.1:{port}"
             wait_healthy(url, server)
+            cpu = cpu_seconds(server.pid)
             rate, latencies, failures = asyncio.run(load(url, args.clients, args.requests))
+            cpu = cpu_seconds(server.pid) - cpu
             rss = peak_rss_mb(server.pid)
         finally:
             server.terminate()
@@ -124,6 +136,7 @@ def main() -> None:
     print(f"| Council completions/s, {args.clients} concurrent clients, 4 members + chairman, 0 ms upstream | "
           f"{rate:.0f}/s over {args.requests} requests, {failures} failed |")
     print(f"| Latency | p50 {pct(0.5):.0f} ms, p95 {pct(0.95):.0f} ms |")
+    print(f"| Server CPU per completion | {cpu / (args.requests + 1) * 1000:.1f} ms (the warm-up's included) |")
     print(f"| Server peak RSS | {rss:.0f} MB |")
     print(f"| server exit code after SIGTERM | {server.returncode} |")
 

@@ -29,6 +29,9 @@ PAGE = ROOT / "docs" / "reference.md"
 SPECIAL_DEFAULTS = {
     "storage.path": "`$XDG_DATA_HOME/council/council.db` (`~/.local/share/...`)",
     "server.max_connections_per_client": "an eighth of `max_connections`, at least 64",
+    "transport.max_connections": "as `max_connections_per_host`",
+    "transport.max_connections_per_host": "runs at once × calls in flight per run (32 × 4 = 128 for four "
+                                          "members and the server's defaults)",
     "members[].timeout_s": "`stages.member_timeout_s`",
     "members[].persona": "from the name",
     "members[].params": "provider defaults",

@@ -128,3 +128,28 @@ def test_simulate_juries_prints_the_weighting_table_and_the_default_holds_agains
         assert high >= 0 and tau_high >= 0, f"{key}: the default ranks worse than equal weights"
     assert found["ind-H"][6] > 0, "the careless reviewer is down-weighted: tau above equal weights'"
     assert len(re.findall(r"^\|  \| reliability \| \d\.\d{3} \| ", done.stdout, re.MULTILINE)) == 2, "a row per setting"
+
+
+def test_bench_pipeline_makes_only_the_parts_asked_for():
+    done = subprocess.run(
+        [sys.executable, "scripts/bench_pipeline.py", "--parts", "throughput", "--questions", "4",
+         "--concurrency", "2", "--repeats", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split(" | ")[0] for line in done.stdout.splitlines()[2:]]
+    assert rows == ["| Throughput, 2 concurrent, 0 ms upstream", "| Bare aiohttp client, the same 9 calls per question"]
+    refused = subprocess.run([sys.executable, "scripts/bench_pipeline.py", "--parts", "speed"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--parts: expected some of latency, throughput, straggler" in refused.stderr
+
+
+def test_bench_one_host_compares_the_old_limits_with_the_derived_ones():
+    done = subprocess.run(
+        [sys.executable, "scripts/bench_one_host.py", "--questions", "6", "--latency-s", "0.01", "--rounds", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if re.match(r"\| (old|derived)", line)]
+    assert [(row[0], row[1]) for row in rows] == [("| old fixed limits", "200 / 50"),
+                                                  ("| derived, 32 runs at once (default)", "128 / 128"),
+                                                  ("| derived, runs_at_once=50", "200 / 200")]
+    assert all(re.fullmatch(r"\d+\.\d", row[3]) and float(row[3]) > 0 for row in rows)

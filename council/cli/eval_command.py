@@ -242,7 +242,8 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
     _refuse_floating(args, config, mode, members, evaluator, bool(dataset.rubrics))
     # Built before the run starts so a missing API key stops it before anything is stored. Every call of the run
     # (reviews and the safety gate's included) gets the pinned generation settings.
-    council = Council(pinned_config(config), environ=environ)
+    council = Council(pinned_config(config), environ=environ,
+                      runs_at_once=args.concurrency or DEFAULT_CONCURRENCY)
     manifest = build_manifest(
         run_id=new_run_id(), mode=mode, config=config, config_path=config.source, dataset=dataset, members=members,
         evaluator=evaluator, judge=judge, rubric=council.rubric, repeat=args.repeat or 1,
@@ -286,7 +287,8 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
     if args.concurrency or args.fresh:
         manifest = manifest.model_copy(update={"concurrency": args.concurrency or manifest.concurrency,
                                                "reuse_calls": manifest.reuse_calls and not args.fresh})
-    return Council(pinned_config(config, manifest.generation_params), environ=environ), dataset, manifest, \
+    return Council(pinned_config(config, manifest.generation_params), environ=environ,
+                   runs_at_once=manifest.concurrency), dataset, manifest, \
         stored.status
 
 

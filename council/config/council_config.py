@@ -88,6 +88,25 @@ class CouncilConfig(_Strict):
                 return member
         raise KeyError(name)
 
+    def calls_in_flight_per_run(self) -> int:
+        """The most upstream calls one run of this council has open at once.
+
+        Stages run one after another and the calls of a stage run together,
+        so the widest stage counts: every member answering (or reviewing);
+        the safety classifier checks at most that many answers, a judge or
+        two and the chairman are fewer. The straggler policy (in the stages
+        or in any preset) lets up to members minus quorum cut calls run on
+        into the next stage.
+        """
+        members = len(self.members)
+        stragglers = self.stages.straggler_factor is not None or any(
+            preset.straggler_factor is not None for preset in self.councils.values())
+        return members + (members - self.stages.quorum if stragglers else 0)
+
+    def transport_for(self, runs_at_once: int) -> TransportConfig:
+        """``transport`` with the connection limits it leaves unset sized for ``runs_at_once`` runs at once."""
+        return self.transport.sized_for(runs_at_once * self.calls_in_flight_per_run())
+
     @property
     def is_simulated(self) -> bool:
         """True when every member is a built-in simulated one."""

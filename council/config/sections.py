@@ -14,6 +14,8 @@ from council.config.environment import EnvVarName, _no_credentials_in_url
 from council.types import GenerationParams
 
 ProviderName = Literal["openai", "anthropic", "gemini", "simulated"]
+#: The most pooled upstream connections a config may set or a council may derive.
+MAX_POOLED_CONNECTIONS = 10_000
 
 
 class _Strict(BaseModel):
@@ -251,8 +253,31 @@ class TransportConfig(_Strict):
     read_idle_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="Longest silence inside a response.")
     max_response_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="Larger bodies and "
                                                                                   "streams are refused.")
-    max_connections: int = Field(default=200, ge=1, le=10_000, description="Pooled connections to upstreams.")
-    max_connections_per_host: int = Field(default=50, ge=1, le=10_000, description="Pooled connections per "
-                                                                                       "upstream host.")
+    max_connections: int | None = Field(
+        default=None, ge=1, le=MAX_POOLED_CONNECTIONS,
+        description="Pooled connections to all upstreams together. Unset: the council's calls in flight at once, "
+                    "as for max_connections_per_host (or that setting, if larger).")
+    max_connections_per_host: int | None = Field(
+        default=None, ge=1, le=MAX_POOLED_CONNECTIONS,
+        description="Pooled connections to one upstream host; a gateway (OpenRouter, a LiteLLM proxy, one vLLM "
+                    "server) is one host for every member behind it. Unset: runs at once (server.max_concurrent_runs;"
+                    " council eval: --concurrency; Python: Council(runs_at_once=...)) times a run's calls in flight "
+                    "(its members, plus members minus quorum when a straggler policy is on), so the pool never "
+                    "holds an admitted run back.")
     allow_private_image_urls: bool = Field(
         default=False, description="Fetch image URLs on loopback or private addresses (off: refused, against SSRF).")
+
+    def connection_limits(self, calls_at_once: int) -> tuple[int, int]:
+        """The pool's limits, total and per host: those set here, and those unset sized for ``calls_at_once`` calls.
+
+        A derived per-host limit never exceeds an explicit total; a derived
+        total is never below the per-host limit.
+        """
+        calls = max(1, min(calls_at_once, MAX_POOLED_CONNECTIONS))
+        per_host = self.max_connections_per_host or min(calls, self.max_connections or calls)
+        return self.max_connections or max(calls, per_host), per_host
+
+    def sized_for(self, calls_at_once: int) -> TransportConfig:
+        """This config with the connection limits it leaves unset sized for ``calls_at_once`` upstream calls."""
+        total, per_host = self.connection_limits(calls_at_once)
+        return self.model_copy(update={"max_connections": total, "max_connections_per_host": per_host})

@@ -63,7 +63,10 @@ class Council:
     It keeps one HTTP session for all its questions, from the first call
     until :meth:`aclose`, the end of an ``async with`` block, or the end of
     the event loop (``asyncio.run`` closes it quietly); bare ``await
-    council.ask(...)`` calls one after another share it too.
+    council.ask(...)`` calls one after another share it too. Its connection
+    pool is sized for ``runs_at_once`` runs at once (default
+    ``server.max_concurrent_runs``) unless ``transport`` in the config sets
+    the limits; more runs at once still complete, waiting for a connection.
     """
 
     def __init__(
@@ -73,7 +76,10 @@ class Council:
         store: Store | bool | None = None,
         transport: Transport | None = None,
         environ: Mapping[str, str] | None = None,
+        runs_at_once: int | None = None,
     ) -> None:
+        if runs_at_once is not None and runs_at_once < 1:
+            raise ValueError(f"runs_at_once must be at least 1, got {runs_at_once}")
         check_member_params(config)
         self.config = config
         self._keys = resolve_api_keys(config, environ)
@@ -83,7 +89,9 @@ class Council:
         self.rubric = load_rubric(config.rubric, relative_to=source_dir)
         self._transport = transport
         self._owns_transport = transport is None
-        self._kept = KeptSession(config.transport)
+        # The pool is sized for the runs expected at once (the server's admission by default), so that a
+        # gateway serving every member, one host, does not hold admitted runs back.
+        self._kept = KeptSession(config.transport_for(runs_at_once or config.server.max_concurrent_runs))
         self._providers: dict[str, Provider] | None = None
         self._owns_store = store is None or store is True
         self.store: Store | None = self._open_store() if self._owns_store else (store if isinstance(store, Store)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from council.testing.fake_moderation import serve_moderation
 from council.testing.fake_steps import Api, RandomFaults, RecordedRequest, Replier, Step
@@ -58,6 +59,8 @@ class FakeLLMServer:
         self.faults_served: dict[int, int] = {}
         self.images: dict[str, tuple[str, bytes]] = {}
         self.images_served: list[str] = []  # names of the images fetched, in order
+        self.in_flight = 0  # requests being answered now
+        self.most_in_flight = 0  # the most at once so far: how many calls a client had open together
 
     # -- scripting ---------------------------------------------------------
     def script(self, model: str, *steps: Step) -> None:
@@ -132,7 +135,7 @@ class FakeLLMServer:
 
     def app(self) -> web.Application:
         """The aiohttp application (routes for all three APIs, and OpenAI's moderations)."""
-        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[self._count_in_flight])
         app.router.add_post("/v1/chat/completions", self._openai)
         app.router.add_post("/v1/moderations", functools.partial(serve_moderation, self))
         app.router.add_post("/v1/messages", self._anthropic)
@@ -140,6 +143,15 @@ class FakeLLMServer:
         app.router.add_get("/_fake/faults", self._faults)
         app.router.add_get("/_fake/image/{name}", self._image)
         return app
+
+    @web.middleware
+    async def _count_in_flight(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            return await handler(request)
+        finally:
+            self.in_flight -= 1
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> FakeLLMServer:
         """Listen on ``host:port`` (0 picks a free port)."""

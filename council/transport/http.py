@@ -34,6 +34,8 @@ from council.logs import redact
 from council.transport.upstream_text import redirect_message, scrub_secrets, summarise_body
 
 _ERROR_BODY_LIMIT = 64 * 1024
+#: The connection limits of a transport made without a council to size it (aiohttp's own default total).
+UNSIZED_CALLS_AT_ONCE = 100
 
 
 @dataclass(frozen=True)
@@ -127,9 +129,12 @@ class Transport:
         if self._closed:
             raise RuntimeError("Session is closed")
         if self._session is None:
+            # A council sizes its pool for its runs (CouncilConfig.transport_for); a transport made on its own,
+            # with no runs to size it for, takes aiohttp's own default for the limits left unset.
+            total, per_host = self.config.connection_limits(UNSIZED_CALLS_AT_ONCE)
             connector = aiohttp.TCPConnector(
-                limit=self.config.max_connections,
-                limit_per_host=self.config.max_connections_per_host,
+                limit=total,
+                limit_per_host=per_host,
                 ssl=self._ssl,
                 ttl_dns_cache=300,
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from council import Council, CouncilConfig
+from council.assets import config_dir
 from council.config import load_config
 from council.config_errors import ConfigError
 from council.testing.fake_llm import FakeLLMServer, Step
@@ -96,14 +97,14 @@ async def test_a_slow_reviewer_is_cut_as_late_too(fake_llm, tmp_path):
     assert result.status == "complete" and {e.member for e in result.ranking} == {*FAST, "slow"}
 
 
-async def test_the_quick_preset_ships_with_the_policy_and_a_preset_can_set_it():
-    council = Council.from_config(environ={})
-    try:
-        assert council.plan("Hello?", preset="quick").straggler_factor == 2.0
-        assert council.plan("Hello?").straggler_factor is None
-    finally:
-        if council.store is not None:
-            council.store.close()
+async def test_the_quick_preset_ships_with_the_policy_and_a_preset_can_set_it(fake_llm, tmp_path):
+    shipped = load_config(config_dir() / "council.yaml", {})
+    assert shipped.councils["quick"].straggler_factor == 2.0 and shipped.stages.straggler_factor is None
+    raw = config(fake_llm, tmp_path, factor=None).model_dump(mode="json")
+    raw["councils"] = {"quick": {"straggler_factor": 3.0}}
+    council = Council(CouncilConfig.model_validate(raw), environ={}, store=False)
+    assert council.plan("Hello?", preset="quick").straggler_factor == 3.0
+    assert council.plan("Hello?").straggler_factor is None
 
 
 @pytest.mark.parametrize("factor", [0.5, 0, -1, "fast"])

@@ -153,3 +153,11 @@ def test_bench_one_host_compares_the_old_limits_with_the_derived_ones():
                                                   ("| derived, 32 runs at once (default)", "128 / 128"),
                                                   ("| derived, runs_at_once=50", "200 / 200")]
     assert all(re.fullmatch(r"\d+\.\d", row[3]) and float(row[3]) > 0 for row in rows)
+
+
+def test_bench_bare_calls_prints_the_three_callers():
+    done = subprocess.run([sys.executable, "scripts/bench_bare_calls.py", "--questions", "2", "--latency", "0",
+                           "--repeats", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split(" | ")[0] for line in done.stdout.splitlines() if line.startswith("| ") and " ms |" in line]
+    assert rows == ["| bare ask calls", "| inside async with", "| bare aiohttp client"]

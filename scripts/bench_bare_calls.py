@@ -27,30 +27,19 @@ from bench_pipeline import council_config, fake_upstream, measure_bare_latency, 
 from council import Council
 
 
-async def bare_calls(base_url: str, db: Path, questions: int) -> list[float]:
-    """Seconds per question, each a bare ``await council.ask(...)`` (no ``async with``)."""
+async def sequential(base_url: str, db: Path, questions: int, *, block: bool) -> list[float]:
+    """Seconds per question, asked one after another inside ``async with`` (``block``) or as bare calls."""
     council = Council(council_config(base_url, db), store=open_store(db), environ={})
+    if block:
+        await council.__aenter__()
     await council.ask("warm-up question?")
     times = []
     for index in range(questions):
         started = time.perf_counter()
-        result = await council.ask(f"Bare question {index}?")
+        result = await council.ask(f"Question {index}?")
         times.append(time.perf_counter() - started)
         assert result.status == "complete" and not result.degraded, result.degraded_reasons
-    await council.aclose()
-    return times
-
-
-async def inside_async_with(base_url: str, db: Path, questions: int) -> list[float]:
-    """Seconds per question, inside one ``async with`` block."""
-    async with Council(council_config(base_url, db), store=open_store(db), environ={}) as council:
-        await council.ask("warm-up question?")
-        times = []
-        for index in range(questions):
-            started = time.perf_counter()
-            result = await council.ask(f"Block question {index}?")
-            times.append(time.perf_counter() - started)
-            assert result.status == "complete" and not result.degraded, result.degraded_reasons
+    await (council.__aexit__(None, None, None) if block else council.aclose())
     return times
 
 
@@ -67,9 +56,9 @@ def main() -> None:
         for repeat in range(args.repeats):
             db = Path(folder) / f"runs-{repeat}.db"
             medians["bare ask calls"].append(statistics.median(
-                asyncio.run(bare_calls(upstream.url, db, args.questions))))
+                asyncio.run(sequential(upstream.url, db, args.questions, block=False))))
             medians["inside async with"].append(statistics.median(
-                asyncio.run(inside_async_with(upstream.url, db, args.questions))))
+                asyncio.run(sequential(upstream.url, db, args.questions, block=True))))
             medians["bare aiohttp client"].append(statistics.median(
                 asyncio.run(measure_bare_latency(upstream.url, args.questions))))
     floor = statistics.median(medians["bare aiohttp client"])

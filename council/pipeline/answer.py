@@ -10,7 +10,7 @@ from council.pipeline.budget import RunBudget, complete
 from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.progress import RunSoFar
-from council.pipeline.stragglers import LateCall, late_failure, late_members
+from council.pipeline.stragglers import LateCall, late_members, missing_calls
 from council.providers import Provider
 from council.result import AnswerRecord, Failure
 from council.types import ChatMessage, GenerationParams
@@ -99,11 +99,8 @@ async def gather_answers(ctx: RunContext) -> tuple[list[AnswerRecord], list[Late
     gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report, cut,
                                   succeeded=lambda record: record.status == "ok")
     records = list(gathered.finished.values())
-    missing = [(name, Failure(reason="timeout", message=f"no answer by the stage deadline of "
-                                                        f"{ctx.config.stages.stage_deadline_s:g}s"))
-               for name in gathered.timed_out]
-    if cut is not None and gathered.cut_after_s is not None:
-        missing += [(name, late_failure("answers", gathered.cut_after_s, cut)) for name in gathered.late]
+    missing = missing_calls("answer", gathered.timed_out, list(gathered.late), ctx.config.stages.stage_deadline_s,
+                            cut, gathered.cut_after_s)
     for name, failure in missing:
         provider = ctx.providers[name]
         record = AnswerRecord(member=name, model=provider.member.model, provider=provider.name, status="failed",

@@ -20,7 +20,7 @@ from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.progress import RunSoFar
 from council.pipeline.rank_stage import read_history_ahead
-from council.pipeline.stragglers import LateCall, late_failure
+from council.pipeline.stragglers import LateCall, missing_calls
 from council.pipeline.verdicts import automatic_review
 from council.presets import CouncilPreset
 from council.providers import Provider
@@ -212,11 +212,8 @@ async def gather_reviews(
     gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report, cut,
                                   succeeded=lambda record: record.status == "ok")
     records = [finished_records.get(name, record) for name, record in gathered.finished.items()]
-    missing = [(name, Failure(reason="timeout", message=f"no review by the stage deadline of "
-                                                        f"{ctx.config.stages.stage_deadline_s:g}s"))
-               for name in gathered.timed_out]
-    if cut is not None and gathered.cut_after_s is not None:
-        missing += [(name, late_failure("reviews", gathered.cut_after_s, cut)) for name in gathered.late]
+    missing = missing_calls("review", gathered.timed_out, list(gathered.late), ctx.config.stages.stage_deadline_s,
+                            cut, gathered.cut_after_s)
     for name, failure in missing:
         record = ReviewRecord(reviewer=name, status="failed", error=failure, order=orders[name],
                               latency_ms=elapsed_ms(started))

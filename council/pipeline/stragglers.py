@@ -53,6 +53,19 @@ def late_failure(what: str, waited_s: float, cut: StragglerCut) -> Failure:
                                           f"{cut.factor:g}x the median time of the {what} already in")
 
 
+def missing_calls(what: str, timed_out: list[str], late: list[str], deadline_s: float, cut: StragglerCut | None,
+                  cut_after_s: float | None) -> list[tuple[str, Failure]]:
+    """Why each call that gave nothing in time gave nothing: the stage deadline, or the straggler policy.
+
+    ``what`` is the call's kind, singular (``answer``, ``review``).
+    """
+    missing = [(name, Failure(reason="timeout", message=f"no {what} by the stage deadline of {deadline_s:g}s"))
+               for name in timed_out]
+    if cut is not None and cut_after_s is not None:
+        missing += [(name, late_failure(f"{what}s", cut_after_s, cut)) for name in late]
+    return missing
+
+
 def late_members(answers: list[AnswerRecord]) -> str | None:
     """The members whose answers were cut as late, as a reason the run is degraded; None when none was."""
     late = [a.member for a in answers if a.error is not None and a.error.reason == "late"]

@@ -18,6 +18,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,14 +27,14 @@ from council._version import __version__
 from council.assets import prompt_hash
 from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
 from council.errors import InvalidRequestError, StorageError
-from council.events import EventSink, StageEvent, ignore_events
+from council.events import EventSink, ignore_events
 from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import run_cost
 from council.pipeline.kept_session import KeptSession
 from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import UNSET, RunPlan, build_plan
-from council.pipeline.result_cache import cacheable, replay, run_key, served_from_cache
+from council.pipeline.result_cache import cacheable, run_key, serve_hit
 from council.pipeline.stages import run_stages
 from council.pipeline.stragglers import settle_late_calls
 from council.presets import CouncilPreset
@@ -46,7 +47,6 @@ from council.safety.moderation import Moderator, moderation_api_key
 from council.simulation import behaviour_for
 from council.storage.result_cache import cached_run_id, queue_cache_entry
 from council.storage.run_records import Stage
-from council.storage.run_writes import prepare_stage
 from council.storage.store import Store
 from council.transport.http import Transport
 from council.types import ChatMessage, GenerationParams
@@ -184,9 +184,13 @@ class Council:
         run: it neither answers from it nor is remembered by it.
         Raises :class:`~council.errors.InvalidRequestError` naming what is wrong.
         """
-        return build_plan(self.config, question, default_rubric=self.rubric, resolve_rubric=self.resolve_rubric,
+        plan = build_plan(self.config, question, default_rubric=self.rubric, resolve_rubric=self.resolve_rubric,
                           members=members, chairman=chairman, params=params, rubric=rubric, preset=preset,
                           max_usd=max_usd, cache=cache)
+        if not plan.use_cache:
+            return plan
+        key = run_key(plan, self.config, self._config_hash, {name: prompt_hash(name) for name in PROMPTS})
+        return replace(plan, cache_key=key)
 
     async def ask(
         self,
@@ -202,6 +206,7 @@ class Council:
         max_usd: float | None = None,
         cache: bool | None = None,
         cache_hit: CouncilResult | None = None,
+        cache_checked: bool = False,
     ) -> CouncilResult:
         """Run the whole council on a question, a conversation or a :class:`RunPlan`, and return the result.
 
@@ -210,8 +215,9 @@ class Council:
         (the server sends it in a response header); by default a fresh one
         is drawn. ``on_event`` receives the run's progress events.
         ``cache_hit`` is what :meth:`lookup_cache` found for the plan (the
-        server looks first, to say so in its headers); without it, a plan
-        that may use the cache looks itself.
+        server looks first, to say so in its headers, and passes
+        ``cache_checked=True`` so a miss is not looked up twice); otherwise
+        a plan that may use the cache looks itself.
         """
         if self.store is None and self._owns_store:
             self.store = await asyncio.to_thread(self._open_store)  # reopened after aclose(), like the session
@@ -231,10 +237,11 @@ class Council:
             # A registered rubric is read from the database, a named one from disk: neither on the event loop.
             plan = planned() if rubric is None or isinstance(rubric, Rubric) else await asyncio.to_thread(planned)
         sink = on_event or ignore_events
-        if cache_hit is None and plan.use_cache:
+        if cache_hit is None and not cache_checked:
             cache_hit = await self.lookup_cache(plan)
         if cache_hit is not None:
-            return await self._serve_cached(plan, cache_hit, sink, run_id)
+            return await serve_hit(cache_hit, run_id or uuid.uuid4().hex, plan.chairman, sink, self.store,
+                                   self.config.storage.critical_wait_s)
         # Every call shares the one session, kept open until aclose() or the end of the event loop.
         return await self._run(plan, self._ensure_providers(), sink, run_id)
 
@@ -244,10 +251,9 @@ class Council:
         A database that is down or slow costs the cache, never the answer:
         after ``storage.critical_wait_s`` the run goes on as a miss.
         """
-        store = self.store
-        if not plan.use_cache or store is None:
+        store, key = self.store, plan.cache_key
+        if key is None or store is None:
             return None
-        key = self._cache_key(plan)
 
         def read() -> CouncilResult | None:
             run_id = cached_run_id(store, key)
@@ -259,28 +265,6 @@ class Council:
             _log.warning("result_cache_unavailable", cause=str(error) or "timed out")
             return None
         return cached if cached is not None and cacheable(cached) else None
-
-    def _cache_key(self, plan: RunPlan) -> str:
-        return run_key(plan, self.config, self._config_hash, {name: prompt_hash(name) for name in PROMPTS})
-
-    async def _serve_cached(self, plan: RunPlan, cached: CouncilResult, sink: EventSink,
-                            run_id: str | None) -> CouncilResult:
-        started = time.perf_counter()
-        result = served_from_cache(cached, run_id or uuid.uuid4().hex, 0.0)
-        if sink is not ignore_events:
-            replay(result, plan.chairman, sink)
-        result.timings.total_ms = elapsed_ms(started)
-        if self.store is not None:
-            write = self.store.queue_stage(prepare_stage(result, "started"))
-            try:
-                await asyncio.wait_for(asyncio.shield(write), timeout=self.config.storage.critical_wait_s)
-            except (TimeoutError, StorageError) as error:
-                write.add_done_callback(lambda done: done.cancelled() or done.exception())
-                result.stored = False
-                result.degrade(f"the run is not stored yet ({error or 'the database did not answer in time'})")
-        sink(StageEvent(kind="run_finished", run_id=result.run_id,
-                        data={"status": result.status, "degraded": result.degraded, "error": result.error}))
-        return result
 
     @property
     def presets(self) -> dict[str, CouncilPreset]:
@@ -348,7 +332,7 @@ class Council:
         ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
                          plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
                          store=self.store, straggler_factor=plan.straggler_factor, moderator=self._moderator,
-                         cache_key=self._cache_key(plan) if plan.use_cache else None,
+                         cache_key=plan.cache_key,
                          call_reuse=plan.call_reuse(self.store))
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:

@@ -58,6 +58,8 @@ class RunPlan:
     straggler_factor: float | None = None
     #: Whether the result cache may answer this run, and remember it (``cache.ttl_s`` on, not bypassed).
     use_cache: bool = False
+    #: The run's key in the result cache, set by :meth:`Council.plan` when ``use_cache`` (None: not cached).
+    cache_key: str | None = None
     #: Whether answers, reviews and the chairman may be answered from kept replies, and keep theirs
     #: (``council eval`` sets it; :mod:`council.pipeline.call_reuse`). Off for every other run.
     reuse_calls: bool = False

@@ -14,16 +14,21 @@ a key is made of and how a hit looks, nothing of SQL.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import time
 from datetime import UTC, datetime
 from typing import Any
 
 from council._version import __version__
 from council.config import CouncilConfig
-from council.events import EventSink, StageEvent
+from council.errors import StorageError
+from council.events import EventSink, StageEvent, ignore_events
 from council.pipeline.plan import RunPlan
 from council.result import CouncilResult, RunCost, Timings
+from council.storage.run_writes import prepare_stage
+from council.storage.store import Store
 from council.types import Usage
 
 #: How many characters of a cached chairman's answer go out in one replayed delta.
@@ -56,11 +61,11 @@ def cacheable(result: CouncilResult) -> bool:
     return result.status == "complete" and not result.degraded and result.stored and result.cached_from is None
 
 
-def served_from_cache(cached: CouncilResult, run_id: str, started_ms: float) -> CouncilResult:
+def served_from_cache(cached: CouncilResult, run_id: str) -> CouncilResult:
     """The new run a hit is: the cached run's records under a new id, marked, at no upstream cost."""
     return cached.model_copy(update={
         "run_id": run_id, "created_at": datetime.now(UTC), "cached_from": cached.run_id,
-        "usage": Usage(), "cost": RunCost(total_usd=0.0), "timings": Timings(total_ms=started_ms), "stored": True,
+        "usage": Usage(), "cost": RunCost(total_usd=0.0), "timings": Timings(), "stored": True,
     }, deep=True)
 
 
@@ -97,3 +102,24 @@ def replay(result: CouncilResult, chairman: str | None, sink: EventSink) -> None
             for start in range(0, len(text), REPLAY_CHUNK_CHARS):
                 emit("final_delta", text=text[start:start + REPLAY_CHUNK_CHARS], by=final.by)
         emit("final", **final.model_dump())
+
+
+async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, sink: EventSink, store: Store | None,
+                    wait_s: float) -> CouncilResult:
+    """Answer a run from ``cached``: replay its events, store it as run ``run_id``, waiting at most ``wait_s``."""
+    started = time.perf_counter()
+    result = served_from_cache(cached, run_id)
+    if sink is not ignore_events:
+        replay(result, chairman, sink)
+    result.timings.total_ms = round((time.perf_counter() - started) * 1000, 3)
+    if store is not None:
+        write = store.queue_stage(prepare_stage(result, "started"))
+        try:
+            await asyncio.wait_for(asyncio.shield(write), timeout=wait_s)
+        except (TimeoutError, StorageError) as error:
+            write.add_done_callback(lambda done: done.cancelled() or done.exception())
+            result.stored = False
+            result.degrade(f"the run is not stored yet ({error or 'the database did not answer in time'})")
+    sink(StageEvent(kind="run_finished", run_id=result.run_id,
+                    data={"status": result.status, "degraded": result.degraded, "error": result.error}))
+    return result

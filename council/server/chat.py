@@ -154,7 +154,7 @@ class ChatHandler:
         created = int(time.time())
         if body.stream:
             return await self._council_stream(request, body, plan, run_id, completion_id, created, extra_headers, hit)
-        task = self.start_admitted(self.council.ask(plan, run_id=run_id, cache_hit=hit))
+        task = self.start_admitted(self.council.ask(plan, run_id=run_id, cache_hit=hit, cache_checked=True))
         result = await self._await_run(task)
         if not answered(result) or result.final_answer is None:
             raise failure_error(result)
@@ -167,7 +167,8 @@ class ChatHandler:
                               completion_id: str, created: int, extra_headers: dict[str, str],
                               hit: CouncilResult | None) -> web.StreamResponse:
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
-        task = self.start_admitted(self.council.ask(plan, run_id=run_id, on_event=queue.put_nowait, cache_hit=hit))
+        task = self.start_admitted(self.council.ask(plan, run_id=run_id, on_event=queue.put_nowait, cache_hit=hit,
+                                                    cache_checked=True))
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
             "x-council-run-id": run_id, **extra_headers,

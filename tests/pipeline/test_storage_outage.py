@@ -83,3 +83,26 @@ async def test_a_run_while_another_process_holds_sqlite_locked_is_answered_withi
             assert during.stored is False and during.final_answer.content
             assert GAVE_UP_AT_THE_BOUND in " | ".join(during.degraded_reasons)
         await wait_until(stored_status(council, during.run_id), what="the locked-out run to be stored")
+
+
+async def test_with_the_result_cache_on_a_stopped_database_is_a_miss_and_the_question_is_answered(
+        fake_llm, private_postgres):
+    server: PostgresServer = private_postgres
+    script_members(fake_llm)
+    config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600},
+                         storage={"url": server.create_database("cached"), "critical_wait_s": BOUND_S})
+    async with Council(config, environ={}) as council:
+        first = await ask(council, "What is six times seven?")
+        assert first.stored and not first.degraded
+        server.halt()
+        try:
+            plan = council.plan("What is six times seven?")
+            assert await asyncio.wait_for(council.lookup_cache(plan), timeout=TIMEOUT_S) is None, "down: a miss"
+            calls = len(fake_llm.requests)
+            during = await ask(council, "What is six times seven?")
+        finally:
+            server.resume()
+        assert during.status == "complete" and during.cached_from is None and during.final_answer.content
+        assert len(fake_llm.requests) > calls, "the council ran: a database that is down serves no hit"
+        again = await ask(council, "What is six times seven?")
+        assert again.cached_from == first.run_id, "back up: the first run answers again"

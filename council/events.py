@@ -13,6 +13,8 @@ EventKind = Literal[
     "safety",
     "review",
     "ranking",
+    "revision",
+    "deliberation",
     "final_delta",
     "final",
     "run_finished",
@@ -45,9 +47,10 @@ class RunStartedData(TypedDict):
 
 
 class StageStartedData(TypedDict):
-    """``stage_started``: ``answers``, ``review`` or ``final``."""
+    """``stage_started``: ``answers``, ``review``, ``deliberation`` (a second round, with its reason) or ``final``."""
 
-    stage: Literal["answers", "review", "final"]
+    stage: Literal["answers", "review", "deliberation", "final"]
+    reason: NotRequired[str]
 
 
 class FailureData(TypedDict, total=False):
@@ -92,6 +95,7 @@ class ReviewData(TypedDict):
     error: FailureData | None
     scores: dict[str, Any]
     order: list[str]
+    round: NotRequired[int]
 
 
 class RankingEntryData(TypedDict):
@@ -110,6 +114,52 @@ class RankingData(TypedDict):
     bias_flags: list[dict[str, Any]]
     ranking_confidence: NotRequired[float | None]
     tied_for_first: NotRequired[list[str]]
+    round: NotRequired[int]
+
+
+class RevisionData(TypedDict):
+    """``revision``: one member's decision in a second round (``revised``, ``kept`` or ``failed``)."""
+
+    member: str
+    decision: str
+    reason: str
+    latency_ms: float
+    error: FailureData | None
+
+
+class AnswerMoveData(TypedDict):
+    """How one answer moved between the rounds."""
+
+    member: str
+    revised: bool
+    rank_before: int | None
+    rank_after: int | None
+    score_before: float | None
+    score_after: float | None
+
+
+class DeliberationData(TypedDict):
+    """``deliberation``: whether a second round ran and why; when it did, what it moved and cost.
+
+    Sent once per run of a council with ``review.rounds: 2``: after the
+    first ranking when one round is enough, else after the second ranking.
+    """
+
+    rounds: int
+    reason: str
+    threshold: float
+    confidence_before: float | None
+    confidence_after: float | None
+    agreement_statistic: str
+    agreement_before: float | None
+    agreement_after: float | None
+    revised: list[str]
+    revisions: list[dict[str, Any]]
+    moves: list[AnswerMoveData]
+    calls: int
+    tokens: int
+    cost_usd: float | None
+    latency_ms: float
 
 
 class FinalDeltaData(TypedDict):
@@ -128,6 +178,7 @@ class RunFinishedData(TypedDict):
 
 
 _STAGE_WORDS = {"answers": "Asking the council members…", "review": "Members are reviewing each other's answers…",
+                "deliberation": "Second round: members read the critiques, may revise, and are reviewed again…",
                 "final": "Writing the final answer…"}
 
 
@@ -151,11 +202,42 @@ def describe(event: StageEvent) -> str | None:
         return f"- {safety['member']}'s answer was set aside by the safety gate ({category})"
     if event.kind == "review":
         review = cast(ReviewData, event.data)
+        again = " again" if review.get("round", 1) > 1 else ""
         if review["status"] == "ok":
-            return f"- {review['reviewer']} reviewed {len(review['order'])} answers"
+            return f"- {review['reviewer']} reviewed {len(review['order'])} answers{again}"
         return f"- {review['reviewer']}'s review failed ({(review['error'] or {}).get('reason', 'failed')})"
     if event.kind == "ranking":
-        entries = cast(RankingData, event.data)["ranking"]
+        ranking = cast(RankingData, event.data)
+        entries = ranking["ranking"]
         if entries:
-            return "Ranking: " + ", ".join(f"{e['rank']}. {e['member']} ({e['score']:+.2f})" for e in entries)
+            label = "Second ranking" if ranking.get("round", 1) > 1 else "Ranking"
+            return f"{label}: " + ", ".join(f"{e['rank']}. {e['member']} ({e['score']:+.2f})" for e in entries)
+    if event.kind == "revision":
+        return describe_revision(cast(RevisionData, event.data))
+    if event.kind == "deliberation":
+        return describe_deliberation(cast(DeliberationData, event.data))
     return None
+
+
+def describe_revision(revision: RevisionData) -> str:
+    """One line on a member's second-round decision."""
+    said = f": {revision['reason']}" if revision["reason"] else ""
+    if revision["decision"] == "revised":
+        return f"- {revision['member']} revised its answer{said}"
+    if revision["decision"] == "kept":
+        return f"- {revision['member']} kept its answer{said}"
+    return f"- {revision['member']}'s revision failed ({(revision['error'] or {}).get('reason', 'failed')}); " \
+           "its first answer stands"
+
+
+def describe_deliberation(rounds: DeliberationData) -> str:
+    """One line saying how many rounds ran and why; for two, what changed and what the second cost."""
+    if rounds["rounds"] == 1:
+        return f"Deliberation: {rounds['reason']}"
+    before, after = rounds["confidence_before"], rounds["confidence_after"]
+    confidence = (f"confidence {before:.2f} -> {after:.2f}" if before is not None and after is not None
+                  else "confidence not measured")
+    cost = f", ${rounds['cost_usd']:.4f}" if rounds["cost_usd"] is not None else ""
+    revised = ", ".join(rounds["revised"]) or "nobody"
+    return (f"Deliberation: {rounds['reason']}; revised: {revised}; {confidence}; second round "
+            f"{rounds['calls']} calls, {rounds['tokens']} tokens{cost}, {rounds['latency_ms'] / 1000:.1f} s")

@@ -41,6 +41,12 @@ class CouncilPreset(BaseModel):
     second_judge: str | None = Field(default=None, description="When the judge answers too: the member who scores "
                                      "every answer but its own, the judge's included (default: the first other "
                                      "answering member).")
+    rounds: Literal[1, 2] | None = Field(
+        default=None, exclude_if=lambda rounds: rounds is None,
+        description="2: a second round when the first ranking is unsure (default: review.rounds).")
+    deliberate_below: float | None = Field(
+        default=None, gt=0.0, le=1.0, exclude_if=lambda threshold: threshold is None,
+        description="The confidence below which a second round runs (default: review.deliberate_below).")
 
     @model_validator(mode="after")
     def _judge_goes_with_review(self) -> CouncilPreset:

@@ -2,8 +2,9 @@
 
 ``CouncilResult.model_dump(mode="json")`` is what ``council ask --json``
 prints, what the store keeps, and what the HTTP server returns for a run.
-Member names appear de-anonymized everywhere; the labels each reviewer saw
-are kept in ``reviews[].labels`` for audit.
+The records of each stage are :mod:`council.records`' (re-exported here);
+this module adds the run as a whole, the deliberation round's record, and
+the masked copy every output shows.
 """
 
 from __future__ import annotations
@@ -12,249 +13,36 @@ import re
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from council.errors import ProviderError
-from council.rubrics.score import RubricVerdict
-from council.safety.gate import SafetyFinding, SafetyVerdict
-from council.safety.moderation.outcome import ModerationCheck
+from council.records import (
+    AgreementRecord,
+    AnswerRecord,
+    AnswerStatus,
+    BiasFlagRecord,
+    CalibrationRecord,
+    CallCost,
+    CostStage,
+    DimensionScoresRecord,
+    Failure,
+    FailureReason,
+    FinalAnswer,
+    JudgingRecord,
+    RankingEntry,
+    ReviewRecord,
+    RunCost,
+    SafetyGateSummary,
+    _Record,
+)
+from council.safety.gate import SafetyVerdict
 from council.types import ChatMessage, ReusedMark, Usage, is_falsy, is_none
 
-AnswerStatus = Literal["ok", "failed", "blocked"]
-FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped",
-                        "budget", "late"]
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Failure(_Record):
-    """Why a call failed: a short reason code and a readable message."""
-
-    reason: FailureReason
-    message: str
-    status: int | None = None
-    attempts: int = 1
-
-    @classmethod
-    def from_error(cls, error: ProviderError) -> Failure:
-        """The failure record of a provider error."""
-        return cls(reason=error.reason, message=str(error), status=error.status, attempts=error.attempts)
-
-
-class AnswerRecord(_Record, ReusedMark):
-    """One member's Stage 1 answer, or why there is none."""
-
-    member: str
-    model: str
-    provider: str
-    content: str | None = None
-    status: AnswerStatus = "ok"
-    error: Failure | None = None
-    latency_ms: float = 0.0
-    usage: Usage = Usage()
-    safety: SafetyVerdict | None = None
-    moderation: ModerationCheck | None = Field(
-        default=None, exclude_if=is_none,
-        description="The moderation layer's check (safety.moderation or llm_member): its verdict, categories, "
-                    "latency, usage and cost, or why it failed; None when it did not run on this answer.")
-    flags: list[SafetyFinding] = Field(
-        default_factory=list, exclude_if=is_falsy,
-        description="Findings that do not block: text addressed to the reviewers (evaluator_manipulation). The "
-                    "answer is still reviewed; the run is degraded and the chairman is told.")
-    simulated: bool = False
-    model_version: str | None = None
-    attempts: int = Field(default=1, description="Upstream attempts the answer took (retries included).")
-    review_truncated_from: int | None = Field(
-        default=None, description="The answer's length in characters, when reviewers and the chairman were shown "
-                                  "only its first review.max_answer_chars.")
-
-
-class DimensionScoresRecord(_Record):
-    """One reviewer's scores for one answer; ``overall`` is recomputed by Council."""
-
-    scores: dict[str, bool | int | float | str] = Field(description="The reviewer's value per criterion.")
-    overall: float = Field(description="The rubric score, 0-1, recomputed by Council.")
-    normalized: dict[str, float] = Field(default_factory=dict, description="Each criterion's score, 0-1.")
-    reported_overall: float | None = None
-    notes: str = ""
-
-
-class ReviewRecord(_Record, ReusedMark):
-    """One reviewer's Stage 2 ballot, de-anonymized."""
-
-    reviewer: str
-    status: Literal["ok", "failed"] = "ok"
-    error: Failure | None = None
-    order: list[str] = Field(default_factory=list, description="Members in the order shown.")
-    labels: dict[str, str] = Field(default_factory=dict, description="Label shown -> member.")
-    ranking: list[str] = Field(default_factory=list, description="The reviewer's ranking, members, best first.")
-    scores: dict[str, DimensionScoresRecord] = Field(default_factory=dict)
-    attempts: int = 0
-    latency_ms: float = 0.0
-    usage: Usage = Usage()
-    model: str = ""
-    prompt_hash: str = Field(default="", description="SHA-256 (16 hex) of the review prompt sent.")
-    response_hash: str = Field(default="", description="SHA-256 (16 hex) of the reply the ballot came from.")
-
-
-class RankingEntry(_Record):
-    """A candidate's place in the council ranking."""
-
-    member: str
-    rank: int
-    score: float
-    raw_mean: float | None
-    n_reviews: int
-    dimensions: dict[str, float] = Field(default_factory=dict)
-    verdict: RubricVerdict | None = None
-    rank_probabilities: list[float] = Field(
-        default_factory=list, description="How often this answer took each rank (1st, 2nd, ...) when the reviews "
-                                          "were resampled; empty when nothing was compared.")
-
-
-class AgreementRecord(_Record):
-    """How much the reviewers agreed."""
-
-    statistic: str = "none"
-    kendall_w: float | None = None
-    mean_pairwise_tau: float | None = None
-    n_reviewers: int = 0
-    method: str | None = Field(default=None, description="The aggregation method that ranked the answers.")
-    calibrated: bool | None = Field(
-        default=None, description="Whether the scores were calibrated (z-scores) before averaging, not raw.")
-    weighting: str | None = Field(
-        default=None, description="How the reviewers were weighted: outlier, equal or reliability.")
-    reviewer_weights: dict[str, float] = Field(default_factory=dict, description="Each reviewer's weight.")
-
-
-class BiasFlagRecord(_Record):
-    """A reviewer whose scores follow something other than quality."""
-
-    reviewer: str
-    kind: str
-    correlation: float
-    detail: str
-
-
-class CalibrationRecord(_Record):
-    """One reviewer's stored history as read when the ranking started: what its scores were calibrated with.
-
-    With the reviews, it is enough to recompute the run's ranking exactly,
-    whatever the history became afterwards.
-    """
-
-    reviewer: str
-    count: int = Field(description="Scores seen before this run.")
-    mean: float
-    m2: float = Field(description="Sum of squared deviations from the mean (Welford).")
-    resid_count: int
-    resid_m2: float
-    bias: list[float] = Field(default_factory=list, description="Running sums behind pooled bias flags.")
-
-
-class SafetyGateSummary(_Record):
-    """The safety gate over the whole run (ADR-016's ``safety_gate``): whose answers failed it, and why.
-
-    Each answer's ``safety`` holds the detail (findings, masked evidence, the
-    classifier's notes); this names the failures in one place.
-    """
-
-    checked_models: list[str] = Field(default_factory=list, description="Members whose answer was checked.")
-    failed_models: list[str] = Field(default_factory=list, description="Members whose answer failed the gate.")
-    categories: dict[str, list[str]] = Field(
-        default_factory=dict, description="The categories each failed member's answer was blocked for.")
-    checker: str = Field(default="patterns", description="What checked: patterns, patterns+llm:NAME or "
-                                                         "patterns+moderation:PROVIDER.")
-
-    @classmethod
-    def of(cls, answers: list[AnswerRecord]) -> SafetyGateSummary:
-        """The summary of the answers the gate has marked."""
-        checked = [a for a in answers if a.safety is not None]
-        failed = [a for a in checked if a.safety is not None and not a.safety.passed]
-        checkers = sorted({a.safety.checker for a in checked if a.safety is not None})
-        return cls(checked_models=[a.member for a in checked], failed_models=[a.member for a in failed],
-                   categories={a.member: sorted({f.category for f in a.safety.findings})
-                               for a in failed if a.safety is not None},
-                   checker=checkers[-1] if checkers else "patterns")
-
-
-class FinalAnswer(_Record, ReusedMark):
-    """The council's answer and who wrote it."""
-
-    content: str
-    by: str = Field(description="The chairman, or the member whose top-ranked answer was used.")
-    source: Literal["chairman", "top_answer", "none"] = "top_answer"
-    fallback: bool = Field(default=False, description="True when the chairman failed and the top answer was used.")
-    fallback_reason: str | None = None
-    blocked: bool = Field(default=False, description="True when no answer passed the safety gate.")
-    latency_ms: float = 0.0
-    usage: Usage = Usage()
-
-
-class JudgingRecord(_Record):
-    """How a judge preset (``review: judge``) kept the judge from ranking its own answer by its own score.
-
-    ``judge_does_not_answer``: the judge is not among the answering members
-    and scores every answer. ``second_judge``: the judge answers too; it
-    scores every answer but its own, and ``second_judge`` scores every answer
-    but its own, the judge's included.
-    """
-
-    policy: Literal["judge_does_not_answer", "second_judge"]
-    judge: str
-    second_judge: str | None = Field(default=None, description="Who scored the judge's own answer (second judge).")
-
-    def reviewers(self) -> list[str]:
-        """The members who review in a run under this policy."""
-        return [self.judge, *([self.second_judge] if self.second_judge else [])]
-
-    def describe(self) -> str:
-        """The policy in a few words, for people: who judged, and who scored the judge's answer."""
-        if self.policy == "judge_does_not_answer":
-            return f"judge {self.judge}, who did not answer"
-        return f"judge {self.judge}, its answer scored by {self.second_judge or 'nobody'}"
-
-
-CostStage = Literal["answers", "safety", "reviews", "chairman"]
-
-
-class CallCost(_Record):
-    """What one upstream call (with its retries and re-asks) cost.
-
-    Stored with every run, so it is written compactly: ``source`` (when
-    unknown) and ``estimated`` (when false) are left out.
-    """
-
-    stage: CostStage
-    member: str
-    prompt_tokens: int
-    completion_tokens: int
-    usd: float | None = Field(description="None when the member has no price and the upstream reported none.")
-    source: Literal["reported", "computed"] | None = Field(
-        default=None, exclude_if=is_none,
-        description="reported: the upstream's figure; computed: tokens times the member's price.")
-    estimated: bool = Field(default=False, exclude_if=is_falsy,
-                            description="Token counts estimated from text length.")
-
-
-class RunCost(_Record):
-    """A run's cost: per call, per stage, per member and in all, in US dollars.
-
-    Sums count the calls whose cost is known; ``partial`` says some were
-    not (a member without a price), and then ``total_usd`` is a lower bound.
-    """
-
-    total_usd: float | None = Field(description="None when no call's cost is known.")
-    partial: bool = False
-    budget_usd: float | None = Field(default=None, description="The run's budget, when it had one.")
-    by_stage: dict[str, float] = Field(default_factory=dict)
-    by_member: dict[str, float] = Field(default_factory=dict)
-    unpriced: list[str] = Field(default_factory=list, description="Members whose calls have no known cost.")
-    calls: list[CallCost] = Field(default_factory=list)
-    reused_usd: float = Field(default=0.0, exclude_if=is_falsy, description="What the reused calls (council eval's "
-                              "kept replies) cost when they were made: not spent again, not in the sums above.")
+__all__ = [
+    "AgreementRecord", "AnswerMove", "AnswerRecord", "AnswerStatus", "BiasFlagRecord", "CalibrationRecord", "CallCost",
+    "CostStage", "CouncilResult", "DeliberationRecord", "DimensionScoresRecord", "Failure", "FailureReason",
+    "FinalAnswer", "FirstRound", "JudgingRecord", "RankingEntry", "Reproducibility", "ReviewRecord", "RevisionRecord",
+    "RunCost", "SafetyGateSummary", "Timings", "masked", "masked_answer", "masked_excerpt",
+]
 
 
 class Timings(_Record):
@@ -265,6 +53,8 @@ class Timings(_Record):
     review_ms: float = 0.0
     aggregate_ms: float = 0.0
     final_ms: float = 0.0
+    deliberation_ms: float = Field(default=0.0, exclude_if=is_falsy,
+                                   description="The second round (review.rounds: 2): revision, re-review, ranking.")
     total_ms: float = 0.0
 
 
@@ -279,6 +69,82 @@ class Reproducibility(_Record):
     shuffle_seed: int
     aggregation_method: str
     package_version: str
+
+
+RevisionDecision = Literal["revised", "kept", "failed", "blocked"]
+
+
+class RevisionRecord(_Record, ReusedMark):
+    """One member's second look at its answer after reading the critiques (a deliberation round).
+
+    ``revised``: it rewrote its answer, and the new text is the one reviewed
+    again; ``kept``: it kept its answer, saying why; ``failed``: no usable
+    reply (its first answer stands); ``blocked``: the revised text failed the
+    safety gate (its first answer stands, and ``safety`` says why).
+    """
+
+    member: str
+    decision: RevisionDecision
+    reason: str = Field(default="", description="The member's own reason, or why its revision was not used.")
+    latency_ms: float = 0.0
+    usage: Usage = Usage()
+    error: Failure | None = Field(default=None, exclude_if=is_none)
+    safety: SafetyVerdict | None = Field(default=None, exclude_if=is_none,
+                                         description="The gate's verdict on the revised text.")
+
+
+class AnswerMove(_Record):
+    """How one answer's calibrated score and rank moved from the first round to the second."""
+
+    member: str
+    revised: bool
+    rank_before: int | None
+    rank_after: int | None
+    score_before: float | None
+    score_after: float | None
+
+
+class FirstRound(_Record):
+    """The first round as it stood before the second: its answers, reviews, ranking and figures."""
+
+    answers: list[AnswerRecord]
+    reviews: list[ReviewRecord]
+    ranking: list[RankingEntry]
+    agreement: AgreementRecord
+    bias_flags: list[BiasFlagRecord] = Field(default_factory=list)
+    ranking_confidence: float | None = None
+    tied_for_first: list[str] = Field(default_factory=list)
+
+
+class DeliberationRecord(_Record):
+    """Whether a second round ran (``review.rounds: 2``), why, and what it changed and cost.
+
+    With two rounds, the result's answers, reviews and ranking are the second
+    round's (the chairman wrote from them) and ``first_round`` keeps the
+    first. With one, ``reason`` says why the second was not needed or did
+    not fit.
+    """
+
+    rounds: Literal[1, 2]
+    reason: str
+    threshold: float = Field(description="review.deliberate_below: below this ranking confidence, a second round.")
+    confidence_before: float | None = None
+    confidence_after: float | None = None
+    agreement_statistic: str = "none"
+    agreement_before: float | None = None
+    agreement_after: float | None = None
+    first_round: FirstRound | None = Field(default=None, exclude_if=is_none)
+    revisions: list[RevisionRecord] = Field(default_factory=list)
+    moves: list[AnswerMove] = Field(default_factory=list)
+    calls: int = Field(default=0, description="Upstream calls the second round made (revisions and reviews).")
+    tokens: int = Field(default=0, description="Their tokens, prompt and completion.")
+    cost_usd: float | None = Field(default=None, description="Their cost; None when a member has no price.")
+    latency_ms: float = 0.0
+
+    @property
+    def revised(self) -> list[str]:
+        """The members whose revised answer was reviewed in the second round."""
+        return [r.member for r in self.revisions if r.decision == "revised"]
 
 
 class CouncilResult(_Record):
@@ -315,6 +181,9 @@ class CouncilResult(_Record):
     tied_for_first: list[str] = Field(
         default_factory=list, description="Answers the council cannot tell from its top one (confidence below "
                                           "review.tie_threshold), besides the top one itself.")
+    deliberation: DeliberationRecord | None = Field(
+        default=None, exclude_if=is_none, description="The second round, when review.rounds is 2: whether it ran, "
+                                                      "why, and what it moved (the ranking above is its own).")
     final_answer: FinalAnswer | None = None
     degraded: bool = False
     degraded_reasons: list[str] = Field(default_factory=list)
@@ -341,11 +210,34 @@ class CouncilResult(_Record):
         """Tokens of every upstream call in the run."""
         total = Usage()
         safety = [a.safety.usage for a in self.answers if a.safety is not None and a.safety.usage is not None]
-        for usage in [*(a.usage for a in self.answers), *safety, *(r.usage for r in self.reviews)]:
+        for usage in [*(a.usage for a in self.answers), *safety, *(r.usage for r in self.reviews),
+                      *(usage for _stage, _member, usage, _reused in self.second_round_calls("safety"))]:
             total = total + usage
         if self.final_answer is not None:
             total = total + self.final_answer.usage
         return total
+
+
+    def second_round_calls(self, safety_member: str | None) -> list[tuple[CostStage, str, Usage, bool]]:
+        """The calls a second round adds to those the records above hold: stage, member, usage, reused.
+
+        The first round's reviews and the revisions; the safety check of each
+        first answer later revised (the answer above carries its new check),
+        and of each revision the gate blocked (only its record has that check).
+        """
+        rounds = self.deliberation
+        if rounds is None or rounds.first_round is None:
+            return []
+        calls: list[tuple[CostStage, str, Usage, bool]] = [
+            ("reviews", r.reviewer, r.usage, r.reused) for r in rounds.first_round.reviews]
+        calls += [("revisions", r.member, r.usage, r.reused) for r in rounds.revisions]
+        if safety_member is not None:
+            revised = set(rounds.revised)
+            calls += [("safety", safety_member, a.safety.usage, False) for a in rounds.first_round.answers
+                      if a.member in revised and a.safety is not None and a.safety.usage is not None]
+            calls += [("safety", safety_member, r.safety.usage, False) for r in rounds.revisions
+                      if r.decision == "blocked" and r.safety is not None and r.safety.usage is not None]
+        return calls
 
 
 # How much of a blocked text an output keeps: enough words to tell which answer it was, never the passage.

@@ -112,7 +112,7 @@ LAYERS = [
      "council.text", "council.config_errors", "council.config", "council.events", "council.presets",
      "council.side_tasks"},
     {"council.transport", "council.safety", "council.ranking"},
-    {"council.providers", "council.rubrics", "council.result"},
+    {"council.providers", "council.rubrics", "council.records", "council.result"},
     {"council.review", "council.storage"},
     {"council.simulation"},
     {"council.pipeline"},

@@ -43,10 +43,11 @@ def test_a_preset_that_does_not_fit_the_council_stops_the_config(councils, messa
         config_with(councils)
 
 
-def test_the_shipped_configs_offer_quick_and_full():
+def test_the_shipped_configs_offer_quick_full_and_deliberate():
     for path in (simulated_config_path(), simulated_config_path().with_name("council.yaml")):
         councils = yaml.safe_load(path.read_text())["councils"]
-        assert set(councils) == {"quick", "full"} and councils["quick"]["review"] == "judge", path
+        assert set(councils) == {"quick", "full", "deliberate"} and councils["quick"]["review"] == "judge", path
+        assert councils["deliberate"]["rounds"] == 2 and "rounds" not in councils["full"], path
 
 
 async def test_a_preset_chooses_members_chairman_and_review_and_the_result_says_so():

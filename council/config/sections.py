@@ -31,6 +31,8 @@ class SimulatedPersona(_Strict):
     leniency: float | None = Field(default=None, ge=-3, le=3, description="Reviewer offset: <0 harsh, >0 generous.")
     spread: float | None = Field(default=None, gt=0, le=3, description="Reviewer scale around its mean.")
     noise: float | None = Field(default=None, ge=0, le=3, description="Reviewer score noise (std, points).")
+    uptake: float | None = Field(default=None, ge=0, le=1, description="In a second round, how far a revision "
+                                 "moves toward the best-critiqued answer (0: never improves).")
     latency_ms: float = Field(default=0.0, ge=0, le=600_000, description="Simulated time to answer.")
 
 
@@ -138,6 +140,15 @@ class ReviewConfig(_Strict):
         description="Reviewers and the chairman see at most this many characters of an answer, with a marker "
                     "saying it was cut; null shows answers whole.",
     )
+    rounds: Literal[1, 2] = Field(
+        default=1, exclude_if=lambda rounds: rounds == 1,
+        description="2: when the first ranking is unsure (confidence below deliberate_below, or a tie at the top), "
+                    "each member reads the anonymous critiques, may revise its answer, and the answers are "
+                    "reviewed and ranked again.")
+    deliberate_below: float = Field(
+        default=0.7, gt=0.0, le=1.0, exclude_if=lambda threshold: threshold == 0.7,
+        description="With rounds: 2, a second round runs when the first ranking's confidence in its top answer "
+                    "is below this (1: every run with two or more reviewed answers).")
 
 
 ModerationProvider = Literal["openai", "llama_guard"]

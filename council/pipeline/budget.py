@@ -67,13 +67,17 @@ class RunBudget:
         capped = (params or GenerationParams()).model_copy(update={"max_tokens": self.max_output_tokens})
         return capped, self.max_output_tokens
 
+    def bound_usd(self, member: MemberConfig, messages: list[ChatMessage], params: GenerationParams | None) -> float:
+        """The most a call of ``member`` with these messages could cost (what :meth:`admit` reserves)."""
+        _bounded, output_tokens = self._bounded(member, params)
+        usage = Usage(prompt_tokens=prompt_tokens_bound(messages), completion_tokens=output_tokens)
+        return priced(usage, self.prices[member.name])
+
     def admit(self, member: MemberConfig, messages: list[ChatMessage], params: GenerationParams | None,
               what: str) -> tuple[GenerationParams, float]:
         """Reserve a call's bound; the params to call with. Raises :class:`BudgetExhaustedError` if it does not fit."""
-        price = self.prices[member.name]
-        bounded, output_tokens = self._bounded(member, params)
-        usage = Usage(prompt_tokens=prompt_tokens_bound(messages), completion_tokens=output_tokens)
-        bound = priced(usage, price)
+        bounded, _output_tokens = self._bounded(member, params)
+        bound = self.bound_usd(member, messages, params)
         if bound > self.left_usd:
             self.refused.append(what)
             raise BudgetExhaustedError(

@@ -61,6 +61,9 @@ class RunContext:
     cache_key: str | None = None
     #: Kept replies that may stand in for this run's calls (None: every call goes upstream, as usual).
     call_reuse: CallReuse | None = None
+    #: 2: a second round when the first ranking's confidence is below ``deliberate_below`` (or the top is tied).
+    rounds: int = 1
+    deliberate_below: float = 0.7
 
     def straggler_cut(self, expected: int) -> StragglerCut | None:
         """The straggler policy for a stage of ``expected`` calls (None when the run has none)."""

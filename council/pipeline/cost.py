@@ -52,6 +52,7 @@ def _calls(result: CouncilResult, safety_member: str | None) -> Iterator[tuple[C
             yield "safety", safety_member, answer.safety.usage, False
     for review in result.reviews:
         yield "reviews", review.reviewer, review.usage, review.reused
+    yield from result.second_round_calls(safety_member)
 
 
 def run_cost(result: CouncilResult, prices: Mapping[str, Price | None], safety_member: str | None,

@@ -40,6 +40,7 @@ from council.pipeline.stragglers import settle_late_calls
 from council.presets import CouncilPreset
 from council.providers import Provider, build_providers, check_member_params
 from council.result import CouncilResult, Reproducibility
+from council.review.revision import PROMPTS as REVISION_PROMPTS
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import is_rubric_path, load_rubric
 from council.rubrics.model import Rubric
@@ -51,6 +52,7 @@ from council.storage.store import Store
 from council.transport.http import Transport
 from council.types import ChatMessage, GenerationParams
 
+# The revision prompts are hashed only for runs that may have a second round: other runs' records are unchanged.
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
            "feedback_system.md")
 _log = get_logger("council")
@@ -189,7 +191,8 @@ class Council:
                           max_usd=max_usd, cache=cache)
         if not plan.use_cache:
             return plan
-        key = run_key(plan, self.config, self._config_hash, {name: prompt_hash(name) for name in PROMPTS})
+        prompts = PROMPTS + REVISION_PROMPTS if plan.rounds > 1 else PROMPTS
+        key = run_key(plan, self.config, self._config_hash, {name: prompt_hash(name) for name in prompts})
         return replace(plan, cache_key=key)
 
     async def ask(
@@ -304,10 +307,11 @@ class Council:
         return self._ensure_providers()[member]
 
     def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int, run_id: str | None,
-                    rubric: Rubric) -> CouncilResult:
+                    rubric: Rubric, rounds: int = 1) -> CouncilResult:
+        prompts = PROMPTS + REVISION_PROMPTS if rounds > 1 else PROMPTS
         reproducibility = Reproducibility(
             config_hash=self._config_hash,
-            prompt_hashes={name: prompt_hash(name) for name in PROMPTS},
+            prompt_hashes={name: prompt_hash(name) for name in prompts},
             rubric_id=rubric.id,
             rubric_version=rubric.version,
             rubric_hash=rubric.content_hash(),
@@ -327,13 +331,13 @@ class Council:
         started = time.perf_counter()
         seed = next(s for s in (plan.shuffle_seed, self.config.review.seed, secrets.randbits(31)) if s is not None)
         members = list(plan.members)
-        result = self._new_result(list(plan.messages), members, seed, run_id, plan.rubric)
+        result = self._new_result(list(plan.messages), members, seed, run_id, plan.rubric, plan.rounds)
         result.preset, result.judging = plan.preset, plan.judging
         ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
                          plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
                          store=self.store, straggler_factor=plan.straggler_factor, moderator=self._moderator,
-                         cache_key=plan.cache_key,
-                         call_reuse=plan.call_reuse(self.store))
+                         cache_key=plan.cache_key, call_reuse=plan.call_reuse(self.store),
+                         rounds=plan.rounds, deliberate_below=plan.deliberate_below)
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")

@@ -67,6 +67,10 @@ class RunPlan:
     reuse_scope: str = ""
     #: The review shuffle seed (None: ``review.seed``, else one drawn per run); an evaluation pins one per sample.
     shuffle_seed: int | None = None
+    #: 2: a second round when the first ranking is unsure (the preset's ``rounds``, else ``review.rounds``).
+    rounds: int = 1
+    #: Below this confidence in the top answer, the second round runs (with ``rounds`` 2).
+    deliberate_below: float = 0.7
 
     @property
     def judges(self) -> list[str] | None:
@@ -143,7 +147,10 @@ def build_plan(
                    safety_member=config.safety.llm_member,
                    straggler_factor=spec.straggler_factor if spec is not None and spec.straggler_factor is not None
                    else config.stages.straggler_factor,
-                   use_cache=config.cache.ttl_s > 0 and cache is not False)
+                   use_cache=config.cache.ttl_s > 0 and cache is not False,
+                   rounds=spec.rounds if spec is not None and spec.rounds is not None else config.review.rounds,
+                   deliberate_below=spec.deliberate_below if spec is not None and spec.deliberate_below is not None
+                   else config.review.deliberate_below)
     limit = budget_limit(config, max_usd, plan.callers)
     # The rubric last: a registered one is read from the database, and a bad request should not wait for it.
     chosen_rubric = default_rubric if rubric is None else resolve_rubric(rubric)

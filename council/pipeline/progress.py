@@ -23,6 +23,7 @@ from council.result import (
     BiasFlagRecord,
     CalibrationRecord,
     CouncilResult,
+    DeliberationRecord,
     FinalAnswer,
     RankingEntry,
     ReviewRecord,
@@ -77,6 +78,8 @@ class RunSoFar:
     history: HistoryRead | None = None
     reviews: tuple[ReviewRecord, ...] = ()
     ranked: Ranked | None = None
+    #: Whether a second round ran and what it moved (None: the run has one round, review.rounds 1).
+    deliberation: DeliberationRecord | None = None
     final: FinalAnswer | None = None
     #: Added by the latest stage only: why the run is degraded, writes it queued, calls it stopped waiting for
     #: (still running), and why the run must stop.
@@ -104,6 +107,8 @@ class RunSoFar:
             result.ranking, result.agreement, result.bias_flags = ranked.ranking, ranked.agreement, ranked.bias_flags
             result.calibration = ranked.calibration
             result.ranking_confidence, result.tied_for_first = ranked.confidence, ranked.tied_for_first
+        if self.deliberation is not None:
+            result.deliberation = self.deliberation
         if self.final is not None:
             result.final_answer = self.final
             result.status = "blocked" if self.final.blocked else "complete"

@@ -18,7 +18,7 @@ from council.errors import StorageError, storage_cause
 from council.logs import get_logger
 from council.pipeline.context import RunContext
 from council.pipeline.persist import HISTORY_NOT_STORED, waited_for_storage
-from council.pipeline.progress import HistoryRead, QueuedWrite, Ranked, RunSoFar
+from council.pipeline.progress import AutomaticScores, HistoryRead, QueuedWrite, Ranked, RunSoFar
 from council.pipeline.verdicts import with_verdicts
 from council.providers import Provider
 from council.ranking.aggregation import aggregate
@@ -102,7 +102,8 @@ def unranked(answers: list[AnswerRecord]) -> list[RankingEntry]:
 
 
 async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: list[ReviewRecord],
-                       calibration: CalibrationStore | None, ahead: HistoryRead | None = None) -> Ranked:
+                       calibration: CalibrationStore | None, ahead: HistoryRead | None = None,
+                       add_to_history: bool = True) -> Ranked:
     """Rank the surviving answers from the reviews, calibrated with each reviewer's stored history.
 
     The history is ``ahead``'s when it covers every reviewer, or read now.
@@ -148,7 +149,7 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
         for c in outcome.ranking
     ]
     history_write = None
-    if calibration is not None and keys and stored is not None:
+    if add_to_history and calibration is not None and keys and stored is not None:
         history_write = calibration.add_to_reviewer_history(
             {keys[name]: increment for name, increment in outcome.increments.items() if name in keys})
     used = [CalibrationRecord(reviewer=name, count=h.count, mean=h.mean, m2=h.m2, resid_count=h.resid_count,
@@ -163,25 +164,40 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
                   list(confidence.tied_with_top) if confidence and reviewed else [])
 
 
-async def ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
-    """The surviving answers ranked from the reviews, each with its verdict; in member order if ranking fails."""
-    surviving, reviews = so_far.surviving, list(so_far.reviews)
+async def rank_round(ctx: RunContext, surviving: list[AnswerRecord], reviews: list[ReviewRecord],
+                     automatic: AutomaticScores, history: HistoryRead | None,
+                     add_to_history: bool = True) -> tuple[Ranked, tuple[QueuedWrite, ...]]:
+    """One round's ranking, each answer with its verdict, and the history write it queued (member order if it fails).
+
+    ``add_to_history`` False ranks with the stored history and adds nothing
+    to it: a second round's reviewers were counted once already this run.
+    """
     writes: tuple[QueuedWrite, ...] = ()
     try:
-        ranked = await rank_answers(ctx, surviving, reviews, ctx.store, so_far.history)
+        ranked = await rank_answers(ctx, surviving, reviews, ctx.store, history, add_to_history)
         if ranked.history_write is not None:
             writes = ((ranked.history_write, HISTORY_NOT_STORED),)
-        ranked.ranking = with_verdicts(ctx.rubric, ranked.ranking, reviews, so_far.automatic.values,
-                                       so_far.automatic.evidence)
+        ranked.ranking = with_verdicts(ctx.rubric, ranked.ranking, reviews, automatic.values, automatic.evidence)
         ranked.bias_flags = [*ranked.bias_flags, *unanimity_bias_flags(ctx.rubric, surviving, reviews, ranked)]
     except Exception as error:
         _log.error("ranking_crashed", run_id=ctx.result.run_id, error=error, exc_info=True)
         ranked = Ranked(unranked(surviving), problems=[
             f"ranking failed (internal error: {type(error).__name__}: {error}); answers are in member order"])
+    return ranked, writes
+
+
+def emit_ranking(ctx: RunContext, ranked: Ranked, **extra: object) -> None:
+    """Tell listeners the ranking (``extra``: ``round=2`` for a second round's)."""
     if ranked.ranking and ctx.listening:
         ctx.emit("ranking", ranking=[e.model_dump() for e in ranked.ranking],
                  agreement=ranked.agreement.model_dump(), bias_flags=[b.model_dump() for b in ranked.bias_flags],
-                 ranking_confidence=ranked.confidence, tied_for_first=ranked.tied_for_first)
+                 ranking_confidence=ranked.confidence, tied_for_first=ranked.tied_for_first, **extra)
+
+
+async def ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """The surviving answers ranked from the reviews, each with its verdict; in member order if ranking fails."""
+    ranked, writes = await rank_round(ctx, so_far.surviving, list(so_far.reviews), so_far.automatic, so_far.history)
+    emit_ranking(ctx, ranked)
     return so_far.then(ranked=ranked, degraded=tuple(ranked.problems), writes=writes)
 
 

@@ -53,6 +53,8 @@ def run_key(plan: RunPlan, config: CouncilConfig, config_hash: str, prompt_hashe
         "preset": plan.preset, "budget_usd": plan.budget_usd, "straggler_factor": plan.straggler_factor,
         "config": config_hash, "prompts": prompt_hashes, "version": __version__,
     }
+    if plan.rounds > 1:
+        facts["deliberation"] = [plan.rounds, plan.deliberate_below]
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -110,6 +110,7 @@ async def review_one(
     retry_on_failure: bool,
     budget: RunBudget | None = None,
     ctx: RunContext | None = None,
+    round_no: int = 1,
 ) -> ReviewRecord:
     """One reviewer's ballot on the answers in ``order`` (kept replies stand in when ``ctx`` reuses calls)."""
     started = time.perf_counter()
@@ -127,7 +128,7 @@ async def review_one(
     reuse, every_reused = ctx.call_reuse if ctx else None, True
     # What decides the ballot besides the prompt (its nonce masked): the rubric, the texts as shown, the seed.
     facts = {"rubric": [rubric.id, rubric.version, rubric.content_hash()], "shown": [_hash(t) for t in candidate_texts],
-             "seed": ctx.seed if ctx else None}
+             "seed": ctx.seed if ctx else None, **({"round": round_no} if round_no > 1 else {})}
     while True:
         attempts += 1
         try:
@@ -184,19 +185,25 @@ async def collect_reviews(
 
 
 async def gather_reviews(
-    ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]] | None = None
+    ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]] | None = None,
+    round_no: int = 1,
 ) -> tuple[list[ReviewRecord], list[LateCall]]:
-    """Every reviewer's record, and the reviews the straggler policy stopped waiting for (still running)."""
+    """Every reviewer's record, and the reviews the straggler policy stopped waiting for (still running).
+
+    A second round (``round_no`` 2) shows the answers in a new order, and its events say which round.
+    """
     started = time.perf_counter()
     plan = reviewers_and_candidates(answers, ctx.config.review.include_self, ctx.judges)
     limit = ctx.config.review.max_answer_chars
     texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
-    orders = {reviewer: presentation_order(ctx.seed, reviewer, shown) for reviewer, shown in plan.items()}
+    seed = ctx.seed + round_no - 1
+    orders = {reviewer: presentation_order(seed, reviewer, shown) for reviewer, shown in plan.items()}
     jobs = {
         reviewer: review_one(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,
-                          ctx.config.review.retry_on_parse_failure, ctx.budget, ctx)
+                          ctx.config.review.retry_on_parse_failure, ctx.budget, ctx, round_no)
         for reviewer, order in orders.items()
     }
+    in_round = {"round": round_no} if round_no > 1 else {}
 
     def report(name: str, record: ReviewRecord) -> None:
         if record.status == "ok" and fixed:
@@ -205,7 +212,7 @@ async def gather_reviews(
             return
         ctx.emit("review", reviewer=name, status=record.status,
                  error=record.error.model_dump() if record.error else None,
-                 scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order)
+                 scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order, **in_round)
 
     finished_records: dict[str, ReviewRecord] = {}
     cut = ctx.straggler_cut(len(jobs))

@@ -19,6 +19,7 @@ from typing import Literal
 
 from council.pipeline.answer import answers_stage, quorum_stage
 from council.pipeline.context import RunContext, timed
+from council.pipeline.deliberation import deliberation_stage
 from council.pipeline.persist import queue_save
 from council.pipeline.progress import RunSoFar
 from council.pipeline.rank_stage import ranking_stage
@@ -29,7 +30,7 @@ from council.pipeline.verdicts import rubric_scores_stage
 from council.storage.run_records import Stage as Checkpoint
 
 #: Where a stage's time is added up in the result's ``timings`` (several stages may share one).
-TimingField = Literal["answers_ms", "safety_ms", "review_ms", "aggregate_ms", "final_ms"]
+TimingField = Literal["answers_ms", "safety_ms", "review_ms", "aggregate_ms", "deliberation_ms", "final_ms"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class RunStage:
     timing: TimingField | None = None
     #: The run is saved after this stage, as this stage of its record (None: not saved here).
     checkpoint: Checkpoint | None = None
+    #: Whether a run has this stage at all (None: every run has it); a run without it is as if it were not listed.
+    runs_when: Callable[[RunContext], bool] | None = None
 
 
 RUN_STAGES: tuple[RunStage, ...] = (
@@ -50,6 +53,8 @@ RUN_STAGES: tuple[RunStage, ...] = (
     RunStage("rubric_scores", rubric_scores_stage, timing="review_ms"),
     RunStage("review", review_stage, timing="review_ms"),
     RunStage("ranking", ranking_stage, timing="aggregate_ms", checkpoint="ranking"),
+    RunStage("deliberation", deliberation_stage, timing="deliberation_ms", checkpoint="deliberation",
+             runs_when=lambda ctx: ctx.rounds > 1),
     RunStage("final", final_stage, timing="final_ms"),
 )
 
@@ -62,6 +67,8 @@ async def run_stages(ctx: RunContext, stages: Sequence[RunStage] = RUN_STAGES) -
     """
     so_far = RunSoFar()
     for stage in stages:
+        if stage.runs_when is not None and not stage.runs_when(ctx):
+            continue
         with timed(ctx.result.timings, stage.timing) if stage.timing else nullcontext():
             so_far = await stage.run(ctx, so_far)
         so_far.record_into(ctx.result)

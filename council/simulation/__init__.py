@@ -17,6 +17,7 @@ from council.providers.simulated import SimulatedBehaviour
 from council.review.chairman import read_chairman_task
 from council.review.evaluation import read_evaluation_task
 from council.review.prompt import read_review_task
+from council.review.revision import read_revision_task
 from council.side_tasks import side_task_kind
 from council.simulation.chat_tasks import write_side_task
 from council.simulation.personas import (
@@ -26,6 +27,7 @@ from council.simulation.personas import (
     write_answer,
     write_evaluation,
     write_review,
+    write_revision,
     write_synthesis,
 )
 from council.types import ChatMessage
@@ -38,6 +40,8 @@ def behaviour_for(member: MemberConfig) -> SimulatedBehaviour:
     def reply(messages: list[ChatMessage]) -> str:
         if (review := read_review_task(messages)) is not None:
             return write_review(persona, review, member.name)
+        if (revision := read_revision_task(messages)) is not None:
+            return write_revision(persona, revision, member.name)
         if (evaluation := read_evaluation_task(messages)) is not None:
             return write_evaluation(persona, evaluation, member.name)
         if (synthesis := read_chairman_task(messages)) is not None:

@@ -17,12 +17,13 @@ import hashlib
 import json
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from council.config import MemberConfig, SimulatedPersona
 from council.review.chairman import ChairmanTask
 from council.review.evaluation import EvaluationTask
 from council.review.prompt import ReviewTask
+from council.review.revision import RevisionTask
 from council.types import ChatMessage
 
 SOUND_POINTS = (
@@ -60,6 +61,8 @@ class Persona:
     spread: float
     noise: float
     latency_ms: float
+    #: In a second round, how far a revision moves toward the best-critiqued answer's quality (0: never).
+    uptake: float = 0.0
 
 
 def persona_for(member: MemberConfig) -> Persona:
@@ -73,6 +76,8 @@ def persona_for(member: MemberConfig) -> Persona:
         "spread": round(rng.uniform(0.6, 1.4), 3),
         "noise": round(rng.uniform(0.2, 0.9), 3),
         "latency_ms": 0.0,
+        # Drawn last, so the traits above stay what they were before revisions existed. A quarter never improve.
+        "uptake": 0.0 if rng.random() < 0.25 else round(rng.uniform(0.2, 0.9), 3),
     }
     overrides = (member.persona or SimulatedPersona()).model_dump(exclude_none=True)
     return Persona(**{**derived, **overrides})
@@ -219,3 +224,29 @@ def write_evaluation(persona: Persona, task: EvaluationTask, member: str) -> str
     matched = f"{round(100 * overlap)}% of the reference's key words present" if overlap is not None else "no reference"
     return json.dumps({"accuracy_score": score(accuracy), "faithfulness_score": score(faithfulness),
                        "rationale": f"{read}; {matched}."})
+
+
+def write_revision(persona: Persona, task: RevisionTask, member: str) -> str:
+    """A simulated member's second look: move toward the best-critiqued answer by its uptake, or keep its own.
+
+    The best-critiqued answer is the one the critiques score highest on
+    average; the member's revised quality moves from its own answer's
+    (read as a reviewer reads it) toward that answer's by ``persona.uptake``.
+    A member whose answer the critiques rate best, or with no uptake, keeps it.
+    """
+    def mean_overall(label: str) -> float:
+        scores = [c.overall for c in task.critiques.get(label, []) if c.overall is not None]
+        return sum(scores) / len(scores) if scores else float("-inf")
+
+    best = max(task.answers, key=lambda label: (mean_overall(label), label == task.own_label))
+    own_quality, _ = judge_quality(task.answers[task.own_label])
+    best_quality, _ = judge_quality(task.answers[best])
+    if best == task.own_label or best_quality <= own_quality or persona.uptake <= 0:
+        why = ("the critiques rate my answer best" if best == task.own_label else
+               "the critiques do not show a better answer" if best_quality <= own_quality else
+               "I stand by my answer")
+        return f'<revision nonce="{task.nonce}">{json.dumps({"decision": "keep", "reason": why})}</revision>'
+    revised_quality = own_quality + persona.uptake * (best_quality - own_quality)
+    text = write_answer(replace(persona, quality=revised_quality), task.question, f"{member}/revised")
+    reason = f"{best} covers points mine missed; I added the ones I can stand behind"
+    return f'<revision nonce="{task.nonce}">{json.dumps({"decision": "revise", "reason": reason})}</revision>\n\n{text}'

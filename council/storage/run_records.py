@@ -36,7 +36,7 @@ import zstandard
 
 from council.result import CouncilResult
 
-Stage = Literal["started", "answers", "ranking", "finished"]
+Stage = Literal["started", "answers", "ranking", "deliberation", "finished"]
 # What each stage may have changed; "started" writes the whole (still small) result.
 _PROGRESS = frozenset({"status", "error", "degraded", "degraded_reasons", "stored", "timings"})
 STAGE_FIELDS: dict[Stage, frozenset[str] | None] = {
@@ -44,6 +44,9 @@ STAGE_FIELDS: dict[Stage, frozenset[str] | None] = {
     "answers": _PROGRESS | {"answers", "safety_gate"},
     "ranking": _PROGRESS | {"reviews", "ranking", "agreement", "bias_flags", "calibration", "ranking_confidence",
                             "tied_for_first"},
+    # A second round rewrites the answers it revised and everything ranked from them.
+    "deliberation": _PROGRESS | {"answers", "safety_gate", "reviews", "ranking", "agreement", "bias_flags",
+                                 "calibration", "ranking_confidence", "tied_for_first", "deliberation"},
     "finished": _PROGRESS | {"final_answer", "usage", "cost"},
 }
 ZSTD_LEVEL = 3

@@ -46,7 +46,7 @@ async def test_mistakes_over_http_read_plainly_and_log_one_line_each(mcp_over_ht
     assert limit.is_error and limit.content[0].text == 'limit: must be a whole number, got "ten"'
     assert rubric.is_error and "rubric://NAME" in rubric.content[0].text and "/v1/" not in rubric.content[0].text
     assert preset.value.error.code == -32602
-    assert preset.value.error.message == "preset: unknown preset 'slow'; presets: full, quick"
+    assert preset.value.error.message == "preset: unknown preset 'slow'; presets: deliberate, full, quick"
     assert 'compare_answers tool (members ["atlas", "boreal"])' in prompt.messages[0].content.text
     # The drain thread reads the server's lines as they come.
     wait_until_sync(lambda: len(mcp_over_http.log) >= 4, what="a log line for each of the four mistakes")

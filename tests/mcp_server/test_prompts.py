@@ -21,7 +21,7 @@ async def test_prompts_are_listed_with_titles_and_arguments(tmp_path, simulated)
     assert {name: [(a.name, a.required) for a in p.arguments or []] for name, p in listed.items()} == PROMPTS
     assert all(prompt.title and prompt.description for prompt in listed.values())
     described = {a.name: a.description for a in listed["ask_the_council"].arguments or []}
-    assert described["preset"] == "Optional: a preset (full, quick).", "names the presets on offer"
+    assert described["preset"] == "Optional: a preset (deliberate, full, quick).", "names the presets on offer"
     members = {a.name: a.description for a in listed["compare_the_answers"].arguments or []}["members"]
     assert "atlas, boreal, cirrus, delta" in (members or "")
     assert capabilities is not None and capabilities.prompts is not None
@@ -50,7 +50,8 @@ REFUSALS = [
     ("ask_the_council", {"preset": "quick"}, "question: required"),
     ("ask_the_council", {"question": ""}, "question: required"),
     ("judge_an_answer", {"question": "Q"}, "answer: required"),
-    ("ask_the_council", {"question": "Q", "preset": "slow"}, "preset: unknown preset 'slow'; presets: full, quick"),
+    ("ask_the_council", {"question": "Q", "preset": "slow"},
+     "preset: unknown preset 'slow'; presets: deliberate, full, quick"),
     ("compare_the_answers", {"question": "Q", "members": "atlas, zephyr"},
      "members: unknown members: zephyr; the council has atlas, boreal, cirrus, delta"),
     ("judge_an_answer", {"question": "Q", "answer": "A", "rubric": "strict"},

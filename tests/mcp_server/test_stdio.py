@@ -120,7 +120,7 @@ async def test_mistakes_are_tool_errors_and_the_server_keeps_serving(tmp_path, s
         still = await client.call_tool("list_runs", {})
         assert not still.is_error and still.structured_content == {"runs": []}
         slow = await client.call_tool("ask_council", {"question": "Why?", "preset": "slow"})
-        assert slow.is_error and "unknown preset 'slow'; presets: full, quick" in slow.content[0].text
+        assert slow.is_error and "unknown preset 'slow'; presets: deliberate, full, quick" in slow.content[0].text
         quick = (await client.call_tool("ask_council", {"question": "Why?", "preset": "quick"})).structured_content
         assert quick["preset"] == "quick" and quick["final_answer_by"] == "atlas" and quick["status"] == "complete"
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}

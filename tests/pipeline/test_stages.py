@@ -104,5 +104,7 @@ async def test_checkpoints_save_the_run_as_each_stage_ends(tmp_path):
 
 
 def test_the_stage_list_reads_in_run_order():
-    assert names(RUN_STAGES) == ["answers", "safety", "quorum", "rubric_scores", "review", "ranking", "final"]
-    assert [s.checkpoint for s in RUN_STAGES if s.checkpoint] == ["answers", "ranking"]
+    assert names(RUN_STAGES) == ["answers", "safety", "quorum", "rubric_scores", "review", "ranking", "deliberation",
+                                 "final"]
+    assert [s.checkpoint for s in RUN_STAGES if s.checkpoint] == ["answers", "ranking", "deliberation"]
+    assert [s.name for s in RUN_STAGES if s.runs_when is not None] == ["deliberation"], "only review.rounds: 2 has it"

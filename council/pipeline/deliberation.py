@@ -1,0 +1,156 @@
+"""Deliberation (``review.rounds: 2``): a second round when the first ranking is unsure.
+
+After the first ranking, the round runs only when it may help: the
+ranking's confidence in its top answer is below ``review.deliberate_below``,
+or another answer is tied with the top. Then every surviving member reads
+the anonymous critiques and revises its answer or keeps it
+(:mod:`.revisions`), the revised answers pass the safety gate again, and
+the reviewers score the new set as in the first round (a new shuffle, the
+same sandbox and parser). The second ranking is the run's, and the chairman
+writes from it; the first round is kept in the result's ``deliberation``,
+with who revised, how each answer moved, agreement and confidence before
+and after, and what the round cost. A round that does not fit the run's
+budget is skipped, saying so. The reviewers' calibration history counts
+each reviewer once per run: the second round reads it and adds nothing.
+"""
+
+from __future__ import annotations
+
+import time
+
+from council.pipeline.context import RunContext, elapsed_ms
+from council.pipeline.cost import usd_of
+from council.pipeline.progress import AutomaticScores, Ranked, RunSoFar
+from council.pipeline.rank_stage import emit_ranking, rank_round
+from council.pipeline.review_stage import gather_reviews
+from council.pipeline.revisions import RevisionCall, gather_revisions, revised_answers, revision_calls
+from council.pipeline.verdicts import automatic_scores
+from council.result import (
+    AgreementRecord,
+    AnswerMove,
+    DeliberationRecord,
+    FirstRound,
+    ReviewRecord,
+    RevisionRecord,
+)
+
+
+def agreement_value(agreement: AgreementRecord) -> float | None:
+    """The agreement figure the ranking reports (Kendall's W, or the mean pairwise tau), or None."""
+    if agreement.statistic == "kendall_w":
+        return agreement.kendall_w
+    if agreement.statistic == "mean_pairwise_tau":
+        return agreement.mean_pairwise_tau
+    return None
+
+
+def second_round_reason(ctx: RunContext, so_far: RunSoFar) -> tuple[bool, str]:
+    """Whether the first ranking calls for a second round, and why (or why not), in a sentence."""
+    ranked = so_far.ranked
+    threshold = ctx.deliberate_below
+    if len(so_far.surviving) < 2:
+        return False, "one round: fewer than two answers to compare"
+    if ranked is None or ranked.confidence is None:
+        return False, "one round: the first ranking has no measured confidence (no review succeeded)"
+    if threshold >= 1.0:
+        return True, "two rounds: review.deliberate_below is 1, so every run has a second round"
+    if ranked.tied_for_first:
+        tied = ", ".join([ranked.ranking[0].member, *ranked.tied_for_first])
+        return True, f"two rounds: the top answers were tied ({tied}; confidence {ranked.confidence:.3f})"
+    if ranked.confidence < threshold:
+        return True, f"two rounds: the first ranking was unsure (confidence {ranked.confidence:.3f} < {threshold:g})"
+    return False, f"one round: the first ranking was sure (confidence {ranked.confidence:.3f} >= {threshold:g}, no tie)"
+
+
+def over_budget(ctx: RunContext, calls: list[RevisionCall], reviews: list[ReviewRecord]) -> str | None:
+    """Why the second round does not fit what is left of the run's budget, or None when it fits (or no cap).
+
+    Its bound: each revision's, as the budget would reserve it, and the
+    first round's reviews again at what they cost.
+    """
+    budget = ctx.budget
+    if budget is None:
+        return None
+    revising = sum(budget.bound_usd(ctx.providers[c.member].member, c.messages, ctx.params_for(ctx.providers[c.member]))
+                   for c in calls)
+    reviewing = sum(usd_of(r.usage, budget.prices.get(r.reviewer)) or 0.0 for r in reviews)
+    if revising + reviewing <= budget.left_usd:
+        return None
+    return (f"one round: the second could cost up to ${revising + reviewing:.4f} and ${max(budget.left_usd, 0):.4f} "
+            f"of the run's ${budget.limit_usd:g} budget is left")
+
+
+def moves(first: Ranked, second: Ranked, revised: set[str]) -> list[AnswerMove]:
+    """How each answer's calibrated score and rank moved between the rounds."""
+    before = {e.member: e for e in first.ranking}
+    after = {e.member: e for e in second.ranking}
+    return [AnswerMove(member=member, revised=member in revised,
+                       rank_before=before[member].rank if member in before else None,
+                       rank_after=after[member].rank if member in after else None,
+                       score_before=before[member].score if member in before else None,
+                       score_after=after[member].score if member in after else None)
+            for member in [*after, *(m for m in before if m not in after)]]
+
+
+def round_cost(ctx: RunContext, revisions: list[RevisionRecord], reviews: list[ReviewRecord]) -> dict[str, object]:
+    """The second round's upstream calls, tokens and cost (None when a call's cost is unknown)."""
+    prices = {m.name: m.price for m in ctx.config.members}
+    made = [(r.member, r.usage, r.reused, 1) for r in revisions if r.usage.total_tokens or r.usage.cost_usd]
+    made += [(r.reviewer, r.usage, r.reused, r.attempts) for r in reviews if r.usage.total_tokens]
+    fresh = [(member, usage, attempts) for member, usage, reused, attempts in made if not reused]
+    costs = [usd_of(usage, prices.get(member)) for member, usage, _attempts in fresh]
+    return {"calls": sum(attempts for _m, _u, attempts in fresh),
+            "tokens": sum(usage.total_tokens for _m, usage, _a in fresh),
+            "cost_usd": None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6)}
+
+
+def _problems(revisions: list[RevisionRecord], ranked: Ranked) -> tuple[str, ...]:
+    failed = [f"{r.member} ({r.error.reason})" for r in revisions if r.decision == "failed" and r.error]
+    blocked = [r.member for r in revisions if r.decision == "blocked"]
+    return (*(f"second round: {problem}" for problem in ranked.problems),
+            *([f"second round: revisions failed: {', '.join(failed)}; their first answers stand"] if failed else []),
+            *([f"second round: revised answers blocked by the safety gate: {', '.join(blocked)}; their first "
+               "answers stand"] if blocked else []))
+
+
+def _one_round(ctx: RunContext, so_far: RunSoFar, reason: str) -> RunSoFar:
+    ranked = so_far.ranked or Ranked([])
+    record = DeliberationRecord(rounds=1, reason=reason, threshold=ctx.deliberate_below,
+                                confidence_before=ranked.confidence, agreement_statistic=ranked.agreement.statistic,
+                                agreement_before=agreement_value(ranked.agreement))
+    ctx.emit("deliberation", **record.model_dump(mode="json"), revised=[])
+    return so_far.then(deliberation=record)
+
+
+async def deliberation_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """The second round when the first ranking is unsure; else the first stands, with the reason recorded."""
+    run, reason = second_round_reason(ctx, so_far)
+    first = so_far.ranked
+    if not run or first is None:
+        return _one_round(ctx, so_far, reason)
+    calls = revision_calls(ctx, so_far.surviving, list(so_far.reviews))
+    if (too_costly := over_budget(ctx, calls, list(so_far.reviews))) is not None:
+        return _one_round(ctx, so_far, too_costly)
+    started = time.perf_counter()
+    ctx.emit("stage_started", stage="deliberation", reason=reason)
+    answers, revisions = await revised_answers(ctx, list(so_far.answers), await gather_revisions(ctx, calls))
+    surviving = [a for a in answers if a.status == "ok"]
+    values, evidence = automatic_scores(ctx.rubric, surviving, ctx.question)
+    automatic = AutomaticScores(values, evidence)
+    reviews, late = await gather_reviews(ctx, answers, values, round_no=2)
+    second, writes = await rank_round(ctx, surviving, reviews, automatic, so_far.history, add_to_history=False)
+    emit_ranking(ctx, second, round=2)
+    revised = {r.member for r in revisions if r.decision == "revised"}
+    kept = FirstRound(answers=list(so_far.answers), reviews=list(so_far.reviews), ranking=first.ranking,
+                      agreement=first.agreement, bias_flags=first.bias_flags, ranking_confidence=first.confidence,
+                      tied_for_first=first.tied_for_first)
+    record = DeliberationRecord(
+        rounds=2, reason=reason, threshold=ctx.deliberate_below, confidence_before=first.confidence,
+        confidence_after=second.confidence, agreement_statistic=second.agreement.statistic,
+        agreement_before=agreement_value(first.agreement), agreement_after=agreement_value(second.agreement),
+        first_round=kept, revisions=revisions, moves=moves(first, second, revised),
+        latency_ms=elapsed_ms(started), **round_cost(ctx, revisions, reviews))
+    if ctx.listening:
+        ctx.emit("deliberation", **record.model_dump(mode="json", exclude={"first_round"}), revised=sorted(revised))
+    return so_far.then(answers=tuple(answers), automatic=automatic, reviews=tuple(reviews), ranked=second,
+                       deliberation=record, writes=writes, late=tuple(late), degraded=_problems(revisions, second))

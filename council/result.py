@@ -284,8 +284,26 @@ def masked(result: CouncilResult) -> CouncilResult:
     Every output (the CLI, ``GET /v1/council/runs/ID``, MCP, the page) shows
     this copy; the store and the Python API keep the original, and
     ``council show RUN --reveal-blocked`` prints it for an audit of the gate.
+    A second round's records are masked alike: the first round's answers,
+    and the evidence against each revision the gate blocked.
     """
     answers = [masked_answer(a) for a in result.answers]
-    if all(new is old for new, old in zip(answers, result.answers, strict=True)):
-        return result
-    return result.model_copy(update={"answers": answers})
+    update: dict[str, object] = {}
+    if any(new is not old for new, old in zip(answers, result.answers, strict=True)):
+        update["answers"] = answers
+    if result.deliberation is not None and (rounds := _masked_rounds(result.deliberation)) is not result.deliberation:
+        update["deliberation"] = rounds
+    return result.model_copy(update=update) if update else result
+
+
+def _masked_rounds(rounds: DeliberationRecord) -> DeliberationRecord:
+    update: dict[str, object] = {}
+    first = rounds.first_round
+    if first is not None:
+        answers = [masked_answer(a) for a in first.answers]
+        if any(new is not old for new, old in zip(answers, first.answers, strict=True)):
+            update["first_round"] = first.model_copy(update={"answers": answers})
+    if any(r.safety is not None and r.safety.findings for r in rounds.revisions):
+        update["revisions"] = [r.model_copy(update={"safety": _masked_verdict(r.safety)})
+                               if r.safety is not None and r.safety.findings else r for r in rounds.revisions]
+    return rounds.model_copy(update=update) if update else rounds

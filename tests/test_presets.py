@@ -155,3 +155,34 @@ async def test_the_second_judge_can_be_named_and_the_stored_run_keeps_the_policy
         "boreal": ["atlas", "cirrus", "delta"], "delta": ["atlas", "boreal", "cirrus"]}
     assert stored is not None and stored.judging == result.judging == JudgingRecord(
         policy="second_judge", judge="boreal", second_judge="delta")
+
+
+async def test_the_deliberate_preset_has_a_second_round_when_unsure_and_says_which():
+    config = config_with({"deliberate": {"rounds": 2}})
+    unsure = ["How does GPS find position?", "Why does GPS find position?", "How does the heart pump blood?",
+              "Why does a vaccine train immunity?", "What is rust prevent data races?",
+              "Why does TCP avoid congestion?"]
+    async with Council(config, store=False) as council:
+        results = [await council.ask(q, preset="deliberate") for q in [*unsure, "How do vaccines work?"]]
+        plain = await council.ask("How does GPS find position?")
+    for result in results:
+        rounds = result.deliberation
+        assert rounds is not None and rounds.confidence_before is not None
+        unsure_first = rounds.confidence_before < 0.7 or bool(rounds.first_round and rounds.first_round.tied_for_first)
+        assert rounds.rounds == (2 if unsure_first else 1), rounds.reason
+        assert rounds.reason.startswith("two rounds: " if rounds.rounds == 2 else "one round: ")
+        assert (rounds.first_round is not None) == (rounds.rounds == 2)
+    assert any(r.deliberation.rounds == 2 for r in results[:-1]), "near-ties among the simulated members deliberate"
+    assert results[-1].deliberation.rounds == 1, "a clear winner needs one round"
+    assert plain.deliberation is None
+
+
+async def test_a_judge_preset_can_deliberate_and_its_judges_review_both_rounds():
+    config = config_with({"judged": {"review": "judge", "judge": "atlas", "rounds": 2, "deliberate_below": 1.0}})
+    async with Council(config, store=False) as council:
+        result = await council.ask("How does a bloom filter answer membership?", preset="judged")
+    rounds = result.deliberation
+    assert rounds is not None and rounds.rounds == 2 and rounds.first_round is not None
+    judges = {"atlas", "boreal"}
+    assert {r.reviewer for r in result.reviews} == {r.reviewer for r in rounds.first_round.reviews} == judges
+    assert sorted(r.member for r in rounds.revisions) == ["atlas", "boreal", "cirrus", "delta"]

@@ -37,9 +37,10 @@ import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from council.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, db_path
+from council.cli.eval_roles import choose_members, refuse_floating
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -62,7 +63,8 @@ THRESHOLD_FLAGS = {
                          "a passing sample's largest total_tokens, the answer returned (6000)"),
 }
 # Options that shape what a run measures: fixed when it starts, so a resume cannot change them.
-RUN_SHAPING = ("repeat", "judge", "evaluator", "members", "sample_timeout", "evaluator_template", *THRESHOLD_FLAGS)
+RUN_SHAPING = ("repeat", "judge", "evaluator", "members", "preset", "sample_timeout", "evaluator_template",
+               *THRESHOLD_FLAGS)
 DEFAULT_CONCURRENCY = 8
 DEFAULT_SAMPLE_TIMEOUT_S = 300.0
 
@@ -89,6 +91,8 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument("--evaluator", metavar="MEMBER", help="council mode: who scores the final answers "
                                                               "(default: the chairman, else the first member)")
     parser.add_argument("--members", metavar="A,B", help="comma-separated members (default: all)")
+    parser.add_argument("--preset", metavar="NAME", help="council mode: run every sample with this preset "
+                                                         "(councils: in the config), e.g. deliberate against full")
     parser.add_argument("--evaluator-template", choices=("council", "spec"),
                         help="the evaluator prompt: council (Council's own, default: inputs fenced, rubric notes "
                              "sent) or spec (the evaluation spec's exact template)")
@@ -183,48 +187,6 @@ def _positive(args: argparse.Namespace) -> None:
             raise UsageError(f"{flag} must be positive, got {value:g}")
 
 
-EvalMode = Literal["council", "judge"]
-
-
-def _choose_members(args: argparse.Namespace, config: Any) -> tuple[EvalMode, list[str], str, str | None]:
-    names = [m.name for m in config.members]
-
-    def known(name: str, flag: str) -> str:
-        if name not in names:
-            raise UsageError(f"{flag}: {name!r} is not a member; members are: {', '.join(names)}")
-        return name
-
-    members = [known(m.strip(), "--members") for m in args.members.split(",") if m.strip()] if args.members else names
-    if not members:
-        raise UsageError("--members: no member chosen")
-    if args.judge is not None:
-        if args.evaluator is not None:
-            raise UsageError("--evaluator is for council mode; in judge mode the judge scores every answer")
-        judge = known(args.judge, "--judge")
-        return "judge", members, judge, judge
-    evaluator = known(args.evaluator, "--evaluator") if args.evaluator else (config.chairman or names[0])
-    return "council", members, evaluator, None
-
-
-def _refuse_floating(args: argparse.Namespace, config: Any, mode: EvalMode, members: list[str], evaluator: str,
-                     rubrics: bool) -> None:
-    """Refuse a model id that is a floating alias, unless --allow-floating-models: its results can move."""
-    from council.evals.manifest import floating_models
-
-    if args.allow_floating_models:
-        return
-    called = [*members, evaluator]
-    if mode == "council":
-        called += [name for name in (config.chairman, config.safety.llm_member) if name]
-    if rubrics:  # every member reviews for a rubric verdict
-        called += [m.name for m in config.members]
-    floating = floating_models(config, called)
-    if floating:
-        raise UsageError(f"floating model alias: {', '.join(floating)}; the evaluation spec forbids floating "
-                         f"aliases in benchmark runs because their results can change when the alias moves. Pin a "
-                         f"dated model version in the config, or pass --allow-floating-models")
-
-
 def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any, Any, Any]:
     from council.cli.common import load_cli_config
     from council.evals.dataset import load_dataset
@@ -238,8 +200,8 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
     thresholds = _thresholds(args)
     dataset = load_dataset(args.target)
     config = load_cli_config(args.config, environ)
-    mode, members, evaluator, judge = _choose_members(args, config)
-    _refuse_floating(args, config, mode, members, evaluator, bool(dataset.rubrics))
+    mode, members, evaluator, judge = choose_members(args, config)
+    refuse_floating(args, config, mode, members, evaluator, bool(dataset.rubrics))
     # Built before the run starts so a missing API key stops it before anything is stored. Every call of the run
     # (reviews and the safety gate's included) gets the pinned generation settings.
     council = Council(pinned_config(config), environ=environ,
@@ -250,7 +212,7 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
         sample_timeout_s=args.sample_timeout or DEFAULT_SAMPLE_TIMEOUT_S, thresholds=thresholds,
         allow_floating_models=args.allow_floating_models, evaluator_template=args.evaluator_template or "council",
-        region=run_region(config, environ), reuse_calls=not args.fresh,
+        region=run_region(config, environ), reuse_calls=not args.fresh, preset=args.preset,
     )
     return council, dataset, manifest
 

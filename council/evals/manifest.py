@@ -35,6 +35,7 @@ from council.evals.records import Mode, ModelRecord, RunManifest
 from council.pipeline.orchestrator import PROMPTS
 from council.providers import PROVIDERS
 from council.review.evaluation import TEMPLATES
+from council.review.revision import PROMPTS as REVISION_PROMPTS
 from council.rubrics.model import Rubric
 from council.types import GenerationParams
 
@@ -191,6 +192,7 @@ def build_manifest(
     evaluator_template: str = "council",
     region: str = "unknown",
     reuse_calls: bool = True,
+    preset: str | None = None,
 ) -> RunManifest:
     """The manifest of a new run (model versions and alias warnings are completed at the end)."""
     models = [model_record(config, m) for m in members]
@@ -199,7 +201,9 @@ def build_manifest(
     template_file = TEMPLATES[evaluator_template]
     hashes = {template_file: prompt_hash(template_file)}
     if mode == "council":
-        hashes.update({name: prompt_hash(name) for name in PROMPTS})
+        spec = config.councils.get(preset) if preset is not None else None
+        rounds = spec.rounds if spec is not None and spec.rounds is not None else config.review.rounds
+        hashes.update({name: prompt_hash(name) for name in (PROMPTS + REVISION_PROMPTS if rounds > 1 else PROMPTS)})
     return RunManifest(
         run_id=run_id,
         timestamp_utc=datetime.now(UTC),
@@ -230,4 +234,5 @@ def build_manifest(
         warnings=warnings,
         allow_floating_models=allow_floating_models,
         reuse_calls=reuse_calls,
+        preset=preset,
     )

@@ -127,6 +127,9 @@ class RunManifest(_Record):
                                                                    "(--allow-floating-models).")
     reuse_calls: bool = Field(default=False, description="Kept replies of earlier runs stood in for calls asked the "
                                                          "same way (off with --fresh, and in runs stored before).")
+    preset: str | None = Field(default=None, exclude_if=lambda name: name is None,
+                               description="The preset every sample ran with (--preset); None: the council as "
+                                           "configured.")
     reused_calls: dict[str, int] = Field(default_factory=dict, description="Calls answered from kept replies, per "
                                                                            "kind (answer, review, chairman, "
                                                                            "evaluation), completed at the end.")

@@ -212,7 +212,8 @@ class EvalRunner:
         started = time.perf_counter()
         result: CouncilResult | None = None
         status, error = "ok", None
-        plan = replace(self.council.plan(sample.messages, members=self.manifest.members, params=params),
+        plan = replace(self.council.plan(sample.messages, members=self.manifest.members, params=params,
+                                         preset=self.manifest.preset),
                        reuse_calls=self.manifest.reuse_calls, reuse_scope=reuse_scope(repeat),
                        shuffle_seed=sample_seed(self.council.config.review.seed, sample.id, repeat))
         try:

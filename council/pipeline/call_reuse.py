@@ -108,7 +108,10 @@ async def reusable_call(
 
 def reused_in(result: CouncilResult) -> dict[str, int]:
     """How many calls of a council run were answered from kept replies, per kind (kinds with none left out)."""
+    rounds = result.deliberation
+    first_reviews = rounds.first_round.reviews if rounds is not None and rounds.first_round is not None else []
     counts = {"answer": sum(a.reused for a in result.answers),
-              "review": sum(r.attempts for r in result.reviews if r.reused),
+              "review": sum(r.attempts for r in [*first_reviews, *result.reviews] if r.reused),
+              "revision": sum(r.reused for r in rounds.revisions) if rounds is not None else 0,
               "chairman": int(result.final_answer is not None and result.final_answer.reused)}
     return {kind: n for kind, n in counts.items() if n}

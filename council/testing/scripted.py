@@ -1,9 +1,10 @@
 """Scripted council members for the fake LLM server: they answer, review and chair.
 
 A reply function built here reads what each request asks for. A review
-prompt gets a ballot scored by ``judge`` (a function of the answer text), an
-evaluator prompt a strict-JSON verdict, a chairman prompt a synthesis, and
-anything else the member's answer.
+prompt gets a ballot scored by ``judge`` (a function of the answer text), a
+second round's revision prompt a decision (keep, unless ``revise`` says
+otherwise), an evaluator prompt a strict-JSON verdict, a chairman prompt a
+synthesis, and anything else the member's answer.
 Tests and benchmarks use them to run whole councils over real HTTP.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from council.review.chairman import read_chairman_task
 from council.review.evaluation import EvaluationTask, read_evaluation_task
 from council.review.prompt import ReviewTask, read_review_task
+from council.review.revision import RevisionTask, read_revision_task
 from council.testing.fake_llm import RecordedRequest
 from council.types import ChatMessage
 
@@ -37,6 +39,14 @@ def honest_ballot(task: ReviewTask, judge: Judge, notes: str = "") -> str:
                    for label, score in scores.items()}
     verdict = json.dumps({"ranking": ranking, "evaluations": evaluations})
     return f"My assessment follows.\n<verdict nonce=\"{task.nonce}\">{verdict}</verdict>"
+
+
+def revision_reply(task: RevisionTask, revised: str | None = None, reason: str = "") -> str:
+    """A second-round decision in the form the revision parser reads: ``revised`` text, or keep (None)."""
+    decision = {"decision": "keep" if revised is None else "revise",
+                "reason": reason or ("I stand by my answer." if revised is None else "The critiques were right.")}
+    block = f'<revision nonce="{task.nonce}">{json.dumps(decision)}</revision>'
+    return block if revised is None else f"{block}\n\n{revised}"
 
 
 def is_chairman_prompt(messages: list[ChatMessage]) -> bool:
@@ -62,11 +72,13 @@ def council_member(
     *,
     review: Callable[[ReviewTask, RecordedRequest], str] | None = None,
     evaluate: Callable[[EvaluationTask, RecordedRequest], str] | None = None,
+    revise: Callable[[RevisionTask, RecordedRequest], str] | None = None,
 ) -> Callable[[RecordedRequest], str]:
     """A reply function for ``Step(reply=...)`` that plays a full council member.
 
     ``evaluate`` answers evaluator prompts (``council eval``); by default
-    :func:`default_verdict`.
+    :func:`default_verdict`. ``revise`` answers a second round's revision
+    prompt (see :func:`revision_reply`); by default the member keeps its answer.
     """
 
     def reply(request: RecordedRequest) -> str:
@@ -76,6 +88,9 @@ def council_member(
             if review is not None:
                 return review(task, request)
             return honest_ballot(task, judge or (lambda text: min(10, 1 + len(text) // 10)))
+        revision = read_revision_task(messages)
+        if revision is not None:
+            return revise(revision, request) if revise is not None else revision_reply(revision)
         evaluation = read_evaluation_task(messages)
         if evaluation is not None:
             return (evaluate or default_verdict)(evaluation, request)

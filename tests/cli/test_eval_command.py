@@ -106,6 +106,9 @@ def test_judge_mode_and_the_default_report_path(capsys, env, tmp_path, monkeypat
     (["compare", "one", "two"], "no evaluation run 'one'"),
     (["--resume", "nope"], "no evaluation run 'nope'"),
     (["--resume", "nope", "--repeat", "3"], "--repeat: cannot be changed when resuming"),
+    (["--resume", "nope", "--preset", "full"], "--preset: cannot be changed when resuming"),
+    ([SAMPLE, "--preset", "slow"], "--preset: unknown preset 'slow'; presets: quick, full, deliberate"),
+    ([SAMPLE, "--judge", "atlas", "--preset", "full"], "--preset is for council mode"),
 ])
 def test_usage_errors_exit_2(capsys, env, argv, message):
     code, out, err = run(capsys, env, *argv)
@@ -180,3 +183,23 @@ def test_an_unwritable_report_is_reported_and_the_gate_still_decides(capsys, env
                          "--report", str(blocker / "report.html"))
     assert code == 0 and "Gate: PASS" in out and "report:" not in out
     assert f"council: cannot write the report {blocker / 'report.html'}" in err
+
+
+def test_a_preset_runs_every_sample_and_deliberate_is_measured_against_full(capsys, env, tmp_path):
+    config = fast_simulated_file(tmp_path)
+    config.write_text(config.read_text(encoding="utf-8") + "councils:\n  full: {}\n"
+                      "  deliberate: {rounds: 2, deliberate_below: 1.0}\n", encoding="utf-8")
+    dataset = str(write_dataset(tmp_path / "d.jsonl"))
+    runs = {}
+    for preset in ("full", "deliberate"):
+        code, out, err = run(capsys, env, dataset, "--config", str(config), "--preset", preset, "--no-report",
+                             "--json", *LENIENT)
+        assert code == 0, err
+        runs[preset] = json.loads(out)
+    full, deliberate = (runs[p]["manifest"] for p in ("full", "deliberate"))
+    assert (full["preset"], deliberate["preset"]) == ("full", "deliberate")
+    assert "revision_system.md" in deliberate["prompt_hashes"] and "revision_system.md" not in full["prompt_hashes"]
+    spent = {p: runs[p]["summary"]["subjects"]["council"]["metrics"]["spent_tokens_per_sample_mean"] for p in runs}
+    assert spent["deliberate"] > spent["full"], "a second round on every sample costs more"
+    # The deliberate run asked its first round as the full run had: those calls were answered from kept replies.
+    assert deliberate["reused_calls"].get("answer", 0) > 0 and "answer" not in full["reused_calls"]

@@ -33,6 +33,7 @@ from council.result import (
     ReviewRecord,
     RevisionRecord,
 )
+from council.types import ChatMessage
 
 
 def agreement_value(agreement: AgreementRecord) -> float | None:
@@ -65,19 +66,27 @@ def second_round_reason(ctx: RunContext, so_far: RunSoFar) -> tuple[bool, str]:
 def over_budget(ctx: RunContext, calls: list[RevisionCall], reviews: list[ReviewRecord]) -> str | None:
     """Why the second round does not fit what is left of the run's budget, or None when it fits (or no cap).
 
-    Its bound: each revision's, as the budget would reserve it, and the
-    first round's reviews again at what they cost.
+    Its bound: each revision's, as the budget would reserve it, the first
+    round's reviews again at what they cost, and room left for the
+    chairman (bounded by the largest revision prompt, which holds more than
+    the chairman's): a second round never costs the run its final answer.
     """
     budget = ctx.budget
-    if budget is None:
+    if budget is None or not calls:
         return None
-    revising = sum(budget.bound_usd(ctx.providers[c.member].member, c.messages, ctx.params_for(ctx.providers[c.member]))
-                   for c in calls)
+
+    def bound(member: str, messages: list[ChatMessage]) -> float:
+        provider = ctx.providers[member]
+        return budget.bound_usd(provider.member, messages, ctx.params_for(provider))
+
+    revising = sum(bound(c.member, c.messages) for c in calls)
     reviewing = sum(usd_of(r.usage, budget.prices.get(r.reviewer)) or 0.0 for r in reviews)
-    if revising + reviewing <= budget.left_usd:
+    largest = max(calls, key=lambda c: sum(len(m.content) for m in c.messages)).messages
+    chairing = bound(ctx.chairman, largest) if ctx.chairman is not None and ctx.chairman in budget.prices else 0.0
+    if revising + reviewing + chairing <= budget.left_usd:
         return None
-    return (f"one round: the second could cost up to ${revising + reviewing:.4f} and ${max(budget.left_usd, 0):.4f} "
-            f"of the run's ${budget.limit_usd:g} budget is left")
+    return (f"one round: the second could cost up to ${revising + reviewing:.4f} (and the chairman up to "
+            f"${chairing:.4f}) while ${max(budget.left_usd, 0):.4f} of the run's ${budget.limit_usd:g} budget is left")
 
 
 def moves(first: Ranked, second: Ranked, revised: set[str]) -> list[AnswerMove]:

@@ -161,3 +161,25 @@ def test_bench_bare_calls_prints_the_three_callers():
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [line.split(" | ")[0] for line in done.stdout.splitlines() if line.startswith("| ") and " ms |" in line]
     assert rows == ["| bare ask calls", "| inside async with", "| bare aiohttp client"]
+
+
+def test_bench_deliberation_prints_all_four_strategies_with_figures_in_range():
+    """A tiny run: a row per strategy, shares and tau in range, and only the two-round runs paying a second round."""
+    done = subprocess.run([sys.executable, "scripts/bench_deliberation.py", "--questions", "3", "--councils", "2",
+                           "--workers", "1"], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    header = "| Strategy | top pick is the best answer | picked answer's quality | Kendall tau | two rounds |"
+    assert header in done.stdout
+    rows = dict(re.findall(r"^\| \(([abcd])\) [^|]+ \| (.+) \|$", done.stdout, re.MULTILINE))
+    assert sorted(rows) == ["a", "b", "c", "d"], done.stdout
+    figures = {}
+    for key, cells in rows.items():
+        best, quality, tau, two, calls, tokens, latency = (cell.strip() for cell in cells.split("|"))
+        figures[key] = (float(best.removesuffix("%")), float(quality), float(tau), float(two.removesuffix("%")),
+                        float(calls), float(tokens.replace(",", "")), float(latency.removesuffix(" ms")))
+        assert 0 <= figures[key][0] <= 100 and 0 <= figures[key][1] <= 1 and -1 <= figures[key][2] <= 1, key
+        assert 0 <= figures[key][3] <= 100 and figures[key][4] >= 4 and figures[key][5] > 0 and figures[key][6] > 0
+    assert figures["a"][3] == figures["d"][3] == 0 and figures["b"][3] == 100, "(b) deliberates every run"
+    assert figures["d"][4:6] == figures["a"][4:6], "the majority vote makes no call of its own"
+    assert figures["b"][4] > figures["a"][4] and figures["a"][4] <= figures["c"][4] <= figures["b"][4]
+    assert "Machine: " in done.stdout and "3 questions x 2 simulated councils" in done.stdout

@@ -65,6 +65,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from council.result import CouncilResult, ReviewRecord, RevisionRecord
+from council.types import Usage
+
 WEIGHTS = {"accuracy": 0.45, "faithfulness": 0.30, "latency": 0.15, "token_efficiency": 0.10}
 LATENCY_REFERENCE_MS = 3000.0
 TOKEN_REFERENCE = 2000.0
@@ -312,3 +315,26 @@ def aggregate_metrics(samples: Sequence[SampleMetrics], thresholds: Thresholds) 
         pass_rate=_mean([float(sample_passes(s, thresholds)) for s in samples]),
         aggregate_score=_mean([sample_score(s) for s in samples]),
     )
+
+
+def model_critical_path_ms(result: CouncilResult) -> float | None:
+    """The model time on a run's critical path: the slowest call of each step, summed (None: no time known)."""
+    rounds = result.deliberation  # a second round adds its revisions and the first round's reviews
+    steps: list[Sequence[ReviewRecord | RevisionRecord]] = [rounds.first_round.reviews, rounds.revisions] \
+        if rounds is not None and rounds.first_round else []
+    stages = [max((a.latency_ms for a in result.answers), default=0.0),
+              *(max((call.latency_ms for call in calls), default=0.0) for calls in [*steps, result.reviews]),
+              result.final_answer.latency_ms if result.final_answer else 0.0]
+    total = sum(stages)
+    return total if total > 0 else None
+
+
+def returned_answer_usage(result: CouncilResult) -> Usage:
+    """The tokens of the call that produced the answer the council returned: the chairman's, or the
+    top-ranked member's answer when the final answer is that answer (no chairman, or its fallback)."""
+    final = result.final_answer
+    if final is None or final.source == "none":
+        return Usage()
+    if final.source == "chairman" and not final.fallback:
+        return final.usage
+    return next((a.usage for a in result.answers if a.member == final.by), final.usage)

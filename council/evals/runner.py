@@ -88,6 +88,8 @@ from council.evals.metrics import (
     SampleMetrics,
     aggregate_metrics,
     failed_conditions,
+    model_critical_path_ms,
+    returned_answer_usage,
     sample_score,
     usd,
 )
@@ -111,25 +113,6 @@ from council.types import Completion, Usage
 
 RecordSink = Callable[[SampleRecord], None]
 Unit = tuple[int, Sample, str]
-
-
-def _model_critical_path_ms(result: CouncilResult) -> float | None:
-    stages = [max((a.latency_ms for a in result.answers), default=0.0),
-              max((r.latency_ms for r in result.reviews), default=0.0),
-              result.final_answer.latency_ms if result.final_answer else 0.0]
-    total = sum(stages)
-    return total if total > 0 else None
-
-
-def returned_answer_usage(result: CouncilResult) -> Usage:
-    """The tokens of the call that produced the answer the council returned: the chairman's, or the
-    top-ranked member's answer when the final answer is that answer (no chairman, or its fallback)."""
-    final = result.final_answer
-    if final is None or final.source == "none":
-        return Usage()
-    if final.source == "chairman" and not final.fallback:
-        return final.usage
-    return next((a.usage for a in result.answers if a.member == final.by), final.usage)
 
 
 class EvalRunner:
@@ -238,7 +221,7 @@ class EvalRunner:
         cost = result.cost if result is not None else None
         metrics = SampleMetrics(
             answered=answer is not None, latency_e2e_ms=elapsed, timed_out=status == "timed_out",
-            latency_model_ms=_model_critical_path_ms(result) if result is not None else None,
+            latency_model_ms=model_critical_path_ms(result) if result is not None else None,
             input_tokens=returned.prompt_tokens, output_tokens=returned.completion_tokens,
             spent_input_tokens=usage.prompt_tokens if usage else 0,
             spent_output_tokens=usage.completion_tokens if usage else 0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from council.config import CouncilConfig
 from council.evals.gate import check_gate, mean_std, repeat_stats
 from council.evals.metrics import (
     RunMetrics,
@@ -181,3 +182,19 @@ def test_another_failure_fails_the_sample_and_counts_in_the_pass_rate():
     rubric = E.model_copy(update={"other_failures": ["rubric r: failed at 40% (pass at 70%)"]})
     assert failed_conditions(rubric, DEFAULTS) == ["rubric r: failed at 40% (pass at 70%)"]
     assert aggregate_metrics([E, rubric], DEFAULTS).pass_rate == 0.5
+
+
+async def test_a_second_round_is_on_the_model_critical_path():
+    from council import Council
+    from council.evals.metrics import model_critical_path_ms
+    from tests.storage.test_store import simulated_without_latency
+
+    raw = simulated_without_latency().model_dump(mode="json", exclude_none=True)
+    for member in raw["members"]:
+        member["persona"]["latency_ms"] = 30
+    raw["review"] = {"rounds": 2, "deliberate_below": 1.0}
+    async with Council(CouncilConfig.model_validate(raw), store=False) as council:
+        result = await council.ask("How does a bloom filter answer membership?")
+    assert result.deliberation is not None and result.deliberation.rounds == 2
+    # Five steps one after the other: answers, reviews, revisions, reviews again, the chairman; each takes 30 ms.
+    assert model_critical_path_ms(result) >= 5 * 30

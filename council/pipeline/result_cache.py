@@ -5,8 +5,10 @@ With ``cache.ttl_s`` set, a finished run that went well is remembered by
 its key (:func:`run_key`: everything that decides its result) and answers
 the same request until it expires. A hit is a new run of its own (its own
 id, stored, zero cost) that says where it came from (``cached_from``), and
-it replays the stages' events quickly so a stream still streams. What a
-hit may never be: a failed, interrupted or degraded run (:func:`cacheable`).
+it replays the stages' events quickly so a stream still streams (a
+second round's too, in the order it ran: :mod:`council.pipeline.replay`
+builds them, as it does for the page's view of a stored run). What a hit
+may never be: a failed, interrupted or degraded run (:func:`cacheable`).
 
 The table is :mod:`council.storage.result_cache`'s; this module knows what
 a key is made of and how a hit looks, nothing of SQL.

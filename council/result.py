@@ -146,6 +146,13 @@ class DeliberationRecord(_Record):
         """The members whose revised answer was reviewed in the second round."""
         return [r.member for r in self.revisions if r.decision == "revised"]
 
+    def brief(self) -> dict[str, object]:
+        """What the machine-facing summaries (the chat endpoint's ``council``, MCP's ``ask_council``) say of it."""
+        return {"rounds": self.rounds, "reason": self.reason, "revised": self.revised,
+                "confidence_before": self.confidence_before, "confidence_after": self.confidence_after,
+                "moves": [move.model_dump(mode="json") for move in self.moves],
+                "calls": self.calls, "tokens": self.tokens, "cost_usd": self.cost_usd}
+
 
 class CouncilResult(_Record):
     """Everything one council run produced."""

@@ -103,7 +103,7 @@ def build_server(council: Council) -> MCPServer:
     async def run(question: str, ctx: Context, members: list[str] | None, chairman: str | None,
                   rubric: str | None, preset: str | None) -> CouncilResult:
         chosen = rubric_named(rubric)
-        steps: asyncio.Queue[tuple[int, str] | None] = asyncio.Queue()
+        steps: asyncio.Queue[tuple[float, str] | None] = asyncio.Queue()
 
         def on_event(event: StageEvent) -> None:
             step = progress_of(event)

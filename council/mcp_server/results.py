@@ -17,23 +17,35 @@ from council.result import CouncilResult, masked
 from council.rubrics import RubricVerdict
 from council.storage import RunSummary
 
-# A run's progress in steps a client can draw as a bar: answers in, reviews in, ranking, final answer.
+# A run's progress in steps a client can draw as a bar: answers in, reviews in, ranking, final answer. A second
+# round (review.rounds: 2) is known only after the first ranking, so its steps sit between the ranking and the
+# final answer: progress still only grows, and a run of one round reports exactly as before.
 PROGRESS_STEPS = 4
 _PROGRESS_AT = {
     "review": (1, "answers are in; peers are reviewing"),
     "ranking": (3, "reviews are in; ranked"),
+    "deliberation": (3.25, "second round: the first ranking was unsure; members revising"),
+    "second_ranking": (3.75, "revised answers reviewed again; second ranking"),
     "final": (4, "final answer written"),
 }
 
 
-def progress_of(event: StageEvent) -> tuple[int, str] | None:
+def progress_of(event: StageEvent) -> tuple[float, str] | None:
     """(step, message) for an event worth a progress notification; None for the others.
 
     The first review to start means every answer is in; the second step
     (reviews in) is reported with the ranking, which follows them at once.
+    A second round adds two steps: its start (members revising) and its
+    ranking.
     """
     if event.kind == "stage_started" and event.data.get("stage") == "review":
         return _PROGRESS_AT["review"]
+    if event.kind == "stage_started" and event.data.get("stage") == "deliberation":
+        step, message = _PROGRESS_AT["deliberation"]
+        why = str(event.data.get("reason") or "").removeprefix("two rounds: ")
+        return step, f"second round: {why}; members revising" if why else message
+    if event.kind == "ranking" and event.data.get("round", 1) > 1:
+        return _PROGRESS_AT["second_ranking"]
     if event.kind in ("ranking", "final"):
         return _PROGRESS_AT[event.kind]
     return None
@@ -42,7 +54,7 @@ def progress_of(event: StageEvent) -> tuple[int, str] | None:
 def ask_summary(result: CouncilResult) -> dict[str, Any]:
     """``ask_council``'s answer: the final answer, the ranking, agreement, what degraded, and the run id."""
     final = result.final_answer
-    return {
+    summary: dict[str, Any] = {
         "run_id": result.run_id,
         "status": result.status,
         "preset": result.preset,
@@ -63,6 +75,9 @@ def ask_summary(result: CouncilResult) -> dict[str, Any]:
         "simulated": result.simulated,
         "cost": cost_summary(result),
     }
+    if result.deliberation is not None:
+        summary["deliberation"] = result.deliberation.brief()
+    return summary
 
 
 def comparison(result: CouncilResult) -> dict[str, Any]:

@@ -5,8 +5,10 @@ With ``cache.ttl_s`` set, a finished run that went well is remembered by
 its key (:func:`run_key`: everything that decides its result) and answers
 the same request until it expires. A hit is a new run of its own (its own
 id, stored, zero cost) that says where it came from (``cached_from``), and
-it replays the stages' events quickly so a stream still streams. What a
-hit may never be: a failed, interrupted or degraded run (:func:`cacheable`).
+it replays the stages' events quickly so a stream still streams (a
+second round's too, in the order it ran: :mod:`council.pipeline.replay`
+builds them, as it does for the page's view of a stored run). What a hit
+may never be: a failed, interrupted or degraded run (:func:`cacheable`).
 
 The table is :mod:`council.storage.result_cache`'s; this module knows what
 a key is made of and how a hit looks, nothing of SQL.
@@ -26,13 +28,11 @@ from council.config import CouncilConfig
 from council.errors import StorageError
 from council.events import EventSink, StageEvent, ignore_events
 from council.pipeline.plan import RunPlan
+from council.pipeline.replay import stage_events
 from council.result import CouncilResult, RunCost, Timings
 from council.storage.run_writes import prepare_stage
 from council.storage.store import Store
 from council.types import Usage
-
-#: How many characters of a cached chairman's answer go out in one replayed delta.
-REPLAY_CHUNK_CHARS = 400
 
 
 def run_key(plan: RunPlan, config: CouncilConfig, config_hash: str, prompt_hashes: dict[str, str]) -> str:
@@ -73,37 +73,10 @@ def served_from_cache(cached: CouncilResult, run_id: str) -> CouncilResult:
 
 def replay(result: CouncilResult, chairman: str | None, sink: EventSink) -> None:
     """Send the events the cached run sent, at once: a stream shows its stages, then the answer in deltas."""
-    def emit(kind: str, **data: object) -> None:
+    started = {"members": [a.member for a in result.answers], "chairman": chairman, "simulated": result.simulated,
+               "cached_from": result.cached_from}
+    for kind, data in [("run_started", started), *stage_events(result, deltas=True)]:
         sink(StageEvent(kind=kind, run_id=result.run_id, data=data))  # type: ignore[arg-type]
-
-    emit("run_started", members=[a.member for a in result.answers], chairman=chairman, simulated=result.simulated,
-         cached_from=result.cached_from)
-    emit("stage_started", stage="answers")
-    for answer in result.answers:
-        emit("answer", member=answer.member, status=answer.status, latency_ms=round(answer.latency_ms, 1),
-             error=answer.error.model_dump() if answer.error else None, content=answer.content)
-    for answer in result.answers:
-        if answer.safety is not None:
-            emit("safety", member=answer.member, passed=answer.safety.passed,
-                 findings=[f.model_dump() for f in answer.safety.findings], notes=list(answer.safety.notes))
-    if result.reviews:
-        emit("stage_started", stage="review")
-    for review in result.reviews:
-        emit("review", reviewer=review.reviewer, status=review.status,
-             error=review.error.model_dump() if review.error else None,
-             scores={m: s.model_dump() for m, s in review.scores.items()}, order=list(review.order))
-    if result.ranking:
-        emit("ranking", ranking=[e.model_dump() for e in result.ranking], agreement=result.agreement.model_dump(),
-             bias_flags=[b.model_dump() for b in result.bias_flags], ranking_confidence=result.ranking_confidence,
-             tied_for_first=list(result.tied_for_first))
-    final = result.final_answer
-    if final is not None:
-        emit("stage_started", stage="final")
-        if final.source == "chairman":
-            text = final.content
-            for start in range(0, len(text), REPLAY_CHUNK_CHARS):
-                emit("final_delta", text=text[start:start + REPLAY_CHUNK_CHARS], by=final.by)
-        emit("final", **final.model_dump())
 
 
 async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, sink: EventSink, store: Store | None,

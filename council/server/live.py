@@ -32,6 +32,7 @@ from aiohttp import web
 
 from council.config import CouncilConfig
 from council.pipeline.cost import cost_summary
+from council.pipeline.replay import stage_events
 from council.result import CouncilResult, masked, masked_excerpt
 from council.review.prompt import labels_for
 from council.safety.gate import check_answer
@@ -74,36 +75,8 @@ def with_labels(kind: str, data: dict[str, Any]) -> dict[str, Any]:
 def replay_events(result: CouncilResult, chairman: str | None = None) -> list[Event]:
     """The events a stored run would have sent, rebuilt from its result (blocked text masked)."""
     result = masked(result)
-    kinds: list[tuple[str, dict[str, Any]]] = [
-        ("run_started", {"members": [a.member for a in result.answers], "chairman": chairman,
-                         "simulated": result.simulated}),
-        ("stage_started", {"stage": "answers"}),
-    ]
-    for answer in result.answers:
-        kinds.append(("answer", {"member": answer.member, "status": answer.status,
-                                 "latency_ms": round(answer.latency_ms, 1), "content": answer.content,
-                                 "error": answer.error.model_dump(mode="json") if answer.error else None}))
-    for answer in result.answers:
-        if answer.safety is not None:
-            verdict = answer.safety.model_dump(mode="json")
-            kinds.append(("safety", {"member": answer.member, "passed": verdict["passed"],
-                                     "findings": verdict["findings"], "notes": verdict["notes"]}))
-    if result.reviews:
-        kinds.append(("stage_started", {"stage": "review"}))
-    for review in result.reviews:
-        kinds.append(("review", {"reviewer": review.reviewer, "status": review.status,
-                                 "error": review.error.model_dump(mode="json") if review.error else None,
-                                 "scores": {m: s.model_dump(mode="json") for m, s in review.scores.items()},
-                                 "order": list(review.order), "labels": dict(review.labels)}))
-    if result.ranking:
-        kinds.append(("ranking", {"ranking": [e.model_dump(mode="json") for e in result.ranking],
-                                  "agreement": result.agreement.model_dump(mode="json"),
-                                  "bias_flags": [b.model_dump(mode="json") for b in result.bias_flags],
-                                  "ranking_confidence": result.ranking_confidence,
-                                  "tied_for_first": list(result.tied_for_first)}))
-    if result.final_answer is not None:
-        kinds.append(("stage_started", {"stage": "final"}))
-        kinds.append(("final", result.final_answer.model_dump(mode="json")))
+    started = {"members": [a.member for a in result.answers], "chairman": chairman, "simulated": result.simulated}
+    kinds = [("run_started", started), *stage_events(result, labels=True)]
     if result.status != "running":
         kinds.append(("run_finished", {"status": result.status, "degraded": result.degraded, "error": result.error}))
     kinds.append(("result", summary(result)))

@@ -26,9 +26,9 @@ _log = get_logger("server.chat")
 
 
 def council_summary(result: CouncilResult) -> dict[str, Any]:
-    """The extra top-level ``council`` object of a response."""
+    """The extra top-level ``council`` object of a response (``deliberation`` only when review.rounds is 2)."""
     final = result.final_answer
-    return {
+    summary: dict[str, Any] = {
         "run_id": result.run_id,
         "status": result.status,
         "ranking": [{"member": e.member, "rank": e.rank, "score": e.score,
@@ -45,6 +45,10 @@ def council_summary(result: CouncilResult) -> dict[str, Any]:
         "judging": result.judging.model_dump(mode="json") if result.judging is not None else None,
         "cost": cost_summary(result),
     }
+    if result.deliberation is not None:
+        # Only a council with review.rounds: 2 has one; other responses keep their shape.
+        summary["deliberation"] = result.deliberation.brief()
+    return summary
 
 
 def failure_error(result: CouncilResult) -> ApiError:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
+from council import Council
+from council.events import StageEvent
 from council.result import (
     AnswerRecord,
     CouncilResult,
@@ -16,7 +18,9 @@ from council.result import (
     ReviewRecord,
 )
 from council.server.live import LiveRun, LiveRuns, replay_events, with_labels
+from council.storage.store import Store
 from council.types import ChatMessage
+from tests.pipeline.test_deliberation_replay import deliberating
 
 
 async def test_a_waiting_subscriber_wakes_on_each_event_and_on_finish():
@@ -88,3 +92,25 @@ def test_an_interrupted_run_replays_without_an_end():
     kinds = [e["kind"] for e in replay_events(result)]
     assert "run_finished" not in kinds and "final" not in kinds
     assert kinds[-1] == "result" and replay_events(result)[-1]["data"]["status"] == "running"
+
+
+async def test_a_stored_run_with_a_second_round_replays_both_rounds_as_they_ran(tmp_path):
+    live: list[StageEvent] = []
+    store = Store(tmp_path / "runs.db")
+    try:
+        async with Council(deliberating(str(tmp_path / "runs.db")), store=store) as council:
+            ran = await council.ask("How does the heart pump blood?", preset="deliberate", on_event=live.append)
+        stored = store.get(ran.run_id)
+    finally:
+        store.close()
+    assert stored is not None and stored.deliberation is not None and stored.deliberation.rounds == 2
+    events = replay_events(stored, chairman="atlas")
+    place = [(e["kind"], e["data"].get("stage") or e["data"].get("round")) for e in events]
+    ran_live = [(e.kind, e.data.get("stage") or e.data.get("round")) for e in live if e.kind != "final_delta"]
+    assert place == [*ran_live, ("result", None)], "the page's run view has the run's events in the run's order"
+    reviews = [e["data"] for e in events if e["kind"] == "review"]
+    assert all(r["labels"] and sorted(r["labels"].values()) == sorted(r["order"]) for r in reviews)
+    first_round_answers = {e["data"]["member"]: e["data"]["content"] for e in events if e["kind"] == "answer"}
+    assert first_round_answers == {a.member: a.content for a in stored.deliberation.first_round.answers}
+    revisions = {e["data"]["member"]: e["data"]["decision"] for e in events if e["kind"] == "revision"}
+    assert revisions == {r.member: r.decision for r in stored.deliberation.revisions}

@@ -23,7 +23,16 @@ from rich.table import Table
 from rich.text import Text
 
 from council.cli.rich_report import clean
-from council.events import AnswerData, ReviewData, RunFinishedData, RunStartedData, SafetyData, StageEvent
+from council.events import (
+    AnswerData,
+    DeliberationData,
+    ReviewData,
+    RevisionData,
+    RunFinishedData,
+    RunStartedData,
+    SafetyData,
+    StageEvent,
+)
 
 
 def is_terminal(stream: TextIO) -> bool:
@@ -61,7 +70,9 @@ class _Row:
     pending: bool = True
 
 
-_MARKS = {"green": "✓", "red": "✗", "yellow": "⊘"}
+_MARKS = {"green": "✓", "red": "✗", "yellow": "⊘", "cyan": "="}
+# How a member's second-round decision is drawn: its words and its style (cyan: kept, unchanged).
+_DECISION_STYLES = {"revised": "green", "kept": "cyan", "failed": "red", "blocked": "yellow"}
 
 
 class LiveView:
@@ -84,6 +95,11 @@ class LiveView:
         self._stage = ""
         self._review_stage = False
         self._chairman: _Row | None = None
+        # The second round (review.rounds: 2): its reason, each member's decision and the new ballots.
+        self._second_reason = ""
+        self._revisions: dict[str, _Row] = {}
+        self._second_reviews: dict[str, _Row] = {}
+        self._second_summary: Text | None = None
         self._outcome: Text | None = None
         self._spinners: dict[str, Spinner] = {}
         # stdout is left alone: the report goes there after the view stops, and a pipe must get it unchanged.
@@ -128,16 +144,31 @@ class LiveView:
         elif event.kind == "safety" and not cast(SafetyData, data)["passed"]:
             safety = cast(SafetyData, data)
             category = safety["findings"][0]["category"] if safety["findings"] else "unsafe"
-            self._members[safety["member"]] = _Row(safety["member"], f"blocked by safety ({category})", "yellow",
-                                                   False)
+            # In the second round the gate checks revised texts: a blocked one leaves the first answer standing.
+            if self._stage == "deliberation":
+                self._revisions[safety["member"]] = _Row(
+                    safety["member"], f"revision blocked by safety ({category}); its first answer stands", "yellow",
+                    False)
+            else:
+                self._members[safety["member"]] = _Row(safety["member"], f"blocked by safety ({category})",
+                                                       "yellow", False)
         elif event.kind == "stage_started":
             self._stage = data["stage"]
+            if self._stage == "deliberation":
+                self._second_reason = clean(str(data.get("reason", "")))
+                self._revisions = {name: _Row(name, "reading the critiques") for name, row in self._members.items()
+                                   if row.style == "green"}
             self._review_stage = self._review_stage or self._stage == "review"
             if data["stage"] == "final" and self._chairman is not None and self._chairman.pending:
                 self._chairman.state = "writing"
+        elif event.kind == "revision":
+            self._revisions[data["member"]] = self._revision_row(cast(RevisionData, data))
+        elif event.kind == "deliberation":
+            self._second_summary = self._deliberation_line(cast(DeliberationData, data))
         elif event.kind == "review":
             review = cast(ReviewData, data)
-            self._reviews[review["reviewer"]] = (
+            ballots = self._second_reviews if review.get("round", 1) > 1 else self._reviews
+            ballots[review["reviewer"]] = (
                 _Row(review["reviewer"], f"reviewed {len(review['order'])} answers", "green", False)
                 if review["status"] == "ok"
                 else _Row(review["reviewer"], f"failed: {self._reason(review['error'])}", "red", False))
@@ -147,6 +178,27 @@ class LiveView:
             self._chairman = self._final_row(data)
         elif event.kind == "run_finished":
             self._finish(cast(RunFinishedData, data))
+
+    @staticmethod
+    def _revision_row(revision: RevisionData) -> _Row:
+        decision = revision["decision"]
+        said = clean(revision["reason"]) if revision["reason"] else ""
+        if decision == "failed":
+            said = f"{LiveView._reason(revision['error'])}; its first answer stands"
+        words = {"revised": "revised", "kept": "kept", "failed": "revision failed"}.get(decision, decision)
+        return _Row(revision["member"], f"{words}: {said}" if said else words,
+                    _DECISION_STYLES.get(decision, ""), False)
+
+    @staticmethod
+    def _deliberation_line(rounds: DeliberationData) -> Text:
+        if rounds["rounds"] == 1:
+            return Text(f"Deliberation: {clean(rounds['reason'])}", style="dim")
+        before, after = rounds["confidence_before"], rounds["confidence_after"]
+        confidence = (f"confidence {before:.2f} → {after:.2f}" if before is not None and after is not None
+                      else "confidence not measured")
+        revised = ", ".join(rounds["revised"]) or "nobody"
+        return Text(f"revised: {clean(revised)} · {confidence} · {rounds['calls']} calls, {rounds['tokens']} tokens, "
+                    f"{rounds['latency_ms'] / 1000:.1f} s", style="dim")
 
     @staticmethod
     def _reason(error: Any) -> str:
@@ -181,7 +233,8 @@ class LiveView:
         with self._lock:
             if self._elapsed is None:
                 self._elapsed = time.monotonic() - self._started
-            for row in [*self._members.values(), *self._reviews.values(), self._chairman]:
+            for row in [*self._members.values(), *self._reviews.values(), *self._revisions.values(),
+                        *self._second_reviews.values(), self._chairman]:
                 if row is not None and row.pending:
                     row.state, row.style, row.pending = why, "dim", False
             if self._outcome is None:
@@ -199,11 +252,29 @@ class LiveView:
                 heading = f"Reviews · {ballots} ballot{'s' if ballots != 1 else ''} in"
                 waiting = self._stage == "review" and self._elapsed is None
                 parts.append(self._section(heading, "review", self._reviews.values(), waiting=waiting))
+            parts += self._second_round()
             if self._chairman is not None:
                 parts.append(self._section("Chairman", "chairman", [self._chairman]))
             if self._outcome is not None:
                 parts.append(self._outcome)
             return Group(*parts)
+
+    def _second_round(self) -> list[RenderableType]:
+        """The second round as its own sections; for a run that needed one round, the line saying why."""
+        if not self._second_reason:
+            return [self._second_summary] if self._second_summary is not None else []
+        # Headings on their own lines, not table titles: a title wraps at the table's width, and a reason is long.
+        parts: list[RenderableType] = [Text(f"Second round · {self._second_reason}", style="bold"),
+                                       self._section("", "revision", self._revisions.values())]
+        revising = any(row.pending for row in self._revisions.values())
+        if self._second_reviews or not (self._stage == "deliberation" and revising):
+            ballots = sum(row.style == "green" for row in self._second_reviews.values())
+            waiting = self._stage == "deliberation" and self._elapsed is None
+            parts += [Text(f"Second-round reviews · {ballots} ballot{'s' if ballots != 1 else ''} in", style="bold"),
+                      self._section("", "review2", self._second_reviews.values(), waiting=waiting)]
+        if self._second_summary is not None:
+            parts.append(self._second_summary)
+        return parts
 
     def _section(self, heading: str, key: str, rows: Any, waiting: bool = False) -> Table:
         grid = Table.grid(padding=(0, 1))

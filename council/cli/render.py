@@ -8,6 +8,7 @@ import textwrap
 from datetime import datetime
 from typing import TextIO
 
+from council.cli.deliberation_report import render_deliberation
 from council.events import StageEvent, describe
 from council.result import CouncilResult
 from council.storage.direct_calls import DirectCallTotals
@@ -110,6 +111,8 @@ def render_report(result: CouncilResult) -> str:
         sure = confidence_line(result)
         parts.append(f"Ranking ({method}):\n{ranking_table(result)}\n{agreement_line(result)}\n"
                      + (f"{sure}\n" if sure else ""))
+    if result.deliberation is not None:
+        parts.append(render_deliberation(result.deliberation))
     for flag in result.bias_flags:
         parts.append(f"bias flag: {flag.reviewer}: {flag.detail}")
     parts.append(f"Members:\n{members_table(result)}\n")

@@ -15,6 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from council.cli.deliberation_report import MOVE_HEADER, change_lines, decision_lines, heading, move_rows
 from council.cli.render import (
     MEMBER_HEADER,
     agreement_line,
@@ -24,7 +25,7 @@ from council.cli.render import (
     member_rows,
     ranking_rows,
 )
-from council.result import CouncilResult
+from council.result import CouncilResult, DeliberationRecord
 
 # Model output is untrusted: raw escape sequences in it could move the cursor or retitle the terminal.
 # Newlines and tabs are layout, everything else below 0x20 (and DEL, C1) is dropped.
@@ -84,6 +85,25 @@ def members_rich_table(result: CouncilResult) -> Table:
     return table
 
 
+def deliberation_rich(record: DeliberationRecord) -> RenderableType:
+    """The Deliberation section for a terminal: the plain section's cells, the moves as a table, revised in green."""
+    title = Text(clean(heading(record)), style="bold")
+    if record.rounds == 1:
+        return title
+    parts: list[RenderableType] = [title]
+    parts += [Text(clean(line), style="green" if line.startswith("revised:") else "")
+              for line in decision_lines(record)]
+    if record.moves:
+        table = _titled_table("Ranking before -> after the second round")
+        for name in MOVE_HEADER:
+            table.add_column(name, justify="left" if name in ("member", "revised") else "right")
+        for cells, move in zip(move_rows(record), record.moves, strict=True):
+            table.add_row(*(Text(clean(cell), style="green" if move.revised else "") for cell in cells))
+        parts.append(table)
+    parts += [Text(line, style="dim") for line in change_lines(record)]
+    return Group(*parts)
+
+
 def _banner(result: CouncilResult, short: bool = False) -> list[RenderableType]:
     if not result.simulated:
         return []
@@ -119,6 +139,8 @@ def render_rich_report(result: CouncilResult) -> RenderableType:
         parts += [ranking_rich_table(result), Text(agreement_line(result), style="dim")]
         if (sure := confidence_line(result)) is not None:
             parts.append(Text(sure, style="yellow" if result.tied_for_first else "green"))
+    if result.deliberation is not None:
+        parts.append(deliberation_rich(result.deliberation))
     parts += [Text(f"bias flag: {clean(f.reviewer)}: {clean(f.detail)}", style="yellow") for f in result.bias_flags]
     parts.append(members_rich_table(result))
     parts += _degraded(result)

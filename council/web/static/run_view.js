@@ -11,26 +11,21 @@
 // works the answers are open so progress shows; once it is complete they fold,
 // so the final answer is what a reader meets first.
 
-import { h, percent, rankingChart, signed } from "./chart.js";
+import { h, rankingChart, signed } from "./chart.js";
 import { setMarkdown } from "./markdown.js";
+import { plural, reasonText, reviewBlocks, section } from "./reviews.js";
+import { SecondRound } from "./second_round.js";
 
 const STAGES = {
   answers: "The members are answering…",
   review: "The members are reviewing each other's answers…",
+  deliberation: "Second round: the members read the critiques, may revise, and are reviewed again…",
   final: "Writing the final answer…",
-};
-const REASONS = {
-  timeout: "timed out", rate_limited: "rate limited", auth: "authentication failed",
-  upstream_error: "upstream error", protocol: "unusable response", deadline: "missed the deadline",
-  parse: "unreadable ballot", skipped: "skipped", budget: "over budget", late: "not waited for",
 };
 // How many members the ranking summary names; the full ranking is one click away.
 const SUMMARY_TOP = 3;
 
-const shown = (value) => (value === true ? "yes" : value === false ? "no" : value ?? "–");
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-const reasonText = (error) => (error ? REASONS[error.reason] || error.reason : "failed");
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 // What a run cost, in US dollars: four decimals (a council run costs cents), never a made-up zero.
 const COST_STAGES = { answers: "Answers", safety: "Safety check", reviews: "Peer review", chairman: "Chairman" };
@@ -72,20 +67,6 @@ function costTables(cost) {
       text: `No price for ${cost.unpriced.join(", ")}: their calls are not counted.` }));
   }
   return parts;
-}
-
-/**
- * A folding section whose summary has a title and a short count (so a folded one still says what is in it).
- * The title is a heading, so the sections are in the page's outline under the question.
- */
-function section(name, title, open, ...content) {
-  const count = h("span", { class: "section-count muted" });
-  const summary = h("summary", {}, h("h3", { class: "section-title", text: title }), count);
-  const details = h("details", { class: "run-section", "data-section": name, open }, summary, ...content);
-  details.count = count;
-  // A section the reader opened or closed stays that way when the run completes.
-  summary.addEventListener("click", () => { details.dataset.touched = "true"; });
-  return details;
 }
 
 /** How sure the council is of its top answer (null when the run compared nothing). */
@@ -159,6 +140,9 @@ export class RunView {
     this.rankingSection.hidden = true;
     this.root = h("section", { class: "run", "data-run-id": runId, "aria-label": "Council run" },
       this.status, this.alerts, this.lead, this.answerSection, this.reviewSection, this.rankingSection);
+    // The second round, when there is one, goes between the first round's reviews and the run's ranking.
+    this.second = new SecondRound(() => this.dimensionNames(), () => this.members,
+      (element) => this.rankingSection.before(element));
   }
 
   /** Whether the run has ended (its summary or an error arrived). */
@@ -189,22 +173,41 @@ export class RunView {
         break;
       case "stage_started":
         this.stage = data.stage;
+        if (data.stage === "deliberation") {
+          this.second.start(data.reason, [...this.cards].filter(([, card]) => card.dataset.status === "ok").map(([m]) => m));
+        }
         break;
       case "answer":
         this.answers.set(data.member, data);
         this.drawAnswer(data.member);
         break;
       case "safety":
+        // In the second round the gate checks revised texts; the cards keep the first answers' verdicts.
+        if (this.stage === "deliberation") {
+          this.second.safety(data);
+          break;
+        }
         this.safety.set(data.member, data);
         this.drawAnswer(data.member);
         break;
       case "review":
+        if ((data.round || 1) > 1) {
+          this.second.review(data);
+          break;
+        }
         this.reviews.set(data.reviewer, data);
         this.drawReviews();
         break;
       case "ranking":
+        // The second ranking is the run's: the chairman writes from it, and the full ranking shows it.
         this.ranking = data;
         this.drawRanking();
+        break;
+      case "revision":
+        this.second.revision(data);
+        break;
+      case "deliberation":
+        this.second.finish(data);
         break;
       case "final_delta":
         this.finalText += data.text || "";
@@ -217,6 +220,8 @@ export class RunView {
       case "result":
         this.result = data;
         if (!this.final && data.final_answer) this.final = data.final_answer;
+        // A stored run replayed without its second round's events still has the round's record.
+        if (data.deliberation && !this.second.summary) this.second.finish(data.deliberation);
         this.drawFinal();
         this.drawEnd();
         break;
@@ -239,6 +244,8 @@ export class RunView {
       waiting = outstanding.length ? ` Waiting for ${outstanding.join(", ")}.` : " All answers are in.";
     } else if (this.stage === "review") {
       waiting = ` ${plural(this.reviews.size, "review")} in so far.`;
+    } else if (this.stage === "deliberation") {
+      waiting = this.second.waiting();
     } else if (this.stage === "final" && !this.final && !this.finalText) {
       // Once the chairman's text streams in, the final answer's byline says who is writing.
       waiting = this.chairman ? ` Waiting for the chairman, ${this.chairman}.` : "";
@@ -310,46 +317,10 @@ export class RunView {
 
   drawReviews() {
     this.reviewSection.hidden = false;
-    const names = this.dimensionNames();
-    const blocks = [];
-    // In the run's member order, whatever order the reviews arrived in.
-    const position = (name) => (this.members.includes(name) ? this.members.indexOf(name) : this.members.length);
-    const ordered = [...this.reviews].sort(([a], [b]) => position(a) - position(b));
-    for (const [reviewer, review] of ordered) {
-      const block = h("div", { class: "review", "data-reviewer": reviewer });
-      if (review.status !== "ok") {
-        block.classList.add("failed");
-        block.append(h("h4", { text: `${reviewer}'s review` }),
-          h("p", { class: "failure", text: `Failed (${reasonText(review.error)}): ${review.error?.message || ""}` }));
-        blocks.push(block);
-        continue;
-      }
-      const seenAs = Object.fromEntries(Object.entries(review.labels || {}).map(([label, m]) => [m, label]));
-      const scored = Object.keys(review.scores || {});
-      const dims = [...new Set(scored.flatMap((m) => Object.keys(review.scores[m].scores || {})))];
-      const head = h("tr", {}, h("th", { scope: "col", text: "Answer by" }), h("th", { scope: "col", text: "Seen as" }),
-        ...dims.map((d) => h("th", { scope: "col", text: names[d] || d })), h("th", { scope: "col", text: "Overall" }),
-        h("th", { scope: "col", text: "Notes" }));
-      const rows = (review.order || scored).filter((m) => review.scores?.[m]).map((member) => {
-        const entry = review.scores[member];
-        return h("tr", { "data-member": member }, h("th", { scope: "row", text: member }),
-          h("td", { text: seenAs[member] || "–" }),
-          ...dims.map((d) => h("td", { text: shown(entry.scores?.[d]) })),
-          // Rubric-scored ballots (with per-criterion normalized scores) have an overall in 0–1.
-          h("td", { text: "normalized" in entry ? percent(entry.overall) : Number(entry.overall).toFixed(2) }),
-          h("td", { class: "notes", text: entry.notes || "" }));
-      });
-      block.append(h("h4", { text: `${reviewer}'s scores` }),
-        // A wide table scrolls in its wrap, which the keyboard can reach to scroll it.
-        h("div", { class: "table-wrap", tabindex: "0", role: "group", "aria-label": `${reviewer}'s scores (scrolls sideways)` },
-          h("table", { class: "scores" }, h("thead", {}, head), h("tbody", {}, ...rows))));
-      blocks.push(block);
-    }
+    const { blocks, count, failed } = reviewBlocks(this.reviews, this.members, this.dimensionNames());
     this.reviewList.replaceChildren(...blocks);
-    const failed = ordered.filter(([, review]) => review.status !== "ok").map(([reviewer]) => reviewer);
-    this.reviewSection.count.textContent = ` · ${plural(ordered.length - failed.length, "review")}`
-      + (failed.length ? `, ${failed.length} failed (${failed.join(", ")})` : "");
-    this.reviewSection.classList.toggle("has-failures", failed.length > 0);
+    this.reviewSection.count.textContent = count;
+    this.reviewSection.classList.toggle("has-failures", failed);
   }
 
   drawRanking() {
@@ -359,6 +330,10 @@ export class RunView {
     const parts = [rankingChart(ranking, this.dimensionNames(), this.rubric.scale || [1, 10])];
     parts.push(h("p", { class: "agreement", "data-testid": "agreement", text: agreementText(agreement, false) }));
     const sure = confidenceText(ranking, this.ranking.ranking_confidence, this.ranking.tied_for_first);
+    if ((this.ranking.round || 1) > 1) {
+      parts.unshift(h("p", { class: "muted small", "data-testid": "ranking-round",
+        text: "After the second round: the revised answers were reviewed again, and this ranking is the run's." }));
+    }
     if (sure) parts.push(h("p", { class: "confidence", "data-testid": "confidence", text: sure }));
     const list = h("ul", { class: "bias-flags", "data-testid": "bias-flags" });
     for (const flag of flags) {
@@ -517,7 +492,7 @@ export class RunView {
     if (this.folded || !this.finished) return;
     this.folded = true;
     const answered = this.final && this.final.source !== "none";
-    for (const details of [this.answerSection, this.reviewSection, this.rankingSection]) {
+    for (const details of [this.answerSection, this.reviewSection, this.second.section, this.rankingSection]) {
       if (details.dataset.touched) continue;
       details.open = details === this.answerSection && !answered;
     }

@@ -180,3 +180,36 @@ async def test_a_full_preset_run_has_no_second_round(simulated, browser):
     await expect(turn.locator("[data-testid=one-round]")).to_have_count(0)
     await expect(turn.locator("[data-testid=ranking-round]")).to_have_count(0)
     await expect(turn.locator("[data-section=reviews] .review")).to_have_count(4)
+
+
+async def test_model_output_in_the_second_round_is_inert(fake_llm, tmp_path, browser):
+    from council.presets import CouncilPreset
+    from council.testing.fake_llm import Step
+    from council.testing.scripted import council_member, honest_ballot, revision_reply
+    from tests.server.conftest import MEMBERS, quality_judge, serve
+    from tests.web.server import web_config
+
+    probe = "<img src=x onerror=\"window.__xss='revision'\">"
+    for name, quality in MEMBERS.items():
+        fake_llm.script(f"model-{name}", Step(reply=council_member(
+            f"{name} thinks 42. quality={quality}", quality_judge,
+            review=lambda task, _request: honest_ballot(task, quality_judge, notes=f"{probe} notes"),
+            revise=lambda task, _request: revision_reply(task, f"{probe} revised text. quality=9", f"{probe} why"))))
+    config = web_config(fake_llm, tmp_path / "council.db")
+    config = config.model_copy(update={"councils": {**config.councils, "deliberate": CouncilPreset(
+        description="every run deliberates", rounds=2, deliberate_below=1.0)}})
+    runner, server = await serve(fake_llm, config, Store(tmp_path / "council.db"), None)
+    try:
+        page = await open_page(browser, server.url + "/", bypass_csp=True)
+        await ask_with(page, "deliberate", "What is six times seven?")
+        turn = await finished_turn(page)
+        await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        block = turn.locator("[data-testid=second-round]")
+        await expect(block.locator(".revision-reason").first).to_have_text(f"{probe} why")
+        await expect(block.locator("[data-testid=second-round-reviews] td.notes").first).to_have_text(
+            f"{probe} notes")
+        assert await page.evaluate("window.__xss") is None
+        assert await page.locator("#transcript img").count() == 0
+    finally:
+        await runner.cleanup()
+        server.store.close()

@@ -22,7 +22,7 @@ from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import usd_of
 from council.pipeline.progress import AutomaticScores, Ranked, RunSoFar
 from council.pipeline.rank_stage import emit_ranking, rank_round
-from council.pipeline.review_stage import gather_reviews
+from council.pipeline.review_stage import round_reviews
 from council.pipeline.revisions import RevisionCall, gather_revisions, revised_answers, revision_calls
 from council.pipeline.verdicts import automatic_scores
 from council.result import (
@@ -146,7 +146,7 @@ async def deliberation_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     surviving = [a for a in answers if a.status == "ok"]
     values, evidence = automatic_scores(ctx.rubric, surviving, ctx.question)
     automatic = AutomaticScores(values, evidence)
-    reviews, late = await gather_reviews(ctx, answers, values, round_no=2)
+    reviews, late = await round_reviews(ctx, answers, values, round_no=2)
     second, writes = await rank_round(ctx, surviving, reviews, automatic, so_far.history, add_to_history=False)
     emit_ranking(ctx, second, round=2)
     revised = {r.member for r in revisions if r.decision == "revised"}

@@ -236,25 +236,32 @@ async def review_answers(ctx: RunContext, answers: list[AnswerRecord],
 
     With fewer than two surviving answers there is nothing to compare: no review.
     """
-    records, late = await _reviews(ctx, answers, fixed)
+    records, late = await round_reviews(ctx, answers, fixed)
     for call in late:
         call.call.cancel()
     return records
 
 
-async def _reviews(ctx: RunContext, answers: list[AnswerRecord],
-                   fixed: dict[str, dict[str, CriterionValue]]) -> tuple[list[ReviewRecord], list[LateCall]]:
+async def round_reviews(ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]],
+                        round_no: int = 1) -> tuple[list[ReviewRecord], list[LateCall]]:
+    """One round's reviews, and those cut as late: the reviewers', or code's when no criterion needs a model.
+
+    With fewer than two surviving answers there is nothing to compare: no
+    review. Only the first round announces the review stage; a second is
+    announced as the deliberation stage.
+    """
     surviving = [a for a in answers if a.status == "ok"]
     if len(surviving) < 2:
         return [], []
     if not ctx.rubric.llm_criteria():
         return [automatic_review(ctx.rubric, surviving, fixed)], []
-    ctx.emit("stage_started", stage="review")
-    return await gather_reviews(ctx, answers, fixed)
+    if round_no == 1:
+        ctx.emit("stage_started", stage="review")
+    return await gather_reviews(ctx, answers, fixed, round_no)
 
 
 async def review_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """Stage 3 in the run: the reviews; the reviewers' history is read from the store while they are out."""
     history = read_history_ahead(ctx, ctx.store) if len(so_far.surviving) > 1 else None
-    reviews, late = await _reviews(ctx, list(so_far.answers), so_far.automatic.values)
+    reviews, late = await round_reviews(ctx, list(so_far.answers), so_far.automatic.values)
     return so_far.then(history=history, reviews=tuple(reviews), late=tuple(late))

@@ -214,3 +214,20 @@ async def test_the_second_round_is_priced_and_its_calls_join_the_run_cost(fake_l
     assert rounds.cost_usd == pytest.approx(second)
     assert cost.total_usd == pytest.approx(sum(c.usd for c in cost.calls))
     assert cost.by_stage["revisions"] == pytest.approx(sum(c.usd for c in by_call["revisions"]))
+
+
+async def test_a_rubric_that_code_scores_alone_is_scored_by_code_in_both_rounds(fake_llm, store):
+    from council.rubrics import Rubric
+
+    code_only = Rubric.model_validate({
+        "id": "code_only", "name": "Code only", "version": "1.0.0", "pass_threshold": 0.75,
+        "criteria": [{"id": "polite", "scoring": "deterministic", "function": "council.checks:appropriate_language"}]})
+    script(fake_llm, TIE, beta=revises_to("beta revised: it is fucking 42. quality=10"))
+    async with Council(make_config(fake_llm, rounds=2, deliberate_below=1.0), store=store, environ={}) as council:
+        result = await council.ask("What is six times seven?", rubric=code_only)
+    rounds = result.deliberation
+    assert rounds is not None and rounds.rounds == 2 and rounds.revised == ["beta"]
+    assert [r.reviewer for r in result.reviews] == ["(automatic)"] == [r.reviewer for r in rounds.first_round.reviews]
+    assert not prompts_containing(fake_llm, "", "Review protocol"), "no model was asked to review"
+    assert len(fake_llm.requests) == 4 + 4 + 1 and rounds.calls == 4
+    assert result.ranking[-1].member == "beta", "its revision fails the code's language check"

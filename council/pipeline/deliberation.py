@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 
+from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import usd_of
 from council.pipeline.progress import AutomaticScores, Ranked, RunSoFar
@@ -34,6 +35,8 @@ from council.result import (
     RevisionRecord,
 )
 from council.types import ChatMessage
+
+_log = get_logger("stage.deliberation")
 
 
 def agreement_value(agreement: AgreementRecord) -> float | None:
@@ -122,24 +125,39 @@ def _problems(revisions: list[RevisionRecord], ranked: Ranked) -> tuple[str, ...
                "answers stand"] if blocked else []))
 
 
-def _one_round(ctx: RunContext, so_far: RunSoFar, reason: str) -> RunSoFar:
+def _one_round(ctx: RunContext, so_far: RunSoFar, reason: str, *degraded: str) -> RunSoFar:
     ranked = so_far.ranked or Ranked([])
     record = DeliberationRecord(rounds=1, reason=reason, threshold=ctx.deliberate_below,
                                 confidence_before=ranked.confidence, agreement_statistic=ranked.agreement.statistic,
                                 agreement_before=agreement_value(ranked.agreement))
     ctx.emit("deliberation", **record.model_dump(mode="json"), revised=[])
-    return so_far.then(deliberation=record)
+    return so_far.then(deliberation=record, degraded=degraded)
 
 
 async def deliberation_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
-    """The second round when the first ranking is unsure; else the first stands, with the reason recorded."""
+    """The second round when the first ranking is unsure; else the first stands, with the reason recorded.
+
+    A second round that crashes (a bug, not a failed call: those are
+    records) costs the round, not the run: the first round stands, and the
+    run says so.
+    """
     run, reason = second_round_reason(ctx, so_far)
     first = so_far.ranked
     if not run or first is None:
         return _one_round(ctx, so_far, reason)
-    calls = revision_calls(ctx, so_far.surviving, list(so_far.reviews))
-    if (too_costly := over_budget(ctx, calls, list(so_far.reviews))) is not None:
-        return _one_round(ctx, so_far, too_costly)
+    try:
+        calls = revision_calls(ctx, so_far.surviving, list(so_far.reviews))
+        if (too_costly := over_budget(ctx, calls, list(so_far.reviews))) is not None:
+            return _one_round(ctx, so_far, too_costly)
+        return await _second_round(ctx, so_far, first, calls, reason)
+    except Exception as error:
+        _log.error("deliberation_crashed", run_id=ctx.result.run_id, error=error, exc_info=True)
+        why = f"the second round failed (internal error: {type(error).__name__}: {error}); the first round stands"
+        return _one_round(ctx, so_far, f"one round: {why}", why)
+
+
+async def _second_round(ctx: RunContext, so_far: RunSoFar, first: Ranked, calls: list[RevisionCall],
+                        reason: str) -> RunSoFar:
     started = time.perf_counter()
     ctx.emit("stage_started", stage="deliberation", reason=reason)
     answers, revisions = await revised_answers(ctx, list(so_far.answers), await gather_revisions(ctx, calls))

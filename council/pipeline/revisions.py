@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from council.errors import ProviderError
+from council.logs import get_logger
 from council.pipeline.budget import complete
 from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
@@ -26,6 +27,8 @@ from council.review.prompt import labels_for, shown_to_reviewers
 from council.review.revision import Critique, parse_revision_reply, render_revision_prompt
 from council.review.sandbox import new_nonce
 from council.types import ChatMessage
+
+_log = get_logger("stage.deliberation")
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,11 @@ async def _revise(ctx: RunContext, call: RevisionCall) -> tuple[RevisionRecord, 
     except ProviderError as error:
         return RevisionRecord(member=call.member, decision="failed", reason="its first answer stands",
                               error=Failure.from_error(error), latency_ms=elapsed_ms(started)), None
+    except Exception as error:  # a member's bug costs its revision, not the round
+        _log.error("revision_crashed", member=call.member, error=error)
+        failure = Failure(reason="upstream_error", message=f"internal error: {type(error).__name__}: {error}")
+        return RevisionRecord(member=call.member, decision="failed", reason="its first answer stands",
+                              error=failure, latency_ms=elapsed_ms(started)), None
     reply = parse_revision_reply(completion.content, call.nonce)
     common = {"member": call.member, "latency_ms": elapsed_ms(started), "usage": completion.usage, "reused": reused}
     if reply.decision is None:

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from council import strict_json
 from council.review.sandbox import fence, render_prompt
 from council.types import ChatMessage
 
@@ -33,7 +34,9 @@ PROTOCOL = "council-revision/1"
 SYSTEM_TEMPLATE = "revision_system.md"
 USER_TEMPLATE = "revision_user.md"
 PROMPTS = (SYSTEM_TEMPLATE, USER_TEMPLATE)
-_DECISION = re.compile(r'<revision nonce="([0-9a-f]{8,64})">(.*?)</revision>', re.S)
+_DECISION = re.compile(r'<revision nonce="([0-9a-f]{8,64})">(.*?)</revision>', re.S | re.I)
+_FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
+_DECISIONS = {"revise": "revise", "revised": "revise", "keep": "keep", "kept": "keep"}
 _ANSWER_BLOCK = re.compile(r'<<answer id="(Response [A-Z]{1,3})" nonce="([0-9a-f]+)">>\n(.*?)\n<</answer nonce="\2">>',
                            re.S)
 _CRITIQUE_BLOCK = re.compile(r'<<critique of="(Response [A-Z]{1,3})" by="(Reviewer \d+)" nonce="([0-9a-f]+)">>\n'
@@ -99,24 +102,33 @@ def render_revision_prompt(question: list[ChatMessage], answers: dict[str, str],
 
 
 def parse_revision_reply(text: str, nonce: str) -> RevisionReply:
-    """The decision in a member's reply; a reply that cannot be read says why in ``error``."""
+    """The decision in a member's reply; a reply that cannot be read says why in ``error``.
+
+    Read as models write it, not only as asked: the decision's JSON may sit
+    in a code fence, ``"revised"`` and ``"kept"`` count as ``revise`` and
+    ``keep``, and a revised answer written before the block (the block
+    last) is the answer when nothing follows the block. The block must
+    carry this round's nonce: one quoted from another answer never does.
+    """
     blocks = [m for m in _DECISION.finditer(text) if m.group(1) == nonce]
     if not blocks:
         return RevisionReply(None, error=f'no <revision nonce="{nonce}"> decision block in the reply')
     block = blocks[0]
+    body = _FENCED.sub(r"\1", block.group(2).strip())
     try:
-        data = json.loads(block.group(2))
-    except json.JSONDecodeError as exc:
-        return RevisionReply(None, error=f"the decision block is not JSON ({exc.msg})")
-    decision = data.get("decision") if isinstance(data, dict) else None
-    if decision not in ("revise", "keep"):
-        return RevisionReply(None, error=f'"decision" must be "revise" or "keep", got {decision!r}')
+        data = strict_json.loads(body)
+    except ValueError as exc:
+        return RevisionReply(None, error=f"the decision block is not JSON ({str(exc).split(':')[0]})")
+    raw = data.get("decision") if isinstance(data, dict) else None
+    decision = _DECISIONS.get(raw.strip().lower()) if isinstance(raw, str) else None
+    if decision is None:
+        return RevisionReply(None, error=f'"decision" must be "revise" or "keep", got {raw!r}')
     reason = str(data.get("reason") or "").strip()[:500]
     if decision == "keep":
         return RevisionReply("keep", reason)
-    answer = text[block.end():].strip()
+    answer = text[block.end():].strip() or text[:block.start()].strip()
     if not answer:
-        return RevisionReply(None, reason, error='"revise" with no revised answer after the decision block')
+        return RevisionReply(None, reason, error='"revise" with no revised answer beside the decision block')
     return RevisionReply("revise", reason, answer)
 
 

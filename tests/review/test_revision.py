@@ -64,6 +64,12 @@ def test_the_prompt_needs_its_own_answer_among_those_shown():
     ('<revision nonce="{n}">decision: keep</revision>', None, "", "not JSON"),
     ('<revision nonce="{n}">{{"decision": "maybe"}}</revision>', None, "", '"decision" must be'),
     ('<revision nonce="{n}">{{"decision": "revise"}}</revision>   ', None, "", "no revised answer"),
+    ('<revision nonce="{n}">\n```json\n{{"decision": "Revised", "reason": "r"}}\n```\n</revision>\nNew text.',
+     "revise", "New text.", None),
+    ('Tides come from the moon.\n\n<revision nonce="{n}">{{"decision": "revise"}}</revision>', "revise",
+     "Tides come from the moon.", None),
+    ('<REVISION nonce="{n}">{{"decision": "KEPT"}}</REVISION>', "keep", "", None),
+    ('<revision nonce="{n}">{{"decision": "keep", "decision": "revise"}}</revision>x', None, "", "not JSON"),
     ('<revision nonce="ffffffffffffffff">{{"decision": "keep"}}</revision>', None, "", "no <revision"),
 ])
 def test_a_reply_is_read_or_says_why_it_cannot_be(reply, decision, answer, error):

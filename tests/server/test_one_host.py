@@ -58,7 +58,10 @@ async def test_runs_the_server_admits_reach_one_host_together(fake_llm):
 async def test_an_explicit_per_host_limit_still_caps_the_calls_to_one_host(fake_llm):
     script_slow(fake_llm)
     config = server_config(fake_llm, max_concurrent_runs=RUNS)
-    config = config.model_copy(update={"transport": TransportConfig(max_connections_per_host=20)})
+    # 75 one-second calls through 20 connections take four waves a stage: the calls waiting for a connection
+    # must not run into the 5 s deadlines the other server tests use (they did, on a busy CI machine).
+    roomy = config.stages.model_copy(update={"stage_deadline_s": 60.0, "member_timeout_s": 60.0})
+    config = config.model_copy(update={"transport": TransportConfig(max_connections_per_host=20), "stages": roomy})
     answers = await ask_all_at_once(fake_llm, config)
     assert len(answers) == RUNS and all(answers)
     assert fake_llm.most_in_flight <= 20

@@ -106,3 +106,22 @@ async def test_with_the_result_cache_on_a_stopped_database_is_a_miss_and_the_que
         assert len(fake_llm.requests) > calls, "the council ran: a database that is down serves no hit"
         again = await ask(council, "What is six times seven?")
         assert again.cached_from == first.run_id, "back up: the first run answers again"
+
+
+async def test_a_second_round_during_a_postgres_outage_is_answered_and_stored_whole_when_it_is_back(
+        fake_llm, private_postgres):
+    server: PostgresServer = private_postgres
+    script_members(fake_llm)
+    config = make_config(fake_llm, chairman="alpha", review={"rounds": 2, "deliberate_below": 1.0},
+                         storage={"url": server.create_database("runs"), "critical_wait_s": BOUND_S})
+    async with Council(config, environ={}) as council:
+        server.halt()
+        try:
+            during = await ask(council, "What is six times seven?")
+        finally:
+            server.resume()
+        assert during.status == "complete" and during.final_answer.content and during.stored is False
+        assert during.deliberation is not None and during.deliberation.rounds == 2
+        await wait_until(stored_status(council, during.run_id), what="the outage's run to be stored")
+        stored = council.store.get(during.run_id)
+        assert stored.deliberation == during.deliberation and stored.reviews == during.reviews

@@ -131,3 +131,25 @@ async def test_follow_ups_after_a_second_turn_are_about_the_second_question(defa
     _response, raw = await replay(base, "task-follow-ups-second-turn.json")
     follow_ups = json.loads(json.loads(raw)["choices"][0]["message"]["content"])["follow_ups"]
     assert all("ten-year-old" in line or "paragraph" in line for line in follow_ups), follow_ups
+
+
+@pytest.mark.parametrize("name", ["chat-default-with-builtin-tools.json", "chat-image-with-builtin-tools.json",
+                                  "chat-second-turn-with-builtin-tools.json"])
+async def test_open_webuis_requests_to_the_deliberate_preset_are_answered_with_the_round_on_record(
+        default_server, name):
+    base, store = default_server
+    captured = fixture(name)
+    assert captured["body"]["model"] == "council", "as captured; a user picks council/deliberate in the menu"
+    captured["body"]["model"] = "council/deliberate"
+    headers = {k: v for k, v in captured["headers"].items() if k.lower() not in _DROPPED}
+    async with aiohttp.ClientSession() as http, http.request(
+            captured["method"], base + captured["path"], data=json.dumps(captured["body"]).encode(),
+            headers=headers) as response:
+        raw = await response.read()
+    assert response.status == 200, raw[:300]
+    events = stream_events(raw)
+    assert events[-1] == "[DONE]" and len(streamed_text(events).strip()) > 40
+    assert b"Deliberation: " in raw, "the stream's progress says how many rounds ran and why"
+    stored = store.get(response.headers["x-council-run-id"])
+    assert stored is not None and stored.status == "complete" and stored.preset == "deliberate"
+    assert stored.deliberation is not None and stored.deliberation.reason.startswith(("one round: ", "two rounds: "))

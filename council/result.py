@@ -146,6 +146,10 @@ class DeliberationRecord(_Record):
         """The members whose revised answer was reviewed in the second round."""
         return [r.member for r in self.revisions if r.decision == "revised"]
 
+    def event_data(self) -> dict[str, object]:
+        """The ``deliberation`` event's payload: the record without its first round, and who revised."""
+        return {**self.model_dump(mode="json", exclude={"first_round"}), "revised": sorted(self.revised)}
+
     def brief(self) -> dict[str, object]:
         """What the machine-facing summaries (the chat endpoint's ``council``, MCP's ``ask_council``) say of it."""
         return {"rounds": self.rounds, "reason": self.reason, "revised": self.revised,
@@ -218,19 +222,21 @@ class CouncilResult(_Record):
         total = Usage()
         safety = [a.safety.usage for a in self.answers if a.safety is not None and a.safety.usage is not None]
         for usage in [*(a.usage for a in self.answers), *safety, *(r.usage for r in self.reviews),
-                      *(usage for _stage, _member, usage, _reused in self.second_round_calls("safety"))]:
+                      *(usage for _stage, _member, usage, _reused in self.second_round_calls())]:
             total = total + usage
         if self.final_answer is not None:
             total = total + self.final_answer.usage
         return total
 
 
-    def second_round_calls(self, safety_member: str | None) -> list[tuple[CostStage, str, Usage, bool]]:
+    def second_round_calls(self, safety_member: str | None = None) -> list[tuple[CostStage, str, Usage, bool]]:
         """The calls a second round adds to those the records above hold: stage, member, usage, reused.
 
         The first round's reviews and the revisions; the safety check of each
         first answer later revised (the answer above carries its new check),
         and of each revision the gate blocked (only its record has that check).
+        A safety check has usage only when a member or moderation API made it;
+        it is listed under ``safety_member`` (the checker), else ``safety``.
         """
         rounds = self.deliberation
         if rounds is None or rounds.first_round is None:
@@ -238,12 +244,11 @@ class CouncilResult(_Record):
         calls: list[tuple[CostStage, str, Usage, bool]] = [
             ("reviews", r.reviewer, r.usage, r.reused) for r in rounds.first_round.reviews]
         calls += [("revisions", r.member, r.usage, r.reused) for r in rounds.revisions]
-        if safety_member is not None:
-            revised = set(rounds.revised)
-            calls += [("safety", safety_member, a.safety.usage, False) for a in rounds.first_round.answers
-                      if a.member in revised and a.safety is not None and a.safety.usage is not None]
-            calls += [("safety", safety_member, r.safety.usage, False) for r in rounds.revisions
-                      if r.decision == "blocked" and r.safety is not None and r.safety.usage is not None]
+        checker, revised = safety_member or "safety", set(rounds.revised)
+        calls += [("safety", checker, a.safety.usage, False) for a in rounds.first_round.answers
+                  if a.member in revised and a.safety is not None and a.safety.usage is not None]
+        calls += [("safety", checker, r.safety.usage, False) for r in rounds.revisions
+                  if r.decision == "blocked" and r.safety is not None and r.safety.usage is not None]
         return calls
 
 

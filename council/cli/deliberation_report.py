@@ -29,12 +29,8 @@ def _rank(value: int | None) -> str:
 
 
 def heading(record: DeliberationRecord) -> str:
-    """``Deliberation: two rounds: <reason>`` or ``Deliberation: one round: <reason>``."""
-    reason = record.reason
-    # The pipeline's reasons already start with the count; an older or hand-written record may not.
-    if not reason.startswith(("one round", "two rounds")):
-        reason = f"{'two rounds' if record.rounds == 2 else 'one round'}: {reason}"
-    return f"Deliberation: {reason}"
+    """``Deliberation: two rounds: <reason>`` or ``Deliberation: one round: <reason>`` (the reason says the count)."""
+    return f"Deliberation: {record.reason}"
 
 
 def decision_lines(record: DeliberationRecord) -> list[str]:

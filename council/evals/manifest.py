@@ -32,10 +32,10 @@ from council.evals.dataset import Dataset
 from council.evals.leaderboard import BOOTSTRAP_SEED, CONFIDENCE, N_RESAMPLES
 from council.evals.metrics import Thresholds
 from council.evals.records import Mode, ModelRecord, RunManifest
-from council.pipeline.orchestrator import PROMPTS
+from council.pipeline.orchestrator import prompts_of
+from council.pipeline.plan import deliberation_of
 from council.providers import PROVIDERS
 from council.review.evaluation import TEMPLATES
-from council.review.revision import PROMPTS as REVISION_PROMPTS
 from council.rubrics.model import Rubric
 from council.types import GenerationParams
 
@@ -201,9 +201,8 @@ def build_manifest(
     template_file = TEMPLATES[evaluator_template]
     hashes = {template_file: prompt_hash(template_file)}
     if mode == "council":
-        spec = config.councils.get(preset) if preset is not None else None
-        rounds = spec.rounds if spec is not None and spec.rounds is not None else config.review.rounds
-        hashes.update({name: prompt_hash(name) for name in (PROMPTS + REVISION_PROMPTS if rounds > 1 else PROMPTS)})
+        rounds, _below = deliberation_of(config, config.councils.get(preset) if preset is not None else None)
+        hashes.update({name: prompt_hash(name) for name in prompts_of(rounds)})
     return RunManifest(
         run_id=run_id,
         timestamp_utc=datetime.now(UTC),

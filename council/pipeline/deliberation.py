@@ -130,7 +130,7 @@ def _one_round(ctx: RunContext, so_far: RunSoFar, reason: str, *degraded: str) -
     record = DeliberationRecord(rounds=1, reason=reason, threshold=ctx.deliberate_below,
                                 confidence_before=ranked.confidence, agreement_statistic=ranked.agreement.statistic,
                                 agreement_before=agreement_value(ranked.agreement))
-    ctx.emit("deliberation", **record.model_dump(mode="json"), revised=[])
+    ctx.emit("deliberation", **record.event_data())
     return so_far.then(deliberation=record, degraded=degraded)
 
 
@@ -178,6 +178,6 @@ async def _second_round(ctx: RunContext, so_far: RunSoFar, first: Ranked, calls:
         first_round=kept, revisions=revisions, moves=moves(first, second, revised),
         latency_ms=elapsed_ms(started), **round_cost(ctx, revisions, reviews))
     if ctx.listening:
-        ctx.emit("deliberation", **record.model_dump(mode="json", exclude={"first_round"}), revised=sorted(revised))
+        ctx.emit("deliberation", **record.event_data())
     return so_far.then(answers=tuple(answers), automatic=automatic, reviews=tuple(reviews), ranked=second,
                        deliberation=record, writes=writes, late=tuple(late), degraded=_problems(revisions, second))

@@ -55,6 +55,13 @@ from council.types import ChatMessage, GenerationParams
 # The revision prompts are hashed only for runs that may have a second round: other runs' records are unchanged.
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
            "feedback_system.md")
+
+
+def prompts_of(rounds: int) -> tuple[str, ...]:
+    """The prompt templates a run of ``rounds`` rounds may use, whose hashes its record keeps."""
+    return PROMPTS + REVISION_PROMPTS if rounds > 1 else PROMPTS
+
+
 _log = get_logger("council")
 NOT_CACHED = "the result could not be remembered by the result cache"
 
@@ -191,8 +198,8 @@ class Council:
                           max_usd=max_usd, cache=cache)
         if not plan.use_cache:
             return plan
-        prompts = PROMPTS + REVISION_PROMPTS if plan.rounds > 1 else PROMPTS
-        key = run_key(plan, self.config, self._config_hash, {name: prompt_hash(name) for name in prompts})
+        hashes = {name: prompt_hash(name) for name in prompts_of(plan.rounds)}
+        key = run_key(plan, self.config, self._config_hash, hashes)
         return replace(plan, cache_key=key)
 
     async def ask(
@@ -308,10 +315,9 @@ class Council:
 
     def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int, run_id: str | None,
                     rubric: Rubric, rounds: int = 1) -> CouncilResult:
-        prompts = PROMPTS + REVISION_PROMPTS if rounds > 1 else PROMPTS
         reproducibility = Reproducibility(
             config_hash=self._config_hash,
-            prompt_hashes={name: prompt_hash(name) for name in prompts},
+            prompt_hashes={name: prompt_hash(name) for name in prompts_of(rounds)},
             rubric_id=rubric.id,
             rubric_version=rubric.version,
             rubric_hash=rubric.content_hash(),

@@ -142,19 +142,26 @@ def build_plan(
     if chair is not None and chair not in member_names:
         raise InvalidRequestError(f"chairman {chair!r} is not a member; members are: {', '.join(member_names)}",
                                   option="chairman")
+    rounds, deliberate_below = deliberation_of(config, spec)
     plan = RunPlan(messages=tuple(messages), members=tuple(chosen), chairman=chair, rubric=default_rubric,
                    preset=preset, judging=judging_for(spec, chosen, member_names), params=params,
                    safety_member=config.safety.llm_member,
                    straggler_factor=spec.straggler_factor if spec is not None and spec.straggler_factor is not None
                    else config.stages.straggler_factor,
                    use_cache=config.cache.ttl_s > 0 and cache is not False,
-                   rounds=spec.rounds if spec is not None and spec.rounds is not None else config.review.rounds,
-                   deliberate_below=spec.deliberate_below if spec is not None and spec.deliberate_below is not None
-                   else config.review.deliberate_below)
+                   rounds=rounds, deliberate_below=deliberate_below)
     limit = budget_limit(config, max_usd, plan.callers)
     # The rubric last: a registered one is read from the database, and a bad request should not wait for it.
     chosen_rubric = default_rubric if rubric is None else resolve_rubric(rubric)
     return replace(plan, budget_usd=limit, rubric=chosen_rubric)
+
+
+def deliberation_of(config: CouncilConfig, spec: CouncilPreset | None) -> tuple[int, float]:
+    """The rounds and the deliberation threshold of a run: the preset's, else ``review:``'s."""
+    rounds = spec.rounds if spec is not None and spec.rounds is not None else config.review.rounds
+    below = spec.deliberate_below if spec is not None and spec.deliberate_below is not None \
+        else config.review.deliberate_below
+    return rounds, below
 
 
 def config_relative(reference: str | None, config: CouncilConfig) -> str | None:

@@ -57,8 +57,7 @@ def stage_events(result: CouncilResult, *, labels: bool = False, deltas: bool = 
     if rounds is not None and first is not None:
         events += _second_round(result, rounds, labels)
     if rounds is not None:
-        events.append(("deliberation", {**rounds.model_dump(mode="json", exclude={"first_round"}),
-                                        "revised": sorted(rounds.revised)}))
+        events.append(("deliberation", rounds.event_data()))
     if result.final_answer is not None:
         events += _final(result.final_answer, deltas)
     return events

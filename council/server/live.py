@@ -62,8 +62,7 @@ def summary(result: CouncilResult) -> dict[str, Any]:
         "usage": result.usage.model_dump(mode="json"),
         "cost": cost_summary(result),
         # The second round's record (review.rounds: 2), for a stored run's view; its first round is in the events.
-        **({"deliberation": {**result.deliberation.model_dump(mode="json", exclude={"first_round"}),
-                             "revised": result.deliberation.revised}} if result.deliberation else {}),
+        **({"deliberation": result.deliberation.event_data()} if result.deliberation else {}),
     }
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from council.pipeline.revisions import revision_event
 from council.result import (
     AnswerRecord,
     CouncilResult,
@@ -101,12 +102,7 @@ def _ranking(figures: CouncilResult | FirstRound, ranking: list[RankingEntry], r
 def _second_round(result: CouncilResult, rounds: DeliberationRecord, labels: bool) -> Replayed:
     """The second round's start, revisions, safety re-checks, reviews and ranking."""
     events: Replayed = [("stage_started", {"stage": "deliberation", "reason": rounds.reason})]
-    # A revision the gate later blocked went out live as "revised" (the gate spoke after it); its safety event
-    # below says the rest.
-    events += [("revision", {"member": r.member, "decision": "revised" if r.decision == "blocked" else r.decision,
-                             "reason": r.reason, "latency_ms": round(r.latency_ms, 1),
-                             "error": r.error.model_dump(mode="json") if r.error else None})
-               for r in rounds.revisions]
+    events += [("revision", revision_event(r)) for r in rounds.revisions]
     # Only the revised texts were checked again: a passed one's verdict is on its answer, a blocked one's on
     # its revision (its first answer stands).
     by_member = {r.member: r for r in rounds.revisions}

@@ -40,6 +40,17 @@ class RevisionCall:
     nonce: str
 
 
+def revision_event(record: RevisionRecord) -> dict[str, object]:
+    """The ``revision`` event of a member's decision, as it went out when the reply was read.
+
+    The safety gate speaks after that, so a revision it later blocked went
+    out as ``revised``; its ``safety`` event says the rest.
+    """
+    return {"member": record.member, "decision": "revised" if record.decision == "blocked" else record.decision,
+            "reason": record.reason, "latency_ms": round(record.latency_ms, 1),
+            "error": record.error.model_dump(mode="json") if record.error else None}
+
+
 def critiques_by_member(reviews: list[ReviewRecord], reader: str, seed: int) -> dict[str, list[Critique]]:
     """Each answer's critiques as ``reader`` sees them: reviewers under aliases numbered in an order drawn for it."""
     ok = [r for r in reviews if r.status == "ok"]
@@ -105,10 +116,8 @@ async def gather_revisions(ctx: RunContext, calls: list[RevisionCall]) -> dict[s
     """Every member's revision at once, within the stage deadline (one that misses it keeps its first answer)."""
     started = time.perf_counter()
 
-    def report(name: str, outcome: tuple[RevisionRecord, str | None]) -> None:
-        record = outcome[0]
-        ctx.emit("revision", member=name, decision=record.decision, reason=record.reason,
-                 latency_ms=round(record.latency_ms, 1), error=record.error.model_dump() if record.error else None)
+    def report(_name: str, outcome: tuple[RevisionRecord, str | None]) -> None:
+        ctx.emit("revision", **revision_event(outcome[0]))
 
     jobs = {call.member: _revise(ctx, call) for call in calls}
     gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)

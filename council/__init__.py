@@ -54,6 +54,7 @@ from council.events import StageEvent
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.pipeline.plan import RunPlan
+from council.pipeline.request import RunRequest
 from council.pipeline.targets import evaluate_target
 from council.ranking.ballot_file import BallotError
 from council.ranking.ballots import BallotReport, rank_ballots
@@ -97,6 +98,7 @@ __all__ = [
     "ReviewRecord",
     "Rubric",
     "RunPlan",
+    "RunRequest",
     "SafetyConfig",
     "ServerConfig",
     "StageConfig",

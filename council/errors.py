@@ -62,9 +62,16 @@ class InvalidRequestError(CouncilError):
     ``members``, ...), so a front end can name its own parameter for it.
     """
 
-    def __init__(self, *args: object, option: str | None = None) -> None:
+    def __init__(self, *args: object, option: str | None = None, message_index: int | None = None,
+                 image_index: int | None = None, code: str | None = None) -> None:
         super().__init__(*args)
         self.option = option
+        #: With ``option`` "messages": the message at fault (an index into the conversation as given) ...
+        self.message_index = message_index
+        #: ... and the image of that message at fault, if an image is.
+        self.image_index = image_index
+        #: A short machine-readable reason (``invalid_image``, ``rubric_not_found``, ...), when there is one.
+        self.code = code
 
 
 class StorageError(CouncilError):

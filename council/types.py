@@ -7,7 +7,7 @@ import binascii
 import functools
 import operator
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import (
@@ -138,24 +138,39 @@ class ChatMessage(BaseModel):
         return self if not self.images else ChatMessage(role=self.role, content=self.content)
 
 
-def as_messages(question: str | Sequence[ChatMessage | dict[str, Any]]) -> list[ChatMessage]:
+class ConversationError(ValueError):
+    """A conversation a run cannot take; ``message_index`` and ``image_index`` say where, when one part is at fault."""
+
+    def __init__(self, message: str, message_index: int | None = None, image_index: int | None = None) -> None:
+        super().__init__(message)
+        self.message_index = message_index
+        self.image_index = image_index
+
+
+def as_messages(question: str | Sequence[ChatMessage | Mapping[str, Any]]) -> list[ChatMessage]:
     """Accept a bare question or a list of chat messages and return messages.
 
-    Raises ``ValueError`` naming the problem when the input is unusable.
+    Raises :class:`ConversationError` (a ``ValueError``) naming the problem
+    and where it is when the input is unusable: an empty question, no
+    messages, an image whose bytes are not what it says, a conversation
+    that does not end with a user message, or one whose last message is empty.
     """
     if isinstance(question, str):
         if not question.strip():
-            raise ValueError("the question is empty")
+            raise ConversationError("the question is empty")
         return [ChatMessage(role="user", content=question)]
     messages = [m if isinstance(m, ChatMessage) else ChatMessage.model_validate(m) for m in question]
     if not messages:
-        raise ValueError("the message list is empty")
+        raise ConversationError("the message list is empty")
     for index, message in enumerate(messages):
         for image_index, image in enumerate(message.images):
             if (problem := image.content_problem()) is not None:
-                raise ValueError(f"messages[{index}].images[{image_index}]: {problem}")
-    if messages[-1].role != "user":
-        raise ValueError(f"the last message must come from the user, not {messages[-1].role!r}")
+                raise ConversationError(problem, index, image_index)
+    last = messages[-1]
+    if last.role != "user":
+        raise ConversationError(f"the conversation must end with a user message, not {last.role!r}")
+    if not last.content.strip() and not last.images:
+        raise ConversationError("the last user message is empty", len(messages) - 1)
     return messages
 
 

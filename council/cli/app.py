@@ -20,7 +20,6 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from council._version import __version__
 from council.cli.common import (
@@ -114,21 +113,17 @@ def _parser() -> argparse.ArgumentParser:
 async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ: Mapping[str, str]) -> int:
     from council.cli.live import LiveView, print_error, rich_wanted
     from council.cli.render import ProgressPrinter, blocked_reason, render_compare, render_report
-    from council.pipeline.orchestrator import Council
+    from council.pipeline import DEFAULT_CHAIRMAN, Council, RunRequest
     from council.result import masked
 
     members = [m.strip() for m in args.members.split(",") if m.strip()] if args.members else None
-    chair: dict[str, Any] = {}  # left out: the preset's chairman, else the config's
-    if args.chairman is not None:
-        chair["chairman"] = None if args.chairman.lower() == "none" else args.chairman
+    request = RunRequest(messages=args.question, members=members, chairman=args.chairman or DEFAULT_CHAIRMAN,
+                         rubric=args.rubric, preset=args.preset, max_usd=args.max_usd, cache=not args.no_cache)
     live = LiveView() if rich_wanted(sys.stderr, json=args.json, quiet=args.quiet) else None
     progress = live or (None if args.quiet else ProgressPrinter())
     async with Council(config, environ=environ) as council:
-        rubric = council.resolve_rubric(args.rubric) if args.rubric else None
         with live or contextlib.nullcontext():
-            result = await council.ask(args.question, members=members, on_event=progress, rubric=rubric,
-                                       preset=args.preset, max_usd=args.max_usd, cache=False if args.no_cache else None,
-                                       **chair)
+            result = await council.ask(request, on_event=progress)
     if result.cached_from is not None and not args.quiet:
         print(f"council: answered from the result cache (run {result.cached_from}); no upstream calls were made "
               "(--no-cache runs the council again)", file=sys.stderr)

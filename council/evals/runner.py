@@ -74,7 +74,6 @@ import time
 import uuid
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime
 
 from council.config import Price
@@ -108,6 +107,7 @@ from council.pipeline.call_reuse import reusable_call, reused_in
 from council.pipeline.cost import usd_of
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
+from council.pipeline.request import RunRequest
 from council.result import CouncilResult
 from council.types import Completion, Usage
 
@@ -195,10 +195,10 @@ class EvalRunner:
         started = time.perf_counter()
         result: CouncilResult | None = None
         status, error = "ok", None
-        plan = replace(self.council.plan(sample.messages, members=self.manifest.members, params=params,
-                                         preset=self.manifest.preset),
-                       reuse_calls=self.manifest.reuse_calls, reuse_scope=reuse_scope(repeat),
-                       shuffle_seed=sample_seed(self.council.config.review.seed, sample.id, repeat))
+        plan = self.council.plan(RunRequest(
+            messages=sample.messages, members=self.manifest.members, params=params, preset=self.manifest.preset,
+            reuse_scope=reuse_scope(repeat) if self.manifest.reuse_calls else None,
+            shuffle_seed=sample_seed(self.council.config.review.seed, sample.id, repeat)))
         try:
             async with asyncio.timeout(self.manifest.sample_timeout_s):
                 result = await self.council.ask(plan, run_id=run_id)

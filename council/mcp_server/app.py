@@ -39,6 +39,7 @@ from council.mcp_server.results import (
 )
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
+from council.pipeline.request import DEFAULT_CHAIRMAN, RunRequest
 from council.pipeline.targets import evaluate_target as evaluate_target_with
 from council.result import CouncilResult
 from council.rubrics import Rubric, UnknownRubricError
@@ -102,7 +103,9 @@ def build_server(council: Council) -> MCPServer:
 
     async def run(question: str, ctx: Context, members: list[str] | None, chairman: str | None,
                   rubric: str | None, preset: str | None) -> CouncilResult:
-        chosen = rubric_named(rubric)
+        # A remote client names a rubric from the rubric:// resources, never a path.
+        request = RunRequest(messages=question, members=members, chairman=chairman or DEFAULT_CHAIRMAN,
+                             rubric=rubric, rubric_source="named", preset=preset)
         steps: asyncio.Queue[tuple[float, str] | None] = asyncio.Queue()
 
         def on_event(event: StageEvent) -> None:
@@ -116,10 +119,7 @@ def build_server(council: Council) -> MCPServer:
 
         reporter = asyncio.create_task(report())
         try:
-            chair: Any = chairman if chairman is None or chairman.lower() != "none" else None
-            kwargs: dict[str, Any] = {} if chairman is None else {"chairman": chair}
-            result = await council.ask(question, members=members, on_event=on_event, rubric=chosen, preset=preset,
-                                       **kwargs)
+            result = await council.ask(request, on_event=on_event)
         except CouncilError as exc:
             raise ToolError(plain(exc)) from None
         finally:

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from council.config import CouncilConfig, MemberConfig, Price
-from council.errors import BudgetExhaustedError, InvalidRequestError
+from council.errors import BudgetExhaustedError
 from council.pipeline.cost import priced, usd_of
 from council.providers import Provider
 from council.providers.base import AnswerStream
@@ -149,31 +149,6 @@ async def stream(budget: RunBudget | None, provider: Provider, messages: list[Ch
         return
     async with budget.stream(provider, messages, params, what) as budgeted:
         yield budgeted
-
-
-def budget_limit(config: CouncilConfig, max_usd: float | None, callers: list[str]) -> float | None:
-    """What a run may spend (``max_usd``, never above ``budget.max_usd_per_run``), or None for an unbounded run.
-
-    ``callers`` are the members the run may call. Raises
-    :class:`~council.errors.InvalidRequestError` (its ``option`` is ``max_usd``)
-    naming what is wrong.
-    """
-    cap = config.budget.max_usd_per_run
-    if max_usd is not None:
-        if not max_usd > 0:
-            raise InvalidRequestError(f"max_usd must be more than 0, got {max_usd}", option="max_usd")
-        if cap is not None and max_usd > cap:
-            raise InvalidRequestError(f"max_usd {max_usd:g} is above the configured budget.max_usd_per_run ({cap:g})",
-                                      option="max_usd")
-    limit = max_usd if max_usd is not None else cap
-    if limit is None:
-        return None
-    priced_members = {m.name for m in config.members if m.price is not None}
-    unpriced = [name for name in dict.fromkeys(callers) if name not in priced_members]  # a chairman is a member too
-    if unpriced:
-        raise InvalidRequestError(f"a budget needs a price on every member it may call; no price: "
-                                  f"{', '.join(unpriced)} (add members[].price)", option="max_usd")
-    return limit
 
 
 def fresh_budget(config: CouncilConfig, limit_usd: float, callers: list[str]) -> RunBudget:

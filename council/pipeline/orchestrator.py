@@ -17,7 +17,7 @@ import hashlib
 import secrets
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,7 +33,8 @@ from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import run_cost
 from council.pipeline.kept_session import KeptSession
 from council.pipeline.persist import queue_save, save_finished
-from council.pipeline.plan import UNSET, RunPlan, build_plan
+from council.pipeline.plan import RunPlan, build_plan
+from council.pipeline.request import Question, RunRequest
 from council.pipeline.result_cache import cacheable, run_key, serve_hit
 from council.pipeline.stages import run_stages
 from council.pipeline.stragglers import settle_late_calls
@@ -50,7 +51,7 @@ from council.storage.result_cache import cached_run_id, queue_cache_entry
 from council.storage.run_records import Stage
 from council.storage.store import Store
 from council.transport.http import Transport
-from council.types import ChatMessage, GenerationParams
+from council.types import ChatMessage
 
 # The revision prompts are hashed only for runs that may have a second round: other runs' records are unchanged.
 PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
@@ -164,38 +165,29 @@ class Council:
         """Every configured member, in config order."""
         return [m.name for m in self.config.members]
 
-    def plan(
-        self,
-        question: str | Sequence[ChatMessage] | Sequence[dict[str, Any]],
-        *,
-        members: Sequence[str] | None = None,
-        chairman: str | None = UNSET,
-        params: GenerationParams | None = None,
-        rubric: Rubric | str | None = None,
-        preset: str | None = None,
-        max_usd: float | None = None,
-        cache: bool | None = None,
-    ) -> RunPlan:
+    def plan(self, request: RunRequest | Question, **options: Any) -> RunPlan:
         """Check a run request and return its :class:`RunPlan`; :meth:`ask` runs it.
 
-        ``params`` (temperature, max_tokens, seed, ...) apply to the members'
-        answers and the chairman; reviews keep each member's own settings.
-        ``rubric`` (a :class:`Rubric`, a registered id, ``id@version``, a
-        shipped name or a path) replaces the configured rubric for this run
-        (a reference is read from the database or the disk: from async code,
-        call this in a thread, as :meth:`ask` does).
-        ``preset`` runs a preset from the config's ``councils:`` (its members,
-        chairman, rubric and review); arguments given here still win.
-        ``max_usd`` caps what the run spends (at most ``budget.max_usd_per_run``
-        when that is set): calls that would not fit are not made, and the run
-        degrades instead (fewer reviews, the top answer without a chairman).
-        ``cache=False`` bypasses the result cache (``cache.ttl_s``) for this
-        run: it neither answers from it nor is remembered by it.
-        Raises :class:`~council.errors.InvalidRequestError` naming what is wrong.
+        ``request`` is a :class:`RunRequest`, or the question (a string or a
+        conversation) with the request's options as keyword arguments:
+        ``members``, ``chairman`` (a member, ``"none"``/None for the top
+        answer as it is, ``"default"``), ``rubric`` (a :class:`Rubric`, a
+        registered id, ``id@version``, a shipped name or a path; a reference
+        is read from the database or the disk: from async code, call this in
+        a thread, as :meth:`ask` does), ``preset`` (a preset from the
+        config's ``councils:``; options given here still win), ``rounds``,
+        ``params`` (temperature, max_tokens, seed, ... for the members'
+        answers and the chairman; reviews keep each member's own),
+        ``max_usd`` (a cap on what the run spends, at most
+        ``budget.max_usd_per_run`` when that is set: calls that would not
+        fit are not made, and the run degrades instead), ``cache=False``
+        (neither answered from the result cache nor remembered by it),
+        ``shuffle_seed`` and ``reuse_scope``; see :class:`RunRequest`.
+        Raises :class:`~council.errors.InvalidRequestError` naming the option at fault.
         """
-        plan = build_plan(self.config, question, default_rubric=self.rubric, resolve_rubric=self.resolve_rubric,
-                          members=members, chairman=chairman, params=params, rubric=rubric, preset=preset,
-                          max_usd=max_usd, cache=cache)
+        run_request = RunRequest.of(request, **options)
+        plan = build_plan(self.config, run_request, default_rubric=self.rubric, resolve_rubric=self.resolve_rubric,
+                          named_rubric=self.named_rubric)
         if not plan.use_cache:
             return plan
         hashes = {name: prompt_hash(name) for name in prompts_of(plan.rounds)}
@@ -204,48 +196,37 @@ class Council:
 
     async def ask(
         self,
-        question: RunPlan | str | Sequence[ChatMessage] | Sequence[dict[str, Any]],
+        request: RunPlan | RunRequest | Question,
         *,
-        members: Sequence[str] | None = None,
-        chairman: str | None = UNSET,
         on_event: EventSink | None = None,
         run_id: str | None = None,
-        params: GenerationParams | None = None,
-        rubric: Rubric | str | None = None,
-        preset: str | None = None,
-        max_usd: float | None = None,
-        cache: bool | None = None,
         cache_hit: CouncilResult | None = None,
         cache_checked: bool = False,
+        **options: Any,
     ) -> CouncilResult:
-        """Run the whole council on a question, a conversation or a :class:`RunPlan`, and return the result.
+        """Run the whole council on a question, a conversation, a :class:`RunRequest` or a :class:`RunPlan`.
 
-        The options are :meth:`plan`'s (a plan already holds them: give none
-        with one). ``run_id`` lets a caller name the run before it starts
-        (the server sends it in a response header); by default a fresh one
-        is drawn. ``on_event`` receives the run's progress events.
-        ``cache_hit`` is what :meth:`lookup_cache` found for the plan (the
-        server looks first, to say so in its headers, and passes
-        ``cache_checked=True`` so a miss is not looked up twice); otherwise
-        a plan that may use the cache looks itself.
+        The options are :meth:`plan`'s (a request or a plan already holds
+        them: give none with one). ``run_id`` lets a caller name the run
+        before it starts (the server sends it in a response header); by
+        default a fresh one is drawn. ``on_event`` receives the run's
+        progress events. ``cache_hit`` is what :meth:`lookup_cache` found for
+        the plan (the server looks first, to say so in its headers, and
+        passes ``cache_checked=True`` so a miss is not looked up twice);
+        otherwise a plan that may use the cache looks itself.
         """
         if self.store is None and self._owns_store:
             self.store = await asyncio.to_thread(self._open_store)  # reopened after aclose(), like the session
-        if isinstance(question, RunPlan):
-            given = [name for name, value in (("members", members), ("params", params), ("rubric", rubric),
-                                              ("preset", preset), ("max_usd", max_usd), ("cache", cache))
-                     if value is not None]
-            if given or chairman is not UNSET:
-                raise InvalidRequestError(f"a RunPlan holds its options; give them to Council.plan, not with the plan: "
-                                          f"{', '.join(given or ['chairman'])}")
-            plan = question
+        if isinstance(request, RunPlan):
+            if options:
+                raise InvalidRequestError(f"a RunPlan holds its options; give them to Council.plan, not with the "
+                                          f"plan: {', '.join(sorted(options))}", option=min(options))
+            plan = request
         else:
-            def planned() -> RunPlan:
-                return self.plan(question, members=members, chairman=chairman, params=params, rubric=rubric,
-                                 preset=preset, max_usd=max_usd, cache=cache)
-
+            run_request = RunRequest.of(request, **options)
             # A registered rubric is read from the database, a named one from disk: neither on the event loop.
-            plan = planned() if rubric is None or isinstance(rubric, Rubric) else await asyncio.to_thread(planned)
+            by_reference = isinstance(run_request.rubric, str)
+            plan = await asyncio.to_thread(self.plan, run_request) if by_reference else self.plan(run_request)
         sink = on_event or ignore_events
         if cache_hit is None and not cache_checked:
             cache_hit = await self.lookup_cache(plan)

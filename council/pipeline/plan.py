@@ -11,25 +11,21 @@ says what a run will do, and running it twice runs the same request twice
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from council.config import CouncilConfig
 from council.errors import InvalidRequestError
-from council.pipeline.budget import RunBudget, budget_limit, fresh_budget
+from council.pipeline.budget import RunBudget, fresh_budget
 from council.pipeline.call_reuse import CallReuse
-from council.pipeline.review_stage import judging_for
+from council.pipeline.request import RunRequest
 from council.presets import CouncilPreset
 from council.result import JudgingRecord
 from council.rubrics.load import is_rubric_path
 from council.rubrics.model import Rubric
 from council.storage.store import Store
-from council.types import ChatMessage, GenerationParams, as_messages
-
-#: ``chairman`` left out: the preset's chairman, else the configured one (None means "no chairman").
-UNSET: Any = object()
+from council.types import ChatMessage, ConversationError, GenerationParams, as_messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,55 +101,132 @@ def preset_of(config: CouncilConfig, name: str | None) -> CouncilPreset | None:
 
 def build_plan(
     config: CouncilConfig,
-    question: str | Sequence[ChatMessage] | Sequence[dict[str, Any]],
+    request: RunRequest,
     *,
     default_rubric: Rubric,
     resolve_rubric: Callable[[Rubric | str], Rubric],
-    members: Sequence[str] | None = None,
-    chairman: str | None = UNSET,
-    params: GenerationParams | None = None,
-    rubric: Rubric | str | None = None,
-    preset: str | None = None,
-    max_usd: float | None = None,
-    cache: bool | None = None,
+    named_rubric: Callable[[str], Rubric],
 ) -> RunPlan:
-    """Check a run request against ``config`` and return its plan (see :meth:`Council.plan`).
+    """Check ``request`` against ``config`` and return its plan (see :meth:`Council.plan`).
 
-    Raises :class:`~council.errors.InvalidRequestError` naming what is wrong;
-    its ``option`` says which argument (``question``, ``preset``,
-    ``members``, ``chairman``, ``max_usd``).
+    The one place a run request is checked. Raises
+    :class:`~council.errors.InvalidRequestError` naming what is wrong; its
+    ``option`` is the :class:`RunRequest` field at fault (``messages``,
+    ``preset``, ``members``, ``chairman``, ``rounds``, ``params``,
+    ``max_usd``, ``rubric``), and for a message its index.
     """
-    try:
-        messages = as_messages(question if isinstance(question, str) else list(question))
-    except ValueError as exc:
-        raise InvalidRequestError(f"invalid question: {exc}", option="question") from None
+    messages = conversation_of(request)
     member_names = [m.name for m in config.members]
-    spec = preset_of(config, preset)
+    spec = preset_of(config, request.preset)
+    members, chairman, rubric = request.members, request.chairman, request.rubric
+    if isinstance(members, str):
+        raise InvalidRequestError(f"members must be a list of names, not the string {members!r}", option="members")
     if spec is not None:
         members = members if members is not None else spec.members
-        chairman = spec.chairman_for(config.chairman) if chairman is UNSET else chairman
         rubric = rubric if rubric is not None else config_relative(spec.rubric, config)
     chosen = list(members) if members is not None else member_names
     unknown = [m for m in chosen if m not in member_names]
     if unknown or not chosen:
         raise InvalidRequestError(f"unknown members: {', '.join(unknown) or '(none chosen)'}; "
                                   f"members are: {', '.join(member_names)}", option="members")
-    chair = config.chairman if chairman is UNSET else chairman
+    choice = request.chairman_choice
+    if choice == "default":
+        chair = spec.chairman_for(config.chairman) if spec is not None else config.chairman
+    else:
+        chair = None if choice == "none" else chairman
     if chair is not None and chair not in member_names:
         raise InvalidRequestError(f"chairman {chair!r} is not a member; members are: {', '.join(member_names)}",
                                   option="chairman")
     rounds, deliberate_below = deliberation_of(config, spec)
+    if request.rounds is not None:
+        if request.rounds not in (1, 2):
+            raise InvalidRequestError(f"rounds must be 1 or 2, got {request.rounds!r}", option="rounds")
+        rounds = request.rounds
+    check_params(request.params)
     plan = RunPlan(messages=tuple(messages), members=tuple(chosen), chairman=chair, rubric=default_rubric,
-                   preset=preset, judging=judging_for(spec, chosen, member_names), params=params,
+                   preset=request.preset, judging=judging_for(spec, chosen, member_names), params=request.params,
                    safety_member=config.safety.llm_member,
                    straggler_factor=spec.straggler_factor if spec is not None and spec.straggler_factor is not None
                    else config.stages.straggler_factor,
-                   use_cache=config.cache.ttl_s > 0 and cache is not False,
-                   rounds=rounds, deliberate_below=deliberate_below)
-    limit = budget_limit(config, max_usd, plan.callers)
+                   use_cache=config.cache.ttl_s > 0 and request.cache is not False,
+                   reuse_calls=request.reuse_scope is not None, reuse_scope=request.reuse_scope or "",
+                   shuffle_seed=request.shuffle_seed, rounds=rounds, deliberate_below=deliberate_below)
+    limit = budget_limit(config, request.max_usd, plan.callers)
     # The rubric last: a registered one is read from the database, and a bad request should not wait for it.
-    chosen_rubric = default_rubric if rubric is None else resolve_rubric(rubric)
+    if rubric is None:
+        chosen_rubric = default_rubric
+    elif request.rubric_source == "named":
+        if not isinstance(rubric, str):
+            raise InvalidRequestError("rubric: a remote request names a rubric; it cannot send one", option="rubric")
+        chosen_rubric = named_rubric(rubric)
+    else:
+        chosen_rubric = resolve_rubric(rubric)
     return replace(plan, budget_usd=limit, rubric=chosen_rubric)
+
+
+def conversation_of(request: RunRequest) -> list[ChatMessage]:
+    """The request's conversation as messages, or :class:`InvalidRequestError` saying which message is at fault."""
+    question = request.messages
+    try:
+        return as_messages(question if isinstance(question, str) else list(question))
+    except ConversationError as exc:
+        where = "" if exc.message_index is None else f"messages[{exc.message_index}]" + (
+            "" if exc.image_index is None else f".images[{exc.image_index}]") + ": "
+        raise InvalidRequestError(f"invalid question: {where}{exc}", option="messages",
+                                  message_index=exc.message_index, image_index=exc.image_index,
+                                  code="invalid_image" if exc.image_index is not None else None) from None
+    except (ValueError, TypeError) as exc:  # a message that is not one (pydantic's ValidationError is a ValueError)
+        raise InvalidRequestError(f"invalid question: {exc}", option="messages") from None
+
+
+def check_params(params: GenerationParams | None) -> None:
+    """Refuse the generation settings a council run cannot honour (``option`` ``params``, naming the setting)."""
+    if params is None or params.response_format in (None, {"type": "text"}):
+        return
+    kind = params.response_format["type"]
+    raise InvalidRequestError(f"response_format: the council answers in text only; structured output ({kind}) is not "
+                              "supported on the council model (use member/NAME)", option="params.response_format",
+                              code="unsupported_parameter")
+
+
+def budget_limit(config: CouncilConfig, max_usd: float | None, callers: list[str]) -> float | None:
+    """What a run may spend (``max_usd``, never above ``budget.max_usd_per_run``), or None for an unbounded run.
+
+    ``callers`` are the members the run may call. Raises
+    :class:`~council.errors.InvalidRequestError` (its ``option`` is ``max_usd``)
+    naming what is wrong.
+    """
+    cap = config.budget.max_usd_per_run
+    if max_usd is not None:
+        if isinstance(max_usd, bool) or not isinstance(max_usd, int | float) or not max_usd > 0:
+            raise InvalidRequestError(f"max_usd must be more than 0, got {max_usd}", option="max_usd")
+        if cap is not None and max_usd > cap:
+            raise InvalidRequestError(f"max_usd {max_usd:g} is above the configured budget.max_usd_per_run ({cap:g})",
+                                      option="max_usd")
+    limit = max_usd if max_usd is not None else cap
+    if limit is None:
+        return None
+    priced_members = {m.name for m in config.members if m.price is not None}
+    unpriced = [name for name in dict.fromkeys(callers) if name not in priced_members]  # a chairman is a member too
+    if unpriced:
+        raise InvalidRequestError(f"a budget needs a price on every member it may call; no price: "
+                                  f"{', '.join(unpriced)} (add members[].price)", option="max_usd")
+    return float(limit)
+
+
+def judging_for(preset: CouncilPreset | None, answering: list[str], member_names: list[str]) -> JudgingRecord | None:
+    """How a run of ``preset`` with these answering members keeps its judge from scoring its own answer.
+
+    None for peer review. A judge that does not answer scores every
+    answer; one that answers scores the others, and a second judge scores
+    every answer but its own, the judge's included.
+    """
+    if preset is None or preset.judge is None:
+        return None
+    if preset.judge not in answering:
+        return JudgingRecord(policy="judge_does_not_answer", judge=preset.judge)
+    return JudgingRecord(policy="second_judge", judge=preset.judge,
+                         second_judge=preset.second_judge_for(answering, member_names))
 
 
 def deliberation_of(config: CouncilConfig, spec: CouncilPreset | None) -> tuple[int, float]:

@@ -22,9 +22,8 @@ from council.pipeline.progress import RunSoFar
 from council.pipeline.rank_stage import read_history_ahead
 from council.pipeline.stragglers import LateCall, missing_calls
 from council.pipeline.verdicts import automatic_review
-from council.presets import CouncilPreset
 from council.providers import Provider
-from council.result import AnswerRecord, DimensionScoresRecord, Failure, JudgingRecord, ReviewRecord
+from council.result import AnswerRecord, DimensionScoresRecord, Failure, ReviewRecord
 from council.review.ballot import BallotParse, parse_ballot
 from council.review.prompt import (
     Candidate,
@@ -60,21 +59,6 @@ def presentation_order(seed: int, reviewer: str, candidates: list[str]) -> list[
     order = sorted(candidates)
     random.Random(f"{seed}/{reviewer}").shuffle(order)
     return order
-
-
-def judging_for(preset: CouncilPreset | None, answering: list[str], member_names: list[str]) -> JudgingRecord | None:
-    """How a run of ``preset`` with these answering members keeps its judge from scoring its own answer.
-
-    None for peer review. A judge that does not answer scores every
-    answer; one that answers scores the others, and a second judge scores
-    every answer but its own, the judge's included.
-    """
-    if preset is None or preset.judge is None:
-        return None
-    if preset.judge not in answering:
-        return JudgingRecord(policy="judge_does_not_answer", judge=preset.judge)
-    return JudgingRecord(policy="second_judge", judge=preset.judge,
-                         second_judge=preset.second_judge_for(answering, member_names))
 
 
 def reviewers_and_candidates(

@@ -38,7 +38,7 @@ class UnknownRubricError(InvalidRequestError):
     def __init__(self, reference: str, choices: list[str]) -> None:
         shown = reference if len(reference) <= 80 else reference[:77] + "..."
         super().__init__(f"unknown rubric {shown!r}; choose one of: {', '.join(choices) or '(none)'} "
-                         "(see GET /v1/council/rubrics)")
+                         "(see GET /v1/council/rubrics)", option="rubric", code="rubric_not_found")
         self.reference = reference
         self.choices = choices
 

@@ -19,18 +19,26 @@ from aiohttp.typedefs import Middleware
 from pydantic import SecretStr
 
 from council.config import CouncilConfig, server_api_keys
-from council.errors import CouncilError, StorageError, UnsafeBindingError, storage_cause
+from council.errors import (
+    ConfigError,
+    CouncilError,
+    InvalidRequestError,
+    ProviderError,
+    StorageError,
+    UnsafeBindingError,
+    storage_cause,
+)
 from council.logs import get_logger
 from council.pipeline.orchestrator import Council
 from council.result import masked
 from council.rubrics.catalog import shipped_rubrics
-from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, PRESET_PREFIX, ChatHandler
-from council.server.guards import Cors, access_log_middleware, read_body
+from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, PRESET_PREFIX, ChatHandler, upstream_error
+from council.server.guards import ORIGINS_KEY, Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from council.server.page_api import page_access_middleware, register_web
 from council.server.request_guard import is_loopback, request_guard
-from council.server.schema import ApiError, decode_body, is_side_task, parse_request
+from council.server.schema import ApiError, MessageOrigin, decode_body, invalid_request, is_side_task, parse_request
 from council.server.task_routing import TASK_MODEL_HEADER, side_task_member
 from council.storage.store import Store
 
@@ -90,10 +98,28 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
             )
         )
     except CouncilError as error:
-        return _error_response(ApiError(500, str(error), type="server_error", code="council_error"))
+        return _error_response(council_error(error, request.get(ORIGINS_KEY)))
     except Exception as error:
         _log.error("unhandled_error", path=request.path, error=error, exc_info=True)
         return _error_response(ApiError(500, "internal server error", type="server_error", code="internal_error"))
+
+
+def council_error(error: CouncilError, origins: list[MessageOrigin] | None = None) -> ApiError:
+    """Any error Council raises on purpose, as the status that says whose it is; never a 500.
+
+    A refused run request is the client's (400, naming its parameter), a
+    member's failure the upstream's (429, 504, 502), a config the server
+    cannot serve with is the server's to fix (503, as a database outage is).
+    """
+    if isinstance(error, InvalidRequestError):
+        return invalid_request(error, origins)
+    if isinstance(error, ProviderError):
+        return upstream_error(error)
+    if isinstance(error, ConfigError):
+        _log.error("config_unusable", cause=str(error))
+        return ApiError(503, f"the server's configuration cannot serve this request: {error}", type="server_error",
+                        code="config_error")
+    return ApiError(502, str(error), type="server_error", code="council_error")
 
 
 def auth_middleware(keys: list[SecretStr], open_paths: frozenset[str] = _OPEN_PATHS) -> Middleware:

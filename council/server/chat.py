@@ -21,10 +21,10 @@ from council.events import StageEvent
 from council.logs import get_logger
 from council.pipeline.orchestrator import Council
 from council.pipeline.plan import RunPlan
+from council.pipeline.request import RunRequest
 from council.result import CouncilResult
-from council.rubrics.catalog import UnknownRubricError
 from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
-from council.server.guards import CACHE_HEADER, RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
+from council.server.guards import CACHE_HEADER, ORIGINS_KEY, RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
 from council.server.metrics import ServerMetrics
 from council.server.param_checks import council_request_problems, member_request_problems
 from council.server.relay import relay, relayable, uses_tools
@@ -32,9 +32,10 @@ from council.server.run_replies import NO_RETRY, CouncilStream, answered, counci
 from council.server.schema import (
     ApiError,
     ChatCompletionRequest,
+    to_conversation,
     to_messages,
 )
-from council.server.spend import DailySpend, call_cost_headers, cost_headers, plan_run
+from council.server.spend import DailySpend, call_cost_headers, cost_headers
 from council.server.wire import ChunkWriter, completion_body, end_cut_stream
 from council.storage.direct_calls import CallKind
 
@@ -130,20 +131,16 @@ class ChatHandler:
             # Chat apps attach their tools to every question; the council answers in text, and says so.
             request[TOOLS_IGNORED_KEY] = body.tool_definitions
             extra_headers[TOOLS_IGNORED_HEADER] = str(body.tool_definitions)
-        messages = to_messages(body)
-        params = body.params()
-        rubric = None
-        if body.council_rubric:
-            try:
-                # A name, never a path: over HTTP the reference must not reach the file system.
-                rubric = await asyncio.to_thread(self.council.named_rubric, body.council_rubric)
-            except UnknownRubricError as error:
-                raise ApiError(400, f"council_rubric: {error}", param="council_rubric",
-                               code="rubric_not_found") from None
+        messages, origins = to_conversation(body)
+        request[ORIGINS_KEY] = origins  # a refused message is named as the client sent it
         # The result cache answers unless the client asks for a fresh run, either way chat clients say it.
         fresh = body.council_cache is False or "no-cache" in request.headers.get("Cache-Control", "").lower()
-        plan = plan_run(self.council, messages, rubric=rubric, params=params, preset=preset,
-                        max_usd=body.council_max_usd, cache=False if fresh else None)
+        # A rubric by name only: over HTTP the reference must not reach the file system.
+        run_request = RunRequest(messages=messages, rubric=body.council_rubric, rubric_source="named",
+                                 params=body.params(), preset=preset, max_usd=body.council_max_usd, cache=not fresh)
+        # A registered rubric is read from the database: not on the event loop.
+        plan = (await asyncio.to_thread(self.council.plan, run_request) if body.council_rubric
+                else self.council.plan(run_request))
         hit = await self.council.lookup_cache(plan) if plan.use_cache else None
         if plan.use_cache:
             extra_headers[CACHE_HEADER] = "hit" if hit is not None else "miss"

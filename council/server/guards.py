@@ -25,12 +25,14 @@ from aiohttp import web
 
 from council.config import ServerConfig
 from council.logs import access_logger
-from council.server.schema import ApiError
+from council.server.schema import ApiError, MessageOrigin
 
 # The chat handler names its run here before any response exists (a client may leave before one does).
 RUN_ID_KEY = web.RequestKey("council_run_id", str)
 # How many tool definitions a council request carried that the council answered without calling (0: none).
 TOOLS_IGNORED_KEY = web.RequestKey("council_tools_ignored", int)
+#: Where each message of a chat request's conversation came from, to name a part the run plan refused.
+ORIGINS_KEY: web.RequestKey[list[MessageOrigin]] = web.RequestKey("council_message_origins", list)
 TOOLS_IGNORED_HEADER = "x-council-tools-ignored"
 #: Whether the result cache answered a council request: hit or miss (absent when the cache is off or bypassed).
 CACHE_HEADER = "x-council-cache"

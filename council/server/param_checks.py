@@ -65,8 +65,10 @@ def council_request_problems(request: ChatCompletionRequest) -> None:
     the OpenAI ones (as ``user``) and the Anthropic ones (as
     ``metadata.user_id``), the penalties the OpenAI and Gemini ones.
 
-    Refused unless left at the default: ``response_format`` other than
-    ``{"type": "text"}`` (the chairman writes prose), ``logprobs``,
+    ``response_format`` travels in the params too, and the run plan
+    (:meth:`council.Council.plan`) refuses what a council run cannot give.
+
+    Refused unless left at the default: ``logprobs``,
     ``top_logprobs``, ``logit_bias``, ``audio``, ``modalities`` other than
     ``["text"]``, ``prediction``, ``web_search_options`` and ``verbosity``
     (``n`` other than 1 is refused by :func:`parse_request`).
@@ -83,10 +85,6 @@ def council_request_problems(request: ChatCompletionRequest) -> None:
     call (:meth:`ChatCompletionRequest.forced_tool_param`), naming the
     pass-through models, which relay tools.
     """
-    if request.response_format is not None and request.response_format != {"type": "text"}:
-        kind = request.response_format["type"]
-        raise _refuse("response_format", f"the council answers in text only; structured output ({kind}) is not "
-                                         "supported on the council model (use member/NAME)")
     _output_problems(request, council=True)
 
 

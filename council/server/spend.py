@@ -14,18 +14,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from council.config import CouncilConfig
-from council.errors import InvalidRequestError, StorageError
+from council.errors import StorageError
 from council.logs import get_logger
 from council.pipeline.cost import usd_of
-from council.pipeline.orchestrator import Council
-from council.pipeline.plan import RunPlan
 from council.result import CouncilResult
-from council.rubrics.model import Rubric
 from council.server.schema import ApiError
 from council.storage.direct_calls import CallKind, DirectCall, queue_call
 from council.storage.spend import queue_spend, spent_on, today
 from council.storage.store import Store
-from council.types import ChatMessage, GenerationParams, Usage
+from council.types import Usage
 
 _log = get_logger("server.spend")
 
@@ -135,22 +132,6 @@ class DailySpend:
         task = asyncio.ensure_future(self.add_run(result))
         self._adding.add(task)  # held until done: an unreferenced task could be collected mid-write
         task.add_done_callback(self._adding.discard)
-
-
-def plan_run(council: Council, messages: list[ChatMessage], *, rubric: Rubric | None, params: GenerationParams,
-             preset: str | None, max_usd: float | None, cache: bool | None = None) -> RunPlan:
-    """The run a chat completion asks for, planned by the council; a 400 naming ``council_max_usd`` for its budget.
-
-    The budget is the plan's: above the server's cap, or a member the run
-    would call without a price, and the run never starts.
-    """
-    try:
-        return council.plan(messages, rubric=rubric, params=params, preset=preset,
-                            max_usd=None if max_usd is None else float(max_usd), cache=cache)
-    except InvalidRequestError as error:
-        if error.option != "max_usd":
-            raise
-        raise ApiError(400, f"council_max_usd: {error}", param="council_max_usd", code="invalid_budget") from None
 
 
 def call_cost_headers(usd: float | None) -> dict[str, str]:

@@ -63,7 +63,7 @@ def test_the_shipped_sample_dataset_is_valid():
     ('{"id": "x", "task": [{"role": "robot", "content": "hi"}]}', "line 2: field 'task[0].role':"),
     ('{"id": "x", "task": [{"role": "user"}]}', "line 2: field 'task[0].content': field required"),
     ('{"id": "x", "task": [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]}',
-     "line 2: field 'task': the last message must come from the user"),
+     "line 2: field 'task': the conversation must end with a user message"),
     ('{"id": "x", "task": "q", "reference_answer": 4}', "line 2: field 'reference_answer': must be a non-empty string"),
     ('{"id": "x", "task": "q", "context": [1]}', "line 2: field 'context': must be a non-empty string or a list"),
     ('{"id": "x", "task": "q", "rubric": ""}', "line 2: field 'rubric': must be a non-empty string (empty)"),

@@ -39,10 +39,17 @@ def script(fake: FakeLLMServer) -> None:
 
 # Each bad request and the message Council.ask gave for it before plans existed.
 BAD_REQUESTS = [
-    ({"question": "   "}, "question", "invalid question: the question is empty"),
-    ({"question": []}, "question", "invalid question: the message list is empty"),
-    ({"question": [{"role": "assistant", "content": "hi"}]}, "question",
-     "invalid question: the last message must come from the user, not 'assistant'"),
+    ({"question": "   "}, "messages", "invalid question: the question is empty"),
+    ({"question": []}, "messages", "invalid question: the message list is empty"),
+    ({"question": [{"role": "assistant", "content": "hi"}]}, "messages",
+     "invalid question: the conversation must end with a user message, not 'assistant'"),
+    ({"question": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "?"},
+                   {"role": "user", "content": "  "}]}, "messages",
+     "invalid question: messages[2]: the last user message is empty"),
+    ({"rounds": 3}, "rounds", "rounds must be 1 or 2, got 3"),
+    ({"params": GenerationParams(response_format={"type": "json_object"})}, "params.response_format",
+     "response_format: the council answers in text only; structured output (json_object) is not supported on the "
+     "council model (use member/NAME)"),
     ({"members": ["alpha", "omega"]}, "members", "unknown members: omega; members are: alpha, beta, gamma, delta"),
     ({"members": []}, "members", "unknown members: (none chosen); members are: alpha, beta, gamma, delta"),
     ({"chairman": "omega"}, "chairman", "chairman 'omega' is not a member; members are: alpha, beta, gamma, delta"),
@@ -125,7 +132,7 @@ async def test_options_given_with_a_plan_are_refused(fake_llm):
         plan = council.plan(QUESTION)
         assert isinstance(plan, RunPlan)
         with pytest.raises(InvalidRequestError,
-                           match=r"give them to Council.plan, not with the plan: members, max_usd$"):
+                           match=r"give them to Council.plan, not with the plan: max_usd, members$"):
             await council.ask(plan, members=["alpha"], max_usd=1.0)
         with pytest.raises(InvalidRequestError, match=r"not with the plan: chairman$"):
             await council.ask(plan, chairman=None)

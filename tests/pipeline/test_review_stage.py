@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from council.pipeline.review_stage import judging_for, presentation_order, review_answers, reviewers_and_candidates
+from council.pipeline.plan import judging_for
+from council.pipeline.review_stage import presentation_order, review_answers, reviewers_and_candidates
 from council.presets import CouncilPreset
 from council.result import JudgingRecord
 from council.review.prompt import read_review_task

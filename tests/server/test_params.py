@@ -135,10 +135,13 @@ def test_council_refuses_what_it_cannot_honour(fields, param):
 
 
 @pytest.mark.parametrize("response_format", [{"type": "json_object"}, SCHEMA_FORMAT])
-def test_council_refuses_structured_output(response_format):
-    error = refusal(council_request_problems, request(response_format=response_format))
-    assert error.param == "response_format" and error.code == "unsupported_parameter"
-    assert "text only" in error.message and "member/NAME" in error.message
+async def test_council_refuses_structured_output(server, response_format):
+    # Refused by the run plan (Council.plan), named by the server as the request's parameter.
+    status, body = await post(server, {"model": "council", "messages": [{"role": "user", "content": "Hi?"}],
+                                       "response_format": response_format})
+    error = body["error"]
+    assert status == 400 and error["param"] == "response_format" and error["code"] == "unsupported_parameter"
+    assert "text only" in error["message"] and "member/NAME" in error["message"]
 
 
 @pytest.mark.parametrize(("fields", "param"), LEGACY_FUNCTIONS, ids=[p for _, p in LEGACY_FUNCTIONS])

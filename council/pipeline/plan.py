@@ -129,6 +129,9 @@ def build_plan(
     if unknown or not chosen:
         raise InvalidRequestError(f"unknown members: {', '.join(unknown) or '(none chosen)'}; "
                                   f"members are: {', '.join(member_names)}", option="members")
+    if len(set(chosen)) != len(chosen):
+        twice = next(m for m in chosen if chosen.count(m) > 1)
+        raise InvalidRequestError(f"member {twice!r} is listed twice", option="members")
     choice = request.chairman_choice
     if choice == "default":
         chair = spec.chairman_for(config.chairman) if spec is not None else config.chairman

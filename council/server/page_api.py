@@ -27,15 +27,17 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 from multidict import CIMultiDict
 
-from council.errors import CouncilError
+from council.errors import CouncilError, InvalidRequestError
 from council.logs import get_logger
 from council.pipeline.orchestrator import Council
+from council.pipeline.plan import RunPlan
+from council.pipeline.request import RunRequest
 from council.result import CouncilResult
 from council.server.chat import ChatHandler
 from council.server.guards import read_body
 from council.server.live import LiveRun, LiveRuns, gate_mode, replay_events, stream_events, summary
 from council.server.schema import ApiError, decode_body
-from council.server.web_input import conversation_fields, question_of
+from council.server.web_input import conversation_fields, page_request_error, question_of
 from council.storage.conversations import Conversation, ConversationStore
 from council.types import ChatMessage
 from council.web import STATIC_DIR
@@ -233,14 +235,21 @@ class WebApi:
         if self.live.running_in(conversation.id) is not None:
             raise ApiError(409, "the council is still answering this conversation's last question",
                            code="run_in_progress")
+        # The images go with this question only: the conversation's history keeps the text.
+        messages = [*conversation.history(), ChatMessage(role="user", content=content, images=images)]
+        # By name only: a conversation's rubric must never be read as a path (nor the database on the loop).
+        run_request = RunRequest(messages=messages, members=conversation.members, chairman=conversation.chairman,
+                                 rubric=conversation.rubric, rubric_source="named", preset=conversation.preset)
+        try:
+            plan = await asyncio.to_thread(self.council.plan, run_request)
+        except InvalidRequestError as error:
+            raise page_request_error(error) from None
         # The same run slots and queue as chat completions: page runs and chat runs wait in one line.
         await self.chat.admit()
         if self.live.running_in(conversation.id) is not None:  # another tab asked while this one waited
             self.chat.admission.release()
             raise ApiError(409, "the council is still answering this conversation's last question",
                            code="run_in_progress")
-        # The images go with this question only: the conversation's history keeps the text.
-        messages = [*conversation.history(), ChatMessage(role="user", content=content, images=images)]
         run_id = uuid.uuid4().hex
         try:
             # A question of images alone is kept as a line that says so: later turns carry the text only.
@@ -252,7 +261,7 @@ class WebApi:
             self.chat.admission.release()
             raise
         live = self.live.start(run_id, conversation.id, gate_mode(self.config))
-        task = self.chat.start_admitted(self._run(live, messages, conversation))
+        task = self.chat.start_admitted(self._run(live, plan, conversation))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return web.json_response({"run_id": run_id, "conversation_id": conversation.id, "message": message.as_json(),
@@ -269,12 +278,8 @@ class WebApi:
             raise ApiError(409, f"{what} no longer configured; choose this conversation's council again",
                            code="council_changed")
 
-    async def _run(self, live: LiveRun, messages: list[ChatMessage], conversation: Conversation) -> None:
+    async def _run(self, live: LiveRun, plan: RunPlan, conversation: Conversation) -> None:
         try:
-            # By name only: a conversation's rubric must never be read as a path.
-            rubric = await asyncio.to_thread(self.council.named_rubric, conversation.rubric)
-            plan = self.council.plan(messages, members=conversation.members, chairman=conversation.chairman,
-                                     rubric=rubric, preset=conversation.preset)
             result: CouncilResult = await self.council.ask(
                 plan, on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id)
             final = result.final_answer

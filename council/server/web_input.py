@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from council.errors import InvalidRequestError
 from council.server.schema import ApiError
 from council.types import ImageRef
 
@@ -83,7 +84,8 @@ def question_of(body: dict[str, Any]) -> tuple[str, tuple[ImageRef, ...]]:
 
     The text may be blank when images are attached. Images come as ``data:``
     URLs (the page reads the files the user picked); each bad one is a 400
-    naming it (``images[1]``).
+    naming it (``images[1]``): its form here, its bytes when the run is
+    planned (:func:`page_request_error`).
     """
     unknown = sorted(set(body) - {"content", "images"})
     if unknown:
@@ -111,7 +113,20 @@ def _images(value: Any) -> tuple[ImageRef, ...]:
             image = ImageRef(url=url)
         except ValidationError as exc:
             raise _bad(field, exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")) from None
-        if (problem := image.content_problem()) is not None:
-            raise _bad(field, problem)
         images.append(image)
     return tuple(images)
+
+
+def page_request_error(error: InvalidRequestError) -> ApiError:
+    """A question the run plan refused, as the page's 400: an image by its place in ``images``.
+
+    The page sends one question (its images on the last message) to a
+    conversation whose council was checked when it was chosen, so a refusal
+    names the question's field; a council the config no longer has is told
+    apart earlier (409 ``council_changed``).
+    """
+    message = str(error).removeprefix("invalid question: ")
+    if error.option == "messages" and error.image_index is not None:
+        return _bad(f"images[{error.image_index}]", message.split(": ", 1)[-1])
+    field = "content" if error.option == "messages" else error.option or "content"
+    return ApiError(400, f"{field}: {message}", param=field, code=error.code or "invalid_value")

@@ -48,13 +48,13 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
 def question_for(ctx: RunContext, provider: Provider) -> list[ChatMessage]:
     """The conversation as this member gets it: without images when its config says ``vision: false``."""
     if sees_images(ctx, provider):
-        return ctx.question
-    return [m.text_only() for m in ctx.question]
+        return list(ctx.plan.messages)
+    return [m.text_only() for m in ctx.plan.messages]
 
 
 def sees_images(ctx: RunContext, provider: Provider) -> bool:
     """False when the question has images this member is not sent (its config says ``vision: false``)."""
-    return provider.member.vision or not any(m.images for m in ctx.question)
+    return provider.member.vision or not any(m.images for m in ctx.plan.messages)
 
 
 async def answers_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
@@ -62,14 +62,14 @@ async def answers_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     ctx.emit("stage_started", stage="answers")
     answers, late = await gather_answers(ctx)
     text_only = [f"{name} has vision: false and answered from the text alone (the images were not sent to it)"
-                 for name in ctx.members if not sees_images(ctx, ctx.providers[name])]
+                 for name in ctx.plan.members if not sees_images(ctx, ctx.providers[name])]
     return so_far.then(answers=tuple(answers), late=tuple(late),
                        degraded=(*text_only, member_failures(answers), late_members(answers)))
 
 
 async def quorum_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """Stop the run when too few members answered; else say how few answers are left to review, if few are."""
-    if problem := quorum_problem(list(so_far.answers), len(ctx.members), ctx.config.stages.quorum):
+    if problem := quorum_problem(list(so_far.answers), len(ctx.plan.members), ctx.config.stages.quorum):
         return so_far.then(stop=problem)
     return so_far.then(degraded=(survivor_problem(so_far.surviving),))
 
@@ -88,7 +88,7 @@ async def gather_answers(ctx: RunContext) -> tuple[list[AnswerRecord], list[Late
     jobs = {
         name: _answer(ctx.providers[name], question_for(ctx, ctx.providers[name]), ctx.params_for(ctx.providers[name]),
                       ctx.budget, ctx)
-        for name in ctx.members
+        for name in ctx.plan.members
     }
 
     def report(name: str, record: AnswerRecord) -> None:
@@ -108,7 +108,7 @@ async def gather_answers(ctx: RunContext) -> tuple[list[AnswerRecord], list[Late
         report(name, record)
         records.append(record)
     late = [LateCall("answer", name, call) for name, call in gathered.late.items()]
-    return ordered(records, ctx.members, key=lambda r: r.member), late
+    return ordered(records, ctx.plan.members, key=lambda r: r.member), late
 
 
 def member_failures(answers: list[AnswerRecord]) -> str | None:

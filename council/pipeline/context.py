@@ -14,13 +14,13 @@ from council.events import EventSink, StageEvent, ignore_events
 from council.logs import get_logger
 from council.pipeline.budget import RunBudget
 from council.pipeline.call_reuse import NOT_KEPT, CallReuse
+from council.pipeline.plan import RunPlan
 from council.pipeline.stragglers import LateCall, StragglerCut
 from council.providers import Provider
 from council.result import CouncilResult, Timings
-from council.rubrics.model import Rubric
 from council.safety.moderation import Moderator
 from council.storage.store import Store
-from council.types import ChatMessage, GenerationParams
+from council.types import GenerationParams
 
 T = TypeVar("T")
 _log = get_logger("stages")
@@ -28,48 +28,42 @@ _log = get_logger("stages")
 
 @dataclass
 class RunContext:
-    """One run's question, config, clients, rubric, partial result and event sink."""
+    """One run: its plan, what it runs with, and what it has gathered so far.
 
-    question: list[ChatMessage]
+    What the run does is its :class:`RunPlan` (``ctx.plan.members``,
+    ``ctx.plan.rubric``, ...), never copied here; beside it are the run's
+    dependencies (config, member clients, store, moderation, event sink)
+    and the state the stages' loop keeps (the result, queued writes, late calls).
+    """
+
+    plan: RunPlan
     config: CouncilConfig
     providers: dict[str, Provider]
-    rubric: Rubric
     result: CouncilResult
     emit_event: EventSink
-    members: list[str]
-    chairman: str | None
+    #: The review shuffle seed drawn for this run (the plan's, else ``review.seed``, else a random one).
     seed: int
-    params: GenerationParams | None = None
-    #: Who reviews when a preset names a judge (each scores every answer); None: the members review each other.
-    judges: list[str] | None = None
-    #: The run's writes queued to the store and not yet checked (the store commits them in order), each
-    #: with what its failure costs ("the run could not be stored").
-    queued_writes: list[tuple[asyncio.Future[None], str]] = field(default_factory=list)
-    #: What the run may spend (None: no cap); every stage's calls go through it.
-    budget: RunBudget | None = None
-    #: Seconds the run has waited for its database so far (at most ``storage.critical_wait_s`` in all).
-    storage_waited_s: float = 0.0
     #: Where the run is saved and its reviewers' calibration history is kept (None: nowhere).
     store: Store | None = None
     #: The moderation API client when ``safety.moderation`` names a provider (None: no such check).
     moderator: Moderator | None = None
-    #: The straggler policy's factor for this run (None: every stage waits for all, up to its deadline).
-    straggler_factor: float | None = None
-    #: Calls cut as late and still running; the run's end keeps what they deliver and cancels the rest.
-    late_calls: list[LateCall] = field(default_factory=list)
-    #: The run's key in the result cache, when the cache may remember it (None: it may not).
-    cache_key: str | None = None
+    #: What the run may spend (None: no cap); every stage's calls go through it.
+    budget: RunBudget | None = None
     #: Kept replies that may stand in for this run's calls (None: every call goes upstream, as usual).
     call_reuse: CallReuse | None = None
-    #: 2: a second round when the first ranking's confidence is below ``deliberate_below`` (or the top is tied).
-    rounds: int = 1
-    deliberate_below: float = 0.7
+    #: The run's writes queued to the store and not yet checked (the store commits them in order), each
+    #: with what its failure costs ("the run could not be stored").
+    queued_writes: list[tuple[asyncio.Future[None], str]] = field(default_factory=list)
+    #: Seconds the run has waited for its database so far (at most ``storage.critical_wait_s`` in all).
+    storage_waited_s: float = 0.0
+    #: Calls cut as late and still running; the run's end keeps what they deliver and cancels the rest.
+    late_calls: list[LateCall] = field(default_factory=list)
 
     def straggler_cut(self, expected: int) -> StragglerCut | None:
         """The straggler policy for a stage of ``expected`` calls (None when the run has none)."""
-        if self.straggler_factor is None:
+        if self.plan.straggler_factor is None:
             return None
-        return StragglerCut(self.straggler_factor, min(self.config.stages.quorum, expected))
+        return StragglerCut(self.plan.straggler_factor, min(self.config.stages.quorum, expected))
 
     def kept(self, write: asyncio.Future[None]) -> None:
         """Check a kept call's write with the run's other writes."""
@@ -82,9 +76,10 @@ class RunContext:
         them lacks (``reasoning_effort`` on Anthropic, say) is left out for that
         member rather than failing the whole council.
         """
-        if self.params is None:
+        params = self.plan.params
+        if params is None:
             return None
-        return self.params.without(provider.unsupported_params(self.params))
+        return params.without(provider.unsupported_params(params))
 
     @property
     def listening(self) -> bool:

@@ -51,7 +51,7 @@ def agreement_value(agreement: AgreementRecord) -> float | None:
 def second_round_reason(ctx: RunContext, so_far: RunSoFar) -> tuple[bool, str]:
     """Whether the first ranking calls for a second round, and why (or why not), in a sentence."""
     ranked = so_far.ranked
-    threshold = ctx.deliberate_below
+    threshold = ctx.plan.deliberate_below
     if len(so_far.surviving) < 2:
         return False, "one round: fewer than two answers to compare"
     if ranked is None or ranked.confidence is None:
@@ -85,7 +85,8 @@ def over_budget(ctx: RunContext, calls: list[RevisionCall], reviews: list[Review
     revising = sum(bound(c.member, c.messages) for c in calls)
     reviewing = sum(usd_of(r.usage, budget.prices.get(r.reviewer)) or 0.0 for r in reviews)
     largest = max(calls, key=lambda c: sum(len(m.content) for m in c.messages)).messages
-    chairing = bound(ctx.chairman, largest) if ctx.chairman is not None and ctx.chairman in budget.prices else 0.0
+    chairman = ctx.plan.chairman
+    chairing = bound(chairman, largest) if chairman is not None and chairman in budget.prices else 0.0
     if revising + reviewing + chairing <= budget.left_usd:
         return None
     return (f"one round: the second could cost up to ${revising + reviewing:.4f} (and the chairman up to "
@@ -127,7 +128,7 @@ def _problems(revisions: list[RevisionRecord], ranked: Ranked) -> tuple[str, ...
 
 def _one_round(ctx: RunContext, so_far: RunSoFar, reason: str, *degraded: str) -> RunSoFar:
     ranked = so_far.ranked or Ranked([])
-    record = DeliberationRecord(rounds=1, reason=reason, threshold=ctx.deliberate_below,
+    record = DeliberationRecord(rounds=1, reason=reason, threshold=ctx.plan.deliberate_below,
                                 confidence_before=ranked.confidence, agreement_statistic=ranked.agreement.statistic,
                                 agreement_before=agreement_value(ranked.agreement))
     ctx.emit("deliberation", **record.event_data())
@@ -162,7 +163,7 @@ async def _second_round(ctx: RunContext, so_far: RunSoFar, first: Ranked, calls:
     ctx.emit("stage_started", stage="deliberation", reason=reason)
     answers, revisions = await revised_answers(ctx, list(so_far.answers), await gather_revisions(ctx, calls))
     surviving = [a for a in answers if a.status == "ok"]
-    values, evidence = automatic_scores(ctx.rubric, surviving, ctx.question)
+    values, evidence = automatic_scores(ctx.plan.rubric, surviving, ctx.plan.messages)
     automatic = AutomaticScores(values, evidence)
     reviews, late = await round_reviews(ctx, answers, values, round_no=2)
     second, writes = await rank_round(ctx, surviving, reviews, automatic, so_far.history, add_to_history=False)
@@ -172,7 +173,7 @@ async def _second_round(ctx: RunContext, so_far: RunSoFar, first: Ranked, calls:
                       agreement=first.agreement, bias_flags=first.bias_flags, ranking_confidence=first.confidence,
                       tied_for_first=first.tied_for_first)
     record = DeliberationRecord(
-        rounds=2, reason=reason, threshold=ctx.deliberate_below, confidence_before=first.confidence,
+        rounds=2, reason=reason, threshold=ctx.plan.deliberate_below, confidence_before=first.confidence,
         confidence_after=second.confidence, agreement_statistic=second.agreement.statistic,
         agreement_before=agreement_value(first.agreement), agreement_after=agreement_value(second.agreement),
         first_round=kept, revisions=revisions, moves=moves(first, second, revised),

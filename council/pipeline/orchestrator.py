@@ -320,11 +320,8 @@ class Council:
         members = list(plan.members)
         result = self._new_result(list(plan.messages), members, seed, run_id, plan.rubric, plan.rounds)
         result.preset, result.judging = plan.preset, plan.judging
-        ctx = RunContext(list(plan.messages), self.config, providers, plan.rubric, result, sink, members,
-                         plan.chairman, seed, plan.params, plan.judges, budget=plan.new_budget(self.config),
-                         store=self.store, straggler_factor=plan.straggler_factor, moderator=self._moderator,
-                         cache_key=plan.cache_key, call_reuse=plan.call_reuse(self.store),
-                         rounds=plan.rounds, deliberate_below=plan.deliberate_below)
+        ctx = RunContext(plan, self.config, providers, result, sink, seed, store=self.store, moderator=self._moderator,
+                         budget=plan.new_budget(self.config), call_reuse=plan.call_reuse(self.store))
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
         try:
             self._queue_save(ctx, "started")
@@ -361,15 +358,15 @@ class Council:
         prices = {m.name: m.price for m in ctx.config.members}
         if safety.moderation_provider is not None and safety.classifier is not None:
             prices[safety.classifier] = safety.moderation_provider.price
-        result.cost = run_cost(result, prices, safety.classifier, ctx.chairman)
+        result.cost = run_cost(result, prices, safety.classifier, ctx.plan.chairman)
         if ctx.budget is not None:
             result.cost.budget_usd = ctx.budget.limit_usd
             if ctx.budget.refused:
                 result.degrade(f"budget ${ctx.budget.limit_usd:g} reached: not called: {', '.join(ctx.budget.refused)}")
         result.timings.total_ms = elapsed_ms(started)
-        if ctx.cache_key is not None and self.store is not None and cacheable(result):
+        if ctx.plan.cache_key is not None and self.store is not None and cacheable(result):
             # Written with the run's last row, so the next identical question finds it.
-            ctx.queued_writes.append((queue_cache_entry(self.store, ctx.cache_key, result.run_id,
+            ctx.queued_writes.append((queue_cache_entry(self.store, ctx.plan.cache_key, result.run_id,
                                                         self.config.cache.ttl_s), NOT_CACHED))
         await save_finished(ctx, self.store)
         ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)

@@ -88,7 +88,7 @@ def read_history_ahead(ctx: RunContext, calibration: CalibrationStore | None) ->
     pending write instead of costing a trip to the store of its own, and
     the ranking does not wait for it.
     """
-    reviewers = ctx.judges if ctx.judges is not None else ctx.members
+    reviewers = ctx.plan.judges if ctx.plan.judges is not None else ctx.plan.members
     keys = sorted({reviewer_key(ctx.providers[name]) for name in reviewers if name in ctx.providers})
     if calibration is None or not keys:
         return None
@@ -118,7 +118,7 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
         problems.append(f"reviews failed: {', '.join(failed)}")
     if not any(r.status == "ok" for r in reviews):
         problems.append("no review succeeded: the ranking carries no information")
-    sheet = build_sheet(surviving, reviews, ctx.rubric)
+    sheet = build_sheet(surviving, reviews, ctx.plan.rubric)
     keys = {r: reviewer_key(ctx.providers[r]) for r in sheet.reviewers if r in ctx.providers}
     stored: dict[str, ReviewerHistory] | None = {}
     if calibration is not None and keys:
@@ -177,8 +177,8 @@ async def rank_round(ctx: RunContext, surviving: list[AnswerRecord], reviews: li
         ranked = await rank_answers(ctx, surviving, reviews, ctx.store, history, add_to_history)
         if ranked.history_write is not None:
             writes = ((ranked.history_write, HISTORY_NOT_STORED),)
-        ranked.ranking = with_verdicts(ctx.rubric, ranked.ranking, reviews, automatic.values, automatic.evidence)
-        ranked.bias_flags = [*ranked.bias_flags, *unanimity_bias_flags(ctx.rubric, surviving, reviews, ranked)]
+        ranked.ranking = with_verdicts(ctx.plan.rubric, ranked.ranking, reviews, automatic.values, automatic.evidence)
+        ranked.bias_flags = [*ranked.bias_flags, *unanimity_bias_flags(ctx.plan.rubric, surviving, reviews, ranked)]
     except Exception as error:
         _log.error("ranking_crashed", run_id=ctx.result.run_id, error=error, exc_info=True)
         ranked = Ranked(unranked(surviving), problems=[

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import random
 import time
+from collections.abc import Sequence
 
 from council.errors import ProviderError
 from council.pipeline.budget import RunBudget, complete
@@ -87,7 +88,7 @@ def reviewers_and_candidates(
 
 async def review_one(
     provider: Provider,
-    question: list[ChatMessage],
+    question: Sequence[ChatMessage],
     order: list[str],
     texts: dict[str, str],
     rubric: Rubric,
@@ -177,13 +178,13 @@ async def gather_reviews(
     A second round (``round_no`` 2) shows the answers in a new order, and its events say which round.
     """
     started = time.perf_counter()
-    plan = reviewers_and_candidates(answers, ctx.config.review.include_self, ctx.judges)
+    plan = reviewers_and_candidates(answers, ctx.config.review.include_self, ctx.plan.judges)
     limit = ctx.config.review.max_answer_chars
     texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
     seed = ctx.seed + round_no - 1
     orders = {reviewer: presentation_order(seed, reviewer, shown) for reviewer, shown in plan.items()}
     jobs = {
-        reviewer: review_one(ctx.providers[reviewer], ctx.question, order, texts, ctx.rubric,
+        reviewer: review_one(ctx.providers[reviewer], ctx.plan.messages, order, texts, ctx.plan.rubric,
                           ctx.config.review.retry_on_parse_failure, ctx.budget, ctx, round_no)
         for reviewer, order in orders.items()
     }
@@ -191,7 +192,7 @@ async def gather_reviews(
 
     def report(name: str, record: ReviewRecord) -> None:
         if record.status == "ok" and fixed:
-            record = finished_records[name] = with_fixed_scores(record, ctx.rubric, fixed)
+            record = finished_records[name] = with_fixed_scores(record, ctx.plan.rubric, fixed)
         if not ctx.listening:
             return
         ctx.emit("review", reviewer=name, status=record.status,
@@ -211,7 +212,7 @@ async def gather_reviews(
         report(name, record)
         records.append(record)
     late = [LateCall("review", name, call) for name, call in gathered.late.items()]
-    return ordered(records, ctx.members + (ctx.judges or []), key=lambda r: r.reviewer), late
+    return ordered(records, [*ctx.plan.members, *(ctx.plan.judges or [])], key=lambda r: r.reviewer), late
 
 
 async def review_answers(ctx: RunContext, answers: list[AnswerRecord],
@@ -237,8 +238,8 @@ async def round_reviews(ctx: RunContext, answers: list[AnswerRecord], fixed: dic
     surviving = [a for a in answers if a.status == "ok"]
     if len(surviving) < 2:
         return [], []
-    if not ctx.rubric.llm_criteria():
-        return [automatic_review(ctx.rubric, surviving, fixed)], []
+    if not ctx.plan.rubric.llm_criteria():
+        return [automatic_review(ctx.plan.rubric, surviving, fixed)], []
     if round_no == 1:
         ctx.emit("stage_started", stage="review")
     return await gather_reviews(ctx, answers, fixed, round_no)

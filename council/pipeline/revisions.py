@@ -75,10 +75,10 @@ def revision_calls(ctx: RunContext, surviving: list[AnswerRecord], reviews: list
         critiques = critiques_by_member(reviews, answer.member, ctx.seed)
         shown = {label_of[m]: texts[m] for m in order}
         by_label = {label_of[m]: critiques.get(m, []) for m in order}
-        untrusted = [*shown.values(), *(m.content for m in ctx.question),
+        untrusted = [*shown.values(), *(m.content for m in ctx.plan.messages),
                      *(c.as_text() for found in by_label.values() for c in found)]
         nonce = new_nonce(untrusted)
-        messages = render_revision_prompt(ctx.question, shown, label_of[answer.member], by_label, nonce)
+        messages = render_revision_prompt(ctx.plan.messages, shown, label_of[answer.member], by_label, nonce)
         calls.append(RevisionCall(answer.member, messages, nonce))
     return calls
 
@@ -153,4 +153,4 @@ async def revised_answers(ctx: RunContext, answers: list[AnswerRecord],
             records.append(record)
         next_answers.append(checked.model_copy(update={"revised": True}) if checked is not None else answer)
     return (mark_oversized(next_answers, ctx.config.review.max_answer_chars),
-            ordered(records, ctx.members, key=lambda r: r.member))
+            ordered(records, ctx.plan.members, key=lambda r: r.member))

@@ -124,7 +124,7 @@ async def _moderate(moderator: Moderator, question: str, answer: str, verdict: S
 
 
 def _question_text(ctx: RunContext) -> str:
-    return next((m.content for m in reversed(ctx.question) if m.role == "user"), "")
+    return next((m.content for m in reversed(ctx.plan.messages) if m.role == "user"), "")
 
 
 def _second_checks(ctx: RunContext, answers: dict[str, str],

@@ -54,7 +54,7 @@ RUN_STAGES: tuple[RunStage, ...] = (
     RunStage("review", review_stage, timing="review_ms"),
     RunStage("ranking", ranking_stage, timing="aggregate_ms", checkpoint="ranking"),
     RunStage("deliberation", deliberation_stage, timing="deliberation_ms", checkpoint="deliberation",
-             runs_when=lambda ctx: ctx.rounds > 1),
+             runs_when=lambda ctx: ctx.plan.rounds > 1),
     RunStage("final", final_stage, timing="final_ms"),
 )
 

@@ -66,7 +66,7 @@ async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[C
     """The chairman's text and usage, streamed to listeners, and whether it was a kept reply (call reuse)."""
     what = f"the chairman {chairman.member.name}'s synthesis"
     params, reuse = ctx.params_for(chairman), ctx.call_reuse
-    key = reuse.key("chairman", chairman, ctx.question, params, None, facts) if reuse is not None else ""
+    key = reuse.key("chairman", chairman, ctx.plan.messages, params, None, facts) if reuse is not None else ""
     if reuse is not None and (kept := await reuse.lookup(key, "chairman", chairman, nonce)) is not None:
         ctx.emit("final_delta", text=kept.content, by=chairman.member.name)
         return kept.content, kept.usage, True
@@ -93,36 +93,38 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
         return FinalAnswer(content=withheld_notice(blocked) if blocked else "", by="", source="none",
                            blocked=bool(blocked), fallback=True,
                            fallback_reason="no answer passed the safety gate" if blocked else "no answers")
-    if ctx.chairman is None:
+    if ctx.plan.chairman is None:
         return FinalAnswer(content=best.content or "", by=best.member)
-    chairman = ctx.providers[ctx.chairman]
+    chairman = ctx.providers[ctx.plan.chairman]
     limit = ctx.config.review.max_answer_chars
     texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
     ranked = [(entry, texts[entry.member]) for entry in ranking if entry.member in texts]
     if not ranked:
         ranked = [(RankingEntry(member=best.member, rank=1, score=0.0, raw_mean=None, n_reviews=0), texts[best.member])]
-    nonce = new_nonce([*texts.values(), *(m.content for m in ctx.question)])
+    nonce = new_nonce([*texts.values(), *(m.content for m in ctx.plan.messages)])
     flagged = [a.member for a in answers if a.flags]
-    messages = render_chairman_prompt(ctx.question, ranked, nonce, confidence, list(tied_for_first), flagged=flagged)
+    messages = render_chairman_prompt(ctx.plan.messages, ranked, nonce, confidence, list(tied_for_first),
+                                      flagged=flagged)
     reason: str | None = None
     usage, reused = Usage(), False
     try:
         content, usage, reused = await _chairman_answer(ctx, chairman, messages, nonce,
                                                         chairman_facts(ranked, tied_for_first, flagged))
     except ProviderError as error:
-        reason = f"chairman {ctx.chairman} failed ({error.reason}): {error}"
+        reason = f"chairman {ctx.plan.chairman} failed ({error.reason}): {error}"
     except Exception as error:
-        _log.error("chairman_crashed", member=ctx.chairman, error=error, exc_info=True)
-        reason = f"chairman {ctx.chairman} failed (internal error: {type(error).__name__}: {error})"
+        _log.error("chairman_crashed", member=ctx.plan.chairman, error=error, exc_info=True)
+        reason = f"chairman {ctx.plan.chairman} failed (internal error: {type(error).__name__}: {error})"
     else:
         verdict = check_answer(content) if ctx.config.safety.enabled else None
         if not content.strip():
-            reason = f"chairman {ctx.chairman} returned an empty answer"
+            reason = f"chairman {ctx.plan.chairman} returned an empty answer"
         elif verdict is not None and not verdict.passed:
-            reason = f"chairman {ctx.chairman}'s answer was blocked by the safety gate ({verdict.findings[0].category})"
+            category = verdict.findings[0].category
+            reason = f"chairman {ctx.plan.chairman}'s answer was blocked by the safety gate ({category})"
         else:
             return FinalAnswer(
-                content=content, by=ctx.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage,
+                content=content, by=ctx.plan.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage,
                 reused=reused)
     return FinalAnswer(content=best.content or "", by=best.member, fallback=True, fallback_reason=reason,
                        latency_ms=elapsed_ms(started), usage=usage)
@@ -137,5 +139,5 @@ async def final_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
                                tied_for_first=ranked.tied_for_first)
     if ctx.listening:
         ctx.emit("final", **final.model_dump())
-    fell_back = final.fallback and final.source != "none" and ctx.chairman is not None
+    fell_back = final.fallback and final.source != "none" and ctx.plan.chairman is not None
     return so_far.then(final=final, degraded=(f"chairman fallback: {final.fallback_reason}" if fell_back else None,))

@@ -9,6 +9,8 @@ the reviewers' consensus (the mean of their normalized criterion scores).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from council.pipeline.context import RunContext
 from council.pipeline.progress import AutomaticScores, RunSoFar
 from council.result import AnswerRecord, DimensionScoresRecord, RankingEntry, ReviewRecord
@@ -20,7 +22,7 @@ AUTOMATIC_REVIEWER = "(automatic)"
 
 
 def automatic_scores(
-    rubric: Rubric, answers: list[AnswerRecord], question: list[ChatMessage]
+    rubric: Rubric, answers: list[AnswerRecord], question: Sequence[ChatMessage]
 ) -> tuple[dict[str, dict[str, CriterionValue]], dict[str, dict[str, str]]]:
     """Each answer's automatic criterion values, and their evidence."""
     if all(c.scoring in LLM_SCORED for c in rubric.criteria):
@@ -91,5 +93,5 @@ def with_verdicts(
 
 async def rubric_scores_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """The automatic criteria of every surviving answer, scored by code before the reviewers score the rest."""
-    values, evidence = automatic_scores(ctx.rubric, so_far.surviving, ctx.question)
+    values, evidence = automatic_scores(ctx.plan.rubric, so_far.surviving, ctx.plan.messages)
     return so_far.then(automatic=AutomaticScores(values, evidence))

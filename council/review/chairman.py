@@ -11,6 +11,7 @@ prompt by the template's own first line, so that line is written only in
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from council.assets import load_prompt
@@ -53,7 +54,7 @@ def manipulation_note(ranked: list[tuple[RankingEntry, str]], flagged: list[str]
 
 
 def render_chairman_prompt(
-    question: list[ChatMessage], ranked: list[tuple[RankingEntry, str]], nonce: str,
+    question: Sequence[ChatMessage], ranked: list[tuple[RankingEntry, str]], nonce: str,
     confidence: float | None = None, tied: list[str] | None = None, flagged: list[str] | None = None,
 ) -> list[ChatMessage]:
     """The chairman's messages: the conversation and the ranked answers, each fenced with the nonce.

@@ -24,7 +24,7 @@ written inside an answer stays literal text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from council.review.sandbox import (  # noqa: F401 - fill_template, neutralize and new_nonce are re-exported
@@ -163,7 +163,7 @@ def _rubric_values(rubric: Rubric) -> Mapping[str, str]:
 
 
 def render_review_prompt(
-    conversation: list[ChatMessage], candidates: list[Candidate], rubric: Rubric, nonce: str
+    conversation: Sequence[ChatMessage], candidates: list[Candidate], rubric: Rubric, nonce: str
 ) -> list[ChatMessage]:
     """The system and user messages asking one reviewer to score ``candidates``.
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -80,7 +81,7 @@ class RevisionReply:
     error: str | None = None
 
 
-def render_revision_prompt(question: list[ChatMessage], answers: dict[str, str], own_label: str,
+def render_revision_prompt(question: Sequence[ChatMessage], answers: dict[str, str], own_label: str,
                            critiques: dict[str, list[Critique]], nonce: str) -> list[ChatMessage]:
     """The system and user messages asking one member to revise ``answers[own_label]`` or keep it.
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from council.config import CouncilConfig, RetryPolicy
 from council.events import StageEvent
 from council.pipeline.context import RunContext
+from council.pipeline.plan import RunPlan
 from council.providers.simulated import ReplyWriter, SimulatedBehaviour, SimulatedProvider
 from council.result import AnswerRecord, CouncilResult, Reproducibility
 from council.review.prompt import read_review_task
@@ -36,6 +37,7 @@ def context(
     *,
     chairman: str | None = None,
     rubric: str = "default",
+    rounds: int = 1,
     **sections: object,
 ) -> tuple[RunContext, list[StageEvent]]:
     """A run context over simulated members with these reply functions, and the list its events go to."""
@@ -52,7 +54,8 @@ def context(
         Reproducibility(config_hash="c", prompt_hashes={}, rubric_id=chosen.id, rubric_version=chosen.version,
                         rubric_hash="h", shuffle_seed=7, aggregation_method="calibrated", package_version="test")))
     events: list[StageEvent] = []
-    return RunContext(QUESTION, config, providers, chosen, result, events.append, list(replies), chairman, 7), events
+    plan = RunPlan(messages=tuple(QUESTION), members=tuple(replies), chairman=chairman, rubric=chosen, rounds=rounds)
+    return RunContext(plan, config, providers, result, events.append, 7), events
 
 
 def answer(name: str, text: str, status: str = "ok") -> AnswerRecord:

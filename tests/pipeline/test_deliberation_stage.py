@@ -29,8 +29,7 @@ def tied_member(text: str, revised: str | None = None):
 
 def tied_context():
     ctx, events = context({"a": tied_member("A quality=8"), "b": tied_member("B quality=8", "B better. quality=9"),
-                           "c": tied_member("C quality=3")}, review={"rounds": 2})
-    ctx.rounds = 2
+                           "c": tied_member("C quality=3")}, rounds=2, review={"rounds": 2})
     ctx.budget = RunBudget(limit_usd=10.0, prices=dict.fromkeys("abc", PRICE), max_output_tokens=1000)
     return ctx, events
 
@@ -73,8 +72,7 @@ def broken_reviser(text: str):
 
 async def test_a_member_that_crashes_while_revising_keeps_its_first_answer_and_the_round_goes_on():
     ctx, _events = context({"a": tied_member("A quality=8"), "b": tied_member("B quality=8", "B better. quality=9"),
-                           "c": broken_reviser("C quality=3")})
-    ctx.rounds = 2
+                           "c": broken_reviser("C quality=3")}, rounds=2)
     after = await deliberation_stage(ctx, await run_stages(ctx, UP_TO_RANKING))
     rounds = after.deliberation
     assert rounds is not None and rounds.rounds == 2 and rounds.revised == ["b"]
@@ -97,8 +95,8 @@ def crashes_reviewing(text: str, trigger: str):
 
 async def test_a_second_round_that_crashes_costs_the_round_not_the_run():
     ctx, events = context({"a": crashes_reviewing("A quality=8", "better"),
-                           "b": tied_member("B quality=8", "B better. quality=9"), "c": tied_member("C quality=3")})
-    ctx.rounds = 2
+                           "b": tied_member("B quality=8", "B better. quality=9"), "c": tied_member("C quality=3")},
+                          rounds=2)
     so_far = await run_stages(ctx, UP_TO_RANKING)
     after = await deliberation_stage(ctx, so_far)
     rounds = after.deliberation

@@ -44,7 +44,7 @@ async def test_reviews_become_a_ranking_and_history_is_kept():
         assert store.reviewer_history(keys) == {}, "the update is written behind the run"
         await ranked.history_write
         assert set(store.reviewer_history(keys)) == set(keys), "every reviewer's history is stored"
-        sheet = build_sheet(ANSWERS, reviews, ctx.rubric)
+        sheet = build_sheet(ANSWERS, reviews, ctx.plan.rubric)
         assert sheet.candidates == ("a", "b", "c") and sheet.overall.shape == (3, 3)
     finally:
         store.close()

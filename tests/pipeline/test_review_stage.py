@@ -83,7 +83,7 @@ async def test_a_reviewer_that_echoes_its_instructions_then_answers_in_a_json_fe
     assert reviews["a"].status == "ok", reviews["a"].error
     assert reviews["a"].attempts == 1 and len(calls) == 1, "read the first time, not asked again"
     assert reviews["a"].ranking == ["b", "c"]
-    assert reviews["a"].scores["b"].scores == dict.fromkeys(ctx.rubric.dimension_ids(), 6)
+    assert reviews["a"].scores["b"].scores == dict.fromkeys(ctx.plan.rubric.dimension_ids(), 6)
     assert reviews["a"].scores["b"].overall > reviews["a"].scores["c"].overall
 
 

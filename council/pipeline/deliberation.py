@@ -12,19 +12,28 @@ with who revised, how each answer moved, agreement and confidence before
 and after, and what the round cost. A round that does not fit the run's
 budget is skipped, saying so. The reviewers' calibration history counts
 each reviewer once per run: the second round reads it and adds nothing.
+
+The round is four entries of the run's stage list (:mod:`.stages`): the
+decision (:func:`deliberation_stage`), the revisions, the second review and
+the second ranking, each run by the same loop as the first round's stages
+(events, timings, budget, storage). Its records stay in
+:class:`~council.pipeline.progress.SecondRound` until its ranking is done,
+so a stage that crashes leaves the first round standing
+(:func:`first_round_stands`).
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import usd_of
-from council.pipeline.progress import AutomaticScores, Ranked, RunSoFar
+from council.pipeline.progress import AutomaticScores, Ranked, RevisionCall, RunSoFar, SecondRound
 from council.pipeline.rank_stage import emit_ranking, rank_round
 from council.pipeline.review_stage import round_reviews
-from council.pipeline.revisions import RevisionCall, gather_revisions, revised_answers, revision_calls
+from council.pipeline.revisions import gather_revisions, revised_answers, revision_calls
 from council.pipeline.verdicts import automatic_scores
 from council.result import (
     AgreementRecord,
@@ -132,53 +141,82 @@ def _one_round(ctx: RunContext, so_far: RunSoFar, reason: str, *degraded: str) -
                                 confidence_before=ranked.confidence, agreement_statistic=ranked.agreement.statistic,
                                 agreement_before=agreement_value(ranked.agreement))
     ctx.emit("deliberation", **record.event_data())
-    return so_far.then(deliberation=record, degraded=degraded)
+    return so_far.then(deliberation=record, second_round=None, degraded=degraded)
+
+
+def first_round_stands(ctx: RunContext, so_far: RunSoFar, error: Exception) -> RunSoFar:
+    """A second round's stage crashed (a bug, not a failed call: those are records): the round is lost, not the run.
+
+    The first round's records were never replaced (a round's records become
+    the run's only when its ranking is done), so they stand as they were.
+    """
+    _log.error("deliberation_crashed", run_id=ctx.result.run_id, error=error, exc_info=True)
+    why = f"the second round failed (internal error: {type(error).__name__}: {error}); the first round stands"
+    return _one_round(ctx, so_far, f"one round: {why}", why)
+
+
+def _pending(so_far: RunSoFar) -> SecondRound:
+    # The stage list runs the round's stages only while a round is pending (RunStage.runs_when).
+    if so_far.second_round is None:
+        raise RuntimeError("a second round's stage ran with no second round under way")
+    return so_far.second_round
 
 
 async def deliberation_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
-    """The second round when the first ranking is unsure; else the first stands, with the reason recorded.
-
-    A second round that crashes (a bug, not a failed call: those are
-    records) costs the round, not the run: the first round stands, and the
-    run says so.
-    """
+    """Whether a second round runs: when the first ranking is unsure and the budget allows; else why not, recorded."""
     run, reason = second_round_reason(ctx, so_far)
-    first = so_far.ranked
-    if not run or first is None:
+    if not run or so_far.ranked is None:
         return _one_round(ctx, so_far, reason)
-    try:
-        calls = revision_calls(ctx, so_far.surviving, list(so_far.reviews))
-        if (too_costly := over_budget(ctx, calls, list(so_far.reviews))) is not None:
-            return _one_round(ctx, so_far, too_costly)
-        return await _second_round(ctx, so_far, first, calls, reason)
-    except Exception as error:
-        _log.error("deliberation_crashed", run_id=ctx.result.run_id, error=error, exc_info=True)
-        why = f"the second round failed (internal error: {type(error).__name__}: {error}); the first round stands"
-        return _one_round(ctx, so_far, f"one round: {why}", why)
-
-
-async def _second_round(ctx: RunContext, so_far: RunSoFar, first: Ranked, calls: list[RevisionCall],
-                        reason: str) -> RunSoFar:
-    started = time.perf_counter()
+    calls = revision_calls(ctx, so_far.surviving, list(so_far.reviews))
+    if (too_costly := over_budget(ctx, calls, list(so_far.reviews))) is not None:
+        return _one_round(ctx, so_far, too_costly)
     ctx.emit("stage_started", stage="deliberation", reason=reason)
-    answers, revisions = await revised_answers(ctx, list(so_far.answers), await gather_revisions(ctx, calls))
-    surviving = [a for a in answers if a.status == "ok"]
+    return so_far.then(second_round=SecondRound(reason, time.perf_counter(), tuple(calls)))
+
+
+async def revision_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """Every member reads the critiques and revises or keeps its answer; a revised text passes the gate again."""
+    pending = _pending(so_far)
+    answers, revisions = await revised_answers(ctx, list(so_far.answers),
+                                               await gather_revisions(ctx, list(pending.calls)))
+    return so_far.then(second_round=replace(pending, answers=tuple(answers), revisions=tuple(revisions)))
+
+
+async def second_review_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """The reviewers score the second round's answers as in the first (a new shuffle, the same sandbox and parser)."""
+    pending = _pending(so_far)
+    surviving = [a for a in pending.answers if a.status == "ok"]
     values, evidence = automatic_scores(ctx.plan.rubric, surviving, ctx.plan.messages)
-    automatic = AutomaticScores(values, evidence)
-    reviews, late = await round_reviews(ctx, answers, values, round_no=2)
-    second, writes = await rank_round(ctx, surviving, reviews, automatic, so_far.history, add_to_history=False)
+    reviews, late = await round_reviews(ctx, list(pending.answers), values, round_no=2)
+    return so_far.then(second_round=replace(pending, automatic=AutomaticScores(values, evidence),
+                                            reviews=tuple(reviews)), late=tuple(late))
+
+
+async def second_ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
+    """The second ranking, with the stored history and adding nothing to it; its records become the run's.
+
+    The first round is kept in the deliberation record, with who revised,
+    how each answer moved, and what the round cost.
+    """
+    pending, first = _pending(so_far), so_far.ranked
+    if first is None:
+        raise RuntimeError("a second round with no first ranking")
+    surviving = [a for a in pending.answers if a.status == "ok"]
+    second, writes = await rank_round(ctx, surviving, list(pending.reviews), pending.automatic, so_far.history,
+                                      add_to_history=False)
     emit_ranking(ctx, second, round=2)
+    revisions = list(pending.revisions)
     revised = {r.member for r in revisions if r.decision == "revised"}
     kept = FirstRound(answers=list(so_far.answers), reviews=list(so_far.reviews), ranking=first.ranking,
                       agreement=first.agreement, bias_flags=first.bias_flags, ranking_confidence=first.confidence,
                       tied_for_first=first.tied_for_first)
     record = DeliberationRecord(
-        rounds=2, reason=reason, threshold=ctx.plan.deliberate_below, confidence_before=first.confidence,
+        rounds=2, reason=pending.reason, threshold=ctx.plan.deliberate_below, confidence_before=first.confidence,
         confidence_after=second.confidence, agreement_statistic=second.agreement.statistic,
         agreement_before=agreement_value(first.agreement), agreement_after=agreement_value(second.agreement),
         first_round=kept, revisions=revisions, moves=moves(first, second, revised),
-        latency_ms=elapsed_ms(started), **round_cost(ctx, revisions, reviews))
+        latency_ms=elapsed_ms(pending.started), **round_cost(ctx, revisions, list(pending.reviews)))
     if ctx.listening:
         ctx.emit("deliberation", **record.event_data())
-    return so_far.then(answers=tuple(answers), automatic=automatic, reviews=tuple(reviews), ranked=second,
-                       deliberation=record, writes=writes, late=tuple(late), degraded=_problems(revisions, second))
+    return so_far.then(answers=pending.answers, automatic=pending.automatic, reviews=pending.reviews, ranked=second,
+                       deliberation=record, second_round=None, writes=writes, degraded=_problems(revisions, second))

@@ -27,9 +27,11 @@ from council.result import (
     FinalAnswer,
     RankingEntry,
     ReviewRecord,
+    RevisionRecord,
     SafetyGateSummary,
 )
 from council.rubrics.model import CriterionValue
+from council.types import ChatMessage
 
 #: A write queued to the store, with what its failure costs the run ("the run could not be stored").
 QueuedWrite = tuple[asyncio.Future[None], str]
@@ -68,6 +70,35 @@ class Ranked:
 
 
 @dataclass(frozen=True)
+class RevisionCall:
+    """One member's revision prompt in a second round, ready to send, and its nonce."""
+
+    member: str
+    messages: list[ChatMessage]
+    nonce: str
+
+
+@dataclass(frozen=True)
+class SecondRound:
+    """A second round under way: why it runs, its prompts, and what its stages have produced so far.
+
+    Its records replace the first round's only when its ranking is done
+    (:func:`council.pipeline.deliberation.second_ranking_stage`): a round
+    that fails midway leaves the first round standing, whole.
+    """
+
+    reason: str
+    #: When the round started (a ``time.perf_counter`` reading), for its latency.
+    started: float
+    calls: tuple[RevisionCall, ...]
+    #: Each member's decision, and the answers the second review reads (revised where a revision passed the gate).
+    revisions: tuple[RevisionRecord, ...] = ()
+    answers: tuple[AnswerRecord, ...] = ()
+    automatic: AutomaticScores = field(default_factory=AutomaticScores)
+    reviews: tuple[ReviewRecord, ...] = ()
+
+
+@dataclass(frozen=True)
 class RunSoFar:
     """The records a run's stages have produced, and what the latest stage adds to the run."""
 
@@ -80,6 +111,8 @@ class RunSoFar:
     ranked: Ranked | None = None
     #: Whether a second round ran and what it moved (None: the run has one round, review.rounds 1).
     deliberation: DeliberationRecord | None = None
+    #: A second round under way (None: none is, or it is done and its records are the run's).
+    second_round: SecondRound | None = None
     final: FinalAnswer | None = None
     #: Added by the latest stage only: why the run is degraded, writes it queued, calls it stopped waiting for
     #: (still running), and why the run must stop.

@@ -13,31 +13,21 @@ from __future__ import annotations
 import functools
 import random
 import time
-from dataclasses import dataclass
 
 from council.errors import ProviderError
 from council.logs import get_logger
 from council.pipeline.budget import complete
 from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.pipeline.progress import RevisionCall
 from council.pipeline.review_stage import mark_oversized, presentation_order
 from council.pipeline.safety_stage import apply_safety_gate, flag_manipulation
 from council.result import AnswerRecord, Failure, ReviewRecord, RevisionRecord
 from council.review.prompt import labels_for, shown_to_reviewers
 from council.review.revision import Critique, parse_revision_reply, render_revision_prompt
 from council.review.sandbox import new_nonce
-from council.types import ChatMessage
 
 _log = get_logger("stage.deliberation")
-
-
-@dataclass(frozen=True)
-class RevisionCall:
-    """One member's revision prompt, ready to send, and its nonce."""
-
-    member: str
-    messages: list[ChatMessage]
-    nonce: str
 
 
 def revision_event(record: RevisionRecord) -> dict[str, object]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from council.config import Price
 from council.pipeline.budget import RunBudget
-from council.pipeline.deliberation import deliberation_stage
 from council.pipeline.stages import RUN_STAGES, run_stages
 from council.review.revision import read_revision_task
 from council.testing.scripted import honest_ballot, revision_reply
@@ -13,6 +12,7 @@ from tests.pipeline.stages import context, quality
 
 PRICE = Price(input_per_mtok=10.0, output_per_mtok=10.0)
 UP_TO_RANKING = RUN_STAGES[:[s.name for s in RUN_STAGES].index("ranking") + 1]
+SECOND_ROUND = [s for s in RUN_STAGES if s.name in ("deliberation", "revisions", "second_review", "second_ranking")]
 
 
 def tied_member(text: str, revised: str | None = None):
@@ -39,7 +39,7 @@ async def test_a_second_round_that_does_not_fit_the_budget_is_skipped_with_the_r
     so_far = await run_stages(ctx, UP_TO_RANKING)
     assert so_far.ranked is not None and so_far.ranked.tied_for_first, "the first round ends tied"
     ctx.budget.spent_usd = ctx.budget.limit_usd - 0.001  # what an expensive first round leaves
-    after = await deliberation_stage(ctx, so_far)
+    after = await run_stages(ctx, SECOND_ROUND, so_far)
     rounds = after.deliberation
     assert rounds is not None and rounds.rounds == 1 and rounds.revisions == []
     assert rounds.reason.startswith("one round: the second could cost up to $")
@@ -52,7 +52,7 @@ async def test_a_second_round_that_fits_runs_and_ranks_the_revised_answer_first(
     ctx, events = tied_context()
     so_far = await run_stages(ctx, UP_TO_RANKING)
     spent_in_round_one = ctx.budget.spent_usd
-    after = await deliberation_stage(ctx, so_far)
+    after = await run_stages(ctx, SECOND_ROUND, so_far)
     rounds = after.deliberation
     assert rounds is not None and rounds.rounds == 2 and rounds.revised == ["b"]
     assert after.ranked is not None and after.ranked.ranking[0].member == "b"
@@ -73,7 +73,7 @@ def broken_reviser(text: str):
 async def test_a_member_that_crashes_while_revising_keeps_its_first_answer_and_the_round_goes_on():
     ctx, _events = context({"a": tied_member("A quality=8"), "b": tied_member("B quality=8", "B better. quality=9"),
                            "c": broken_reviser("C quality=3")}, rounds=2)
-    after = await deliberation_stage(ctx, await run_stages(ctx, UP_TO_RANKING))
+    after = await run_stages(ctx, SECOND_ROUND, await run_stages(ctx, UP_TO_RANKING))
     rounds = after.deliberation
     assert rounds is not None and rounds.rounds == 2 and rounds.revised == ["b"]
     crashed = next(r for r in rounds.revisions if r.member == "c")
@@ -98,7 +98,7 @@ async def test_a_second_round_that_crashes_costs_the_round_not_the_run():
                            "b": tied_member("B quality=8", "B better. quality=9"), "c": tied_member("C quality=3")},
                           rounds=2)
     so_far = await run_stages(ctx, UP_TO_RANKING)
-    after = await deliberation_stage(ctx, so_far)
+    after = await run_stages(ctx, SECOND_ROUND, so_far)
     rounds = after.deliberation
     assert rounds is not None and rounds.rounds == 1 and rounds.first_round is None
     assert rounds.reason == ("one round: the second round failed (internal error: RuntimeError: the reviewer's code "

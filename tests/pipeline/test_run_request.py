@@ -10,9 +10,10 @@ import pytest
 from council import Council, CouncilConfig, InvalidRequestError, RunRequest
 from council.pipeline.request import OPTION_NAMES
 
-SIMULATED = {"members": [{"name": n, "provider": "simulated", "model": f"sim-{n}"} for n in ("atlas", "boreal", "cirrus")],
-             "chairman": "atlas", "councils": {"quick": {"chairman": "none"}, "duo": {"members": ["boreal", "cirrus"],
-                                                                                   "chairman": "cirrus"}}}
+NAMES = ("atlas", "boreal", "cirrus")
+SIMULATED = {"members": [{"name": n, "provider": "simulated", "model": f"sim-{n}"} for n in NAMES],
+             "chairman": "atlas",
+             "councils": {"quick": {"chairman": "none"}, "duo": {"members": ["boreal", "cirrus"], "chairman": "cirrus"}}}
 
 
 def council() -> Council:
@@ -21,7 +22,7 @@ def council() -> Council:
 
 def test_the_options_are_declared_once_on_the_request():
     # Council.plan and Council.ask take the request's fields as keywords: no second list of names to drift.
-    assert OPTION_NAMES == {f.name for f in dataclasses.fields(RunRequest)} - {"messages"}
+    assert {f.name for f in dataclasses.fields(RunRequest)} - {"messages"} == OPTION_NAMES
     assert {"members", "chairman", "rubric", "preset", "rounds", "params", "max_usd", "cache"} <= OPTION_NAMES
     request = RunRequest(messages="Why?")
     with pytest.raises(dataclasses.FrozenInstanceError):

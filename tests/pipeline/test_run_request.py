@@ -13,7 +13,8 @@ from council.pipeline.request import OPTION_NAMES
 NAMES = ("atlas", "boreal", "cirrus")
 SIMULATED = {"members": [{"name": n, "provider": "simulated", "model": f"sim-{n}"} for n in NAMES],
              "chairman": "atlas",
-             "councils": {"quick": {"chairman": "none"}, "duo": {"members": ["boreal", "cirrus"], "chairman": "cirrus"}}}
+             "councils": {"quick": {"chairman": "none"},
+                          "duo": {"members": ["boreal", "cirrus"], "chairman": "cirrus"}}}
 
 
 def council() -> Council:

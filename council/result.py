@@ -9,11 +9,13 @@ the masked copy every output shows.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from council.records import (
     AgreementRecord,
@@ -195,6 +197,9 @@ class CouncilResult(_Record):
     deliberation: DeliberationRecord | None = Field(
         default=None, exclude_if=is_none, description="The second round, when review.rounds is 2: whether it ran, "
                                                       "why, and what it moved (the ranking above is its own).")
+    output_schema: str | None = Field(
+        default=None, exclude_if=is_none, description="A structured run's schema, by its hash: the final answer's "
+                                                      "content is one JSON value valid for it.")
     final_answer: FinalAnswer | None = None
     degraded: bool = False
     degraded_reasons: list[str] = Field(default_factory=list)
@@ -203,6 +208,21 @@ class CouncilResult(_Record):
     usage: Usage = Usage()
     cost: RunCost | None = Field(default=None, description="Set when the run ends.")
     reproducibility: Reproducibility
+
+    #: How ``output`` reads the final JSON (a structured run asked from Python sets it): not stored.
+    _read_output: Callable[[Any], Any] | None = PrivateAttr(default=None)
+
+    @property
+    def output(self) -> Any:
+        """A structured run's answer: the validated object (the caller's pydantic model, else the JSON value).
+
+        None for a prose run, or when the run has no final answer.
+        """
+        final = self.final_answer
+        if self.output_schema is None or final is None or final.blocked or not final.content.strip():
+            return None
+        value = json.loads(final.content)
+        return self._read_output(value) if self._read_output is not None else value
 
     def degrade(self, *reasons: str | None) -> None:
         """Mark the run degraded for each reason given (None is no reason), keeping every reason once."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from council.errors import ProviderError
 from council.logs import get_logger
@@ -11,9 +12,10 @@ from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.progress import RunSoFar
 from council.pipeline.stragglers import LateCall, late_members, missing_calls
+from council.pipeline.structured import OutputSpec, as_text, ask_structured, structured_request, supports_output
 from council.providers import Provider
 from council.result import AnswerRecord, Failure
-from council.types import ChatMessage, GenerationParams
+from council.types import ChatMessage, Completion, GenerationParams
 
 _log = get_logger("stage.answer")
 
@@ -22,8 +24,10 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
                   budget: RunBudget | None = None, ctx: RunContext | None = None) -> AnswerRecord:
     """One member's answer (a kept one when ``ctx`` reuses calls); a failure becomes a record, never an exception."""
     started = time.perf_counter()
-    base = {"member": provider.member.name, "model": provider.member.model, "provider": provider.name,
-            "simulated": provider.simulated}
+    base: dict[str, Any] = {"member": provider.member.name, "model": provider.member.model,
+                            "provider": provider.name, "simulated": provider.simulated}
+    if ctx is not None and ctx.plan.output is not None:
+        return await _structured_answer(provider, question, params, ctx, ctx.plan.output, base, started)
     try:
         completion, base["reused"] = await reusable_call(
             ctx.call_reuse if ctx else None, "answer", provider, question, params,
@@ -35,6 +39,11 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
         _log.error("answer_crashed", member=provider.member.name, error=error)
         failure = Failure(reason="upstream_error", message=f"internal error: {type(error).__name__}: {error}")
         return AnswerRecord(**base, status="failed", error=failure, latency_ms=elapsed_ms(started))
+    return answer_record(base, completion)
+
+
+def answer_record(base: dict[str, Any], completion: Completion) -> AnswerRecord:
+    """A member's answer from its completion (an empty one is a failure)."""
     if not completion.content.strip():
         failure = Failure(reason="protocol", message=f"empty answer (finish_reason {completion.finish_reason})")
         return AnswerRecord(**base, status="failed", error=failure, latency_ms=completion.latency_ms,
@@ -43,6 +52,36 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
         **base, content=completion.content, latency_ms=completion.latency_ms, usage=completion.usage,
         model_version=completion.model_version, attempts=completion.attempts,
     )
+
+
+async def _structured_answer(provider: Provider, question: list[ChatMessage], params: GenerationParams | None,
+                             ctx: RunContext, spec: OutputSpec, base: dict[str, Any], started: float) -> AnswerRecord:
+    """A member's JSON answer, validated, with one retry; one that never validates fails as ``invalid_output``.
+
+    Structured calls are never answered from kept replies: a retry depends
+    on what the first reply got wrong.
+    """
+    messages, asked = structured_request(spec, question, params, supports_output(provider))
+
+    async def call(conversation: list[ChatMessage]) -> Completion:
+        return await complete(ctx.budget, provider, conversation, asked, f"{provider.member.name}'s answer")
+
+    try:
+        reply = await ask_structured(spec, messages, call)
+    except ProviderError as error:
+        return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
+    except Exception as error:
+        _log.error("answer_crashed", member=provider.member.name, error=error)
+        failure = Failure(reason="upstream_error", message=f"internal error: {type(error).__name__}: {error}")
+        return AnswerRecord(**base, status="failed", error=failure, latency_ms=elapsed_ms(started))
+    completion = reply.completion
+    if reply.error is not None:
+        # Kept with its text: the record, the page and `council show` say what was wrong with it.
+        failure = Failure(reason="invalid_output", message=f"the answer {reply.error}", attempts=reply.attempts)
+        return AnswerRecord(**base, status="failed", error=failure, content=completion.content,
+                            latency_ms=elapsed_ms(started), usage=completion.usage, attempts=reply.attempts)
+    valid = completion.model_copy(update={"content": as_text(reply.value), "latency_ms": elapsed_ms(started)})
+    return answer_record(base, valid).model_copy(update={"attempts": reply.attempts})
 
 
 def question_for(ctx: RunContext, provider: Provider) -> list[ChatMessage]:

@@ -231,10 +231,14 @@ class Council:
         if cache_hit is None and not cache_checked:
             cache_hit = await self.lookup_cache(plan)
         if cache_hit is not None:
-            return await serve_hit(cache_hit, run_id or uuid.uuid4().hex, plan.chairman, sink, self.store,
-                                   self.config.storage.critical_wait_s)
-        # Every call shares the one session, kept open until aclose() or the end of the event loop.
-        return await self._run(plan, self._ensure_providers(), sink, run_id)
+            result = await serve_hit(cache_hit, run_id or uuid.uuid4().hex, plan.chairman, sink, self.store,
+                                     self.config.storage.critical_wait_s)
+        else:
+            # Every call shares the one session, kept open until aclose() or the end of the event loop.
+            result = await self._run(plan, self._ensure_providers(), sink, run_id)
+        if plan.output is not None:
+            result._read_output = plan.output.output_of
+        return result
 
     async def lookup_cache(self, plan: RunPlan) -> CouncilResult | None:
         """The stored run that answers ``plan`` from the result cache, or None (a miss, or no cache for it).
@@ -320,6 +324,8 @@ class Council:
         members = list(plan.members)
         result = self._new_result(list(plan.messages), members, seed, run_id, plan.rubric, plan.rounds)
         result.preset, result.judging = plan.preset, plan.judging
+        if plan.output is not None:
+            result.output_schema = plan.output.fingerprint()
         ctx = RunContext(plan, self.config, providers, result, sink, seed, store=self.store, moderator=self._moderator,
                          budget=plan.new_budget(self.config), call_reuse=plan.call_reuse(self.store))
         ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)

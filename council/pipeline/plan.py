@@ -20,6 +20,7 @@ from council.errors import InvalidRequestError
 from council.pipeline.budget import RunBudget, fresh_budget
 from council.pipeline.call_reuse import CallReuse
 from council.pipeline.request import RunRequest
+from council.pipeline.structured import OutputSpec
 from council.presets import CouncilPreset
 from council.result import JudgingRecord
 from council.rubrics.load import is_rubric_path
@@ -67,6 +68,8 @@ class RunPlan:
     rounds: int = 1
     #: Below this confidence in the top answer, the second round runs (with ``rounds`` 2).
     deliberate_below: float = 0.7
+    #: A structured answer: the JSON the run must return (None: prose).
+    output: OutputSpec | None = None
 
     @property
     def judges(self) -> list[str] | None:
@@ -145,15 +148,16 @@ def build_plan(
         if request.rounds not in (1, 2):
             raise InvalidRequestError(f"rounds must be 1 or 2, got {request.rounds!r}", option="rounds")
         rounds = request.rounds
-    check_params(request.params)
+    output, params = output_of(request)
     plan = RunPlan(messages=tuple(messages), members=tuple(chosen), chairman=chair, rubric=default_rubric,
-                   preset=request.preset, judging=judging_for(spec, chosen, member_names), params=request.params,
+                   preset=request.preset, judging=judging_for(spec, chosen, member_names), params=params,
                    safety_member=config.safety.llm_member,
                    straggler_factor=spec.straggler_factor if spec is not None and spec.straggler_factor is not None
                    else config.stages.straggler_factor,
                    use_cache=config.cache.ttl_s > 0 and request.cache is not False,
                    reuse_calls=request.reuse_scope is not None, reuse_scope=request.reuse_scope or "",
-                   shuffle_seed=request.shuffle_seed, rounds=rounds, deliberate_below=deliberate_below)
+                   shuffle_seed=request.shuffle_seed, rounds=rounds, deliberate_below=deliberate_below,
+                   output=output)
     limit = budget_limit(config, request.max_usd, plan.callers)
     # The rubric last: a registered one is read from the database, and a bad request should not wait for it.
     if rubric is None:
@@ -182,14 +186,25 @@ def conversation_of(request: RunRequest) -> list[ChatMessage]:
         raise InvalidRequestError(f"invalid question: {exc}", option="messages") from None
 
 
-def check_params(params: GenerationParams | None) -> None:
-    """Refuse the generation settings a council run cannot honour (``option`` ``params``, naming the setting)."""
-    if params is None or params.response_format in (None, {"type": "text"}):
-        return
-    kind = params.response_format["type"]
-    raise InvalidRequestError(f"response_format: the council answers in text only; structured output ({kind}) is not "
-                              "supported on the council model (use member/NAME)", option="params.response_format",
-                              code="unsupported_parameter")
+def output_of(request: RunRequest) -> tuple[OutputSpec | None, GenerationParams | None]:
+    """The structured answer a request asks for (``output_type``, or a JSON ``response_format`` in its params).
+
+    The ``response_format`` leaves the params: each member is asked for the
+    output in its own wire format (:mod:`.structured`), not sent the
+    caller's setting as it is.
+    """
+    params = request.params
+    asked = params.response_format if params is not None else None
+    from_params = OutputSpec.from_response_format(asked) if asked is not None else None
+    if params is not None and asked is not None:
+        params = params.model_copy(update={"response_format": None})
+    if request.output_type is not None:
+        output = OutputSpec.of(request.output_type)
+        if from_params is not None and from_params != output:
+            raise InvalidRequestError("give the output's schema once: output_type and params.response_format differ",
+                                      option="output_type")
+        return output, params
+    return from_params, params
 
 
 def budget_limit(config: CouncilConfig, max_usd: float | None, callers: list[str]) -> float | None:

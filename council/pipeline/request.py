@@ -19,7 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from council.errors import InvalidRequestError
+from council.pipeline.structured import OutputSpec
 from council.presets import NO_CHAIRMAN
 from council.rubrics import Rubric
 from council.types import ChatMessage, GenerationParams
@@ -60,6 +63,9 @@ class RunRequest:
     max_usd: float | None = None
     #: False: neither answered from the result cache nor remembered by it.
     cache: bool = True
+    #: A structured answer: a pydantic model class, a JSON Schema, or an OpenAI ``response_format``
+    #: (None: prose; a ``response_format`` in ``params`` asks the same).
+    output_type: OutputSpec | type[BaseModel] | Mapping[str, Any] | None = None
     #: The review shuffle seed (None: ``review.seed``, else one drawn per run).
     shuffle_seed: int | None = None
     #: Answers, reviews and the chairman may be answered from kept replies of this scope, and keep theirs

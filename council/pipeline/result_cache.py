@@ -55,6 +55,8 @@ def run_key(plan: RunPlan, config: CouncilConfig, config_hash: str, prompt_hashe
     }
     if plan.rounds > 1:
         facts["deliberation"] = [plan.rounds, plan.deliberate_below]
+    if plan.output is not None:
+        facts["output"] = plan.output.fingerprint()
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -16,16 +16,25 @@ from typing import Any
 from council.assets import prompt_hash
 from council.errors import ProviderError
 from council.logs import get_logger
+from council.pipeline.budget import complete
 from council.pipeline.budget import stream as budgeted_stream
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.progress import Ranked, RunSoFar
+from council.pipeline.structured import (
+    OutputSpec,
+    as_text,
+    ask_structured,
+    structured_request,
+    supports_output,
+    with_note,
+)
 from council.providers import Provider
 from council.result import AnswerRecord, FinalAnswer, RankingEntry
 from council.review.chairman import render_chairman_prompt
 from council.review.prompt import shown_to_reviewers
 from council.review.sandbox import new_nonce
 from council.safety.gate import check_answer
-from council.types import ChatMessage, Usage
+from council.types import ChatMessage, Completion, Usage
 
 _log = get_logger("stage.final")
 
@@ -79,6 +88,33 @@ async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[C
     return stream.completion.content, stream.completion.usage, False
 
 
+async def _chairman_object(ctx: RunContext, chairman: Provider, messages: list[ChatMessage],
+                           spec: OutputSpec) -> tuple[str, Usage, str | None]:
+    """The chairman's merged object as text, its usage, and why it is not usable (None when it validated).
+
+    Not streamed: a client is sent only an object that validates.
+    """
+    asked_messages, params = structured_request(
+        spec, with_note(messages, MERGE_NOTE), ctx.params_for(chairman),
+        supports_output(chairman))
+    what = f"the chairman {chairman.member.name}'s object"
+
+    async def call(conversation: list[ChatMessage]) -> Completion:
+        return await complete(ctx.budget, chairman, conversation, params, what)
+
+    reply = await ask_structured(spec, asked_messages, call)
+    usage = reply.completion.usage
+    if reply.error is not None:
+        return "", usage, f"chairman {chairman.member.name}'s object {reply.error}"
+    return as_text(reply.value), usage, None
+
+
+#: What a chairman of a structured run is asked besides its usual prompt.
+MERGE_NOTE = ("The answers above are JSON values for the same schema. Reply with one JSON value for that schema "
+              "and nothing else: the best-ranked answer, corrected or completed from the others where they are "
+              "better.")
+
+
 async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: list[AnswerRecord], *,
                        confidence: float | None = None, tied_for_first: Sequence[str] = ()) -> FinalAnswer:
     """The council's answer, with the reason whenever it is not the chairman's.
@@ -108,8 +144,11 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
     reason: str | None = None
     usage, reused = Usage(), False
     try:
-        content, usage, reused = await _chairman_answer(ctx, chairman, messages, nonce,
-                                                        chairman_facts(ranked, tied_for_first, flagged))
+        if ctx.plan.output is not None:
+            content, usage, reason = await _chairman_object(ctx, chairman, messages, ctx.plan.output)
+        else:
+            content, usage, reused = await _chairman_answer(ctx, chairman, messages, nonce,
+                                                            chairman_facts(ranked, tied_for_first, flagged))
     except ProviderError as error:
         reason = f"chairman {ctx.plan.chairman} failed ({error.reason}): {error}"
     except Exception as error:
@@ -117,12 +156,16 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
         reason = f"chairman {ctx.plan.chairman} failed (internal error: {type(error).__name__}: {error})"
     else:
         verdict = check_answer(content) if ctx.config.safety.enabled else None
-        if not content.strip():
+        if reason is not None:
+            pass  # the chairman's object did not validate: the top-ranked valid candidate stands
+        elif not content.strip():
             reason = f"chairman {ctx.plan.chairman} returned an empty answer"
         elif verdict is not None and not verdict.passed:
             category = verdict.findings[0].category
             reason = f"chairman {ctx.plan.chairman}'s answer was blocked by the safety gate ({category})"
         else:
+            if ctx.plan.output is not None:
+                ctx.emit("final_delta", text=content, by=ctx.plan.chairman)  # whole, once it validated
             return FinalAnswer(
                 content=content, by=ctx.plan.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage,
                 reused=reused)

@@ -21,6 +21,9 @@ from council.types import ChatMessage, Completion, GenerationParams, Usage
 ReplyWriter = Callable[[list[ChatMessage]], str]
 """Writes a simulated member's whole reply to a conversation."""
 
+StructuredWriter = Callable[[list[ChatMessage], dict[str, Any]], str]
+"""Writes a simulated member's reply to a conversation that asks for a JSON ``response_format``."""
+
 
 @dataclass(frozen=True)
 class SimulatedBehaviour:
@@ -28,6 +31,8 @@ class SimulatedBehaviour:
 
     write: ReplyWriter
     latency_ms: float = 0.0
+    #: How it answers a JSON ``response_format`` (None: it writes prose whatever is asked).
+    write_structured: StructuredWriter | None = None
 
 
 def _count_tokens(text: str) -> int:
@@ -43,13 +48,15 @@ class SimulatedProvider(Provider):
     (``temperature``, ``top_p``, ``seed``, the penalties, ``reasoning_effort``)
     are honoured trivially: the answer is the same whatever they are, which
     is what a deterministic model promises. ``user`` tags nothing, since it
-    keeps no logs. A JSON ``response_format`` is refused: it writes prose and
-    would not keep that promise.
+    keeps no logs. A JSON ``response_format`` goes to its behaviour's
+    structured writer (the built-in simulated council writes valid
+    instances); a behaviour without one answers in prose, as a model that
+    ignores the format would, and the council finds it invalid.
     """
 
     name = "simulated"
     simulated = True
-    supported_params = frozenset(GenerationParams.model_fields) - {"response_format"}
+    supported_params = frozenset(GenerationParams.model_fields)
 
     def __init__(self, member: MemberConfig, *, behaviour: SimulatedBehaviour, **kwargs: Any) -> None:
         super().__init__(member, **kwargs)
@@ -57,7 +64,11 @@ class SimulatedProvider(Provider):
 
     def _reply(self, messages: list[ChatMessage], params: GenerationParams) -> Reply:
         self.check_params(params)
-        text = self.behaviour.write(messages)
+        asked = params.response_format
+        if asked is not None and asked != {"type": "text"} and self.behaviour.write_structured is not None:
+            text = self.behaviour.write_structured(messages, asked)
+        else:
+            text = self.behaviour.write(messages)
         finish = "stop"
         if params.stop:
             cuts = [text.find(stop) for stop in params.stop if stop and stop in text]

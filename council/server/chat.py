@@ -173,7 +173,10 @@ class ChatHandler:
         try:
             await response.prepare(request)
             writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
-            await CouncilStream(writer, task, queue, self.config.progress, self.config.keepalive_s).play()
+            # A structured answer's content is its JSON alone: progress never goes into it as <think> text.
+            progress = "reasoning_content" if plan.output is not None and self.config.progress == "think" \
+                else self.config.progress
+            await CouncilStream(writer, task, queue, progress, self.config.keepalive_s).play()
             await response.write_eof()
         except (ConnectionResetError, asyncio.CancelledError):
             if self.config.on_disconnect == "cancel":

@@ -47,9 +47,8 @@ BAD_REQUESTS = [
                    {"role": "user", "content": "  "}]}, "messages",
      "invalid question: messages[2]: the last user message is empty"),
     ({"rounds": 3}, "rounds", "rounds must be 1 or 2, got 3"),
-    ({"params": GenerationParams(response_format={"type": "json_object"})}, "params.response_format",
-     "response_format: the council answers in text only; structured output (json_object) is not supported on the "
-     "council model (use member/NAME)"),
+    ({"output_type": {"type": "object", "minProperties": -1}}, "output_type",
+     "output_type is not a valid JSON Schema: -1 is less than the minimum of 0"),
     ({"members": ["alpha", "omega"]}, "members", "unknown members: omega; members are: alpha, beta, gamma, delta"),
     ({"members": []}, "members", "unknown members: (none chosen); members are: alpha, beta, gamma, delta"),
     ({"chairman": "omega"}, "chairman", "chairman 'omega' is not a member; members are: alpha, beta, gamma, delta"),

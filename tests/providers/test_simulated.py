@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from council.config import MemberConfig, RetryPolicy, SimulatedPersona
 from council.providers.simulated import SimulatedBehaviour, SimulatedProvider
@@ -109,9 +111,7 @@ async def test_stop_ends_the_answer_before_the_stop_sequence():
     assert 0 < len(completion.content) <= cut and stop not in completion.content
 
 
-async def test_sampling_settings_are_accepted_and_json_output_refused():
-    from council.providers.base import UnsupportedParamsError
-
+async def test_sampling_settings_are_accepted_and_json_output_is_a_valid_instance():
     provider = simulated()
     sampling = GenerationParams(temperature=1.5, top_p=0.5, seed=3, presence_penalty=1, frequency_penalty=1,
                                 user="u", reasoning_effort="high", response_format={"type": "text"})
@@ -119,11 +119,24 @@ async def test_sampling_settings_are_accepted_and_json_output_refused():
     plain = await provider.complete(ask("Why is the sky blue?"))
     assert (await provider.complete(ask("Why is the sky blue?"), sampling)).content == plain.content
     json_mode = GenerationParams(response_format={"type": "json_object"})
-    assert provider.unsupported_params(json_mode) == ["response_format"]
-    with pytest.raises(UnsupportedParamsError):
-        await provider.complete(ask("Why?"), json_mode)
-    with pytest.raises(UnsupportedParamsError):
-        await provider.stream(ask("Why?"), json_mode).collect()
+    assert provider.unsupported_params(json_mode) == []
+    assert isinstance(json.loads((await provider.complete(ask("Why?"), json_mode)).content), dict)
+    properties = {"n": {"type": "integer", "minimum": 3, "maximum": 5}, "kind": {"enum": ["a", "b"]},
+                  "when": {"type": "string", "format": "date"},
+                  "items": {"type": "array", "minItems": 2, "items": {"type": "number"}}}
+    schema = {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+    strict = GenerationParams(response_format={"type": "json_schema",
+                                               "json_schema": {"name": "t", "schema": schema, "strict": True}})
+    streamed = await provider.stream(ask("Why?"), strict).collect()
+    Draft202012Validator(schema).validate(json.loads(streamed.content))
+
+
+async def test_a_reply_function_without_a_structured_writer_answers_in_prose():
+    member = MemberConfig(name="echo", provider="simulated", model="echo-1")
+    provider = SimulatedProvider(member, behaviour=SimulatedBehaviour(lambda _m: "just prose"), retry=RetryPolicy(),
+                                 deadline_s=5)
+    asked = GenerationParams(response_format={"type": "json_object"})
+    assert (await provider.complete(ask("Why?"), asked)).content == "just prose"
 
 
 async def test_any_reply_function_can_be_handed_in():

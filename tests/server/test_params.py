@@ -134,16 +134,6 @@ def test_council_refuses_what_it_cannot_honour(fields, param):
     assert error.param == param and error.message.startswith(f"{param}: ")
 
 
-@pytest.mark.parametrize("response_format", [{"type": "json_object"}, SCHEMA_FORMAT])
-async def test_council_refuses_structured_output(server, response_format):
-    # Refused by the run plan (Council.plan), named by the server as the request's parameter.
-    status, body = await post(server, {"model": "council", "messages": [{"role": "user", "content": "Hi?"}],
-                                       "response_format": response_format})
-    error = body["error"]
-    assert status == 400 and error["param"] == "response_format" and error["code"] == "unsupported_parameter"
-    assert "text only" in error["message"] and "member/NAME" in error["message"]
-
-
 @pytest.mark.parametrize(("fields", "param"), LEGACY_FUNCTIONS, ids=[p for _, p in LEGACY_FUNCTIONS])
 def test_council_leaves_legacy_functions_to_its_handler(fields, param):
     body = request(**fields)
@@ -190,7 +180,6 @@ def unsupported_for(wire_format: str, body) -> list[str]:
     ("anthropic", {"seed": 7}, "seed"),
     ("gemini", {"user": "u"}, "user"),
     ("gemini", {"reasoning_effort": "high"}, "reasoning_effort"),
-    ("simulated", {"response_format": SCHEMA_FORMAT}, "response_format"),
 ])
 def test_pass_through_names_the_parameter_and_the_wire_format(wire_format, fields, param):
     body = request("member/claude", **fields)
@@ -252,7 +241,7 @@ async def test_pass_through_accepts_metadata_and_sends_none_of_it(server):
     ("member/alpha", {"logprobs": True}, "logprobs"),
     ("member/alpha", {"top_logprobs": 2}, "top_logprobs"),
     ("member/alpha", {"logit_bias": {"1": 5}}, "logit_bias"),
-    ("council", {"response_format": {"type": "json_object"}}, "response_format"),
+    ("council", {"response_format": {"type": "json_schema"}}, "response_format"),
     ("council", {"logprobs": True}, "logprobs"),
     ("council", {"modalities": ["text", "audio"]}, "modalities"),
     ("council", {"max_tokens": 10**30}, "max_tokens"),

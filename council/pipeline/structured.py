@@ -1,0 +1,186 @@
+"""Structured answers: a council run whose answer is one JSON value valid for a schema.
+
+A run asked for structured output (``RunRequest.output_type``: a pydantic
+model class, a JSON Schema, or ``response_format`` over HTTP) asks every
+member for the schema in the way its wire format supports it (the
+``response_format`` the provider translates, else the schema in the
+prompt), reads each answer as JSON and validates it with ``jsonschema``.
+An answer that does not validate gets one retry that quotes the validation
+error; a second miss is a failed answer (``invalid_output``) kept with its
+text and error, visibly, like a blocked one. The reviewers score the valid
+candidates with the rubric as usual; the chairman, asked with the same
+schema, merges them, and if its object fails too the top-ranked valid
+candidate stands. This module knows schemas and JSON; it knows no stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel
+
+from council.errors import InvalidRequestError
+from council.providers import Provider
+from council.types import ChatMessage, Completion, GenerationParams, check_response_format
+
+_FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
+_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+@dataclass(frozen=True, eq=False)
+class OutputSpec:
+    """What a structured run must return: a JSON value valid for ``schema`` (None: any JSON object)."""
+
+    schema: dict[str, Any] | None
+    name: str = "output"
+    strict: bool = False
+    description: str | None = None
+    #: The pydantic class a Python caller asked for: the result's ``output`` is an instance of it.
+    model: type[BaseModel] | None = field(default=None, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OutputSpec) and self.fingerprint() == other.fingerprint()
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint())
+
+    @classmethod
+    def of(cls, value: OutputSpec | type[BaseModel] | Mapping[str, Any]) -> OutputSpec:
+        """A spec from a pydantic model class, a JSON Schema, or an OpenAI ``response_format``.
+
+        Raises :class:`InvalidRequestError` (``option`` ``output_type``) naming what is wrong.
+        """
+        if isinstance(value, OutputSpec):
+            return value
+        if isinstance(value, type) and issubclass(value, BaseModel):
+            return cls(schema=value.model_json_schema(), name=_NAME.sub("_", value.__name__)[:64] or "output",
+                       model=value)
+        if not isinstance(value, Mapping):
+            raise InvalidRequestError(f"output_type must be a pydantic model class or a JSON Schema object, not "
+                                      f"{type(value).__name__}", option="output_type")
+        if value.get("type") in ("json_schema", "json_object", "text") and set(value) <= {"type", "json_schema"}:
+            spec = cls.from_response_format(dict(value))
+            if spec is None:
+                raise InvalidRequestError("output_type: a response_format of type text asks for no structure",
+                                          option="output_type")
+            return spec
+        try:
+            Draft202012Validator.check_schema(dict(value))
+        except SchemaError as error:
+            raise InvalidRequestError(f"output_type is not a valid JSON Schema: {error.message}",
+                                      option="output_type") from None
+        return cls(schema=dict(value))
+
+    @classmethod
+    def from_response_format(cls, response_format: dict[str, Any]) -> OutputSpec | None:
+        """The spec an OpenAI ``response_format`` asks for (None for ``text``); a bad one names its part."""
+        try:
+            checked = check_response_format(response_format)
+        except ValueError as error:
+            raise InvalidRequestError(f"response_format: {error}", option="params.response_format") from None
+        if checked["type"] == "text":
+            return None
+        if checked["type"] == "json_object":
+            return cls(schema=None, name="json_object")
+        spec = checked["json_schema"]
+        return cls(schema=spec["schema"], name=spec["name"], strict=bool(spec.get("strict", False)),
+                   description=spec.get("description"))
+
+    def response_format(self) -> dict[str, Any]:
+        """The OpenAI ``response_format`` asking a member for this output."""
+        if self.schema is None:
+            return {"type": "json_object"}
+        body: dict[str, Any] = {"name": self.name, "schema": self.schema, "strict": self.strict}
+        if self.description:
+            body["description"] = self.description
+        return {"type": "json_schema", "json_schema": body}
+
+    def fingerprint(self) -> str:
+        """A hash of what decides a valid answer (the run record and the cache key keep it)."""
+        text = json.dumps({"schema": self.schema, "name": self.name, "strict": self.strict}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def instruction(self) -> str:
+        """What a member whose wire format has no structured output is told, in the prompt."""
+        if self.schema is None:
+            return ("Reply with a single JSON object and nothing else: no prose before or after it, no code fence.")
+        return ("Reply with a single JSON value that validates against this JSON Schema, and nothing else: no prose "
+                "before or after it, no code fence.\n" + json.dumps(self.schema, ensure_ascii=False))
+
+    def read(self, text: str) -> tuple[Any, str | None]:
+        """The JSON value in ``text`` and None, or None and why it is not a valid answer (one line)."""
+        body = text.strip()
+        if (fenced := _FENCE.match(body)) is not None:
+            body = fenced.group("body").strip()  # models often fence JSON even when told not to
+        try:
+            value = json.loads(body)
+        except ValueError as error:
+            return None, f"not valid JSON: {error}"
+        if self.schema is None:
+            return (value, None) if isinstance(value, dict) else (None, "not a JSON object")
+        errors = sorted(Draft202012Validator(self.schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+        if errors:
+            where = "/".join(str(p) for p in errors[0].absolute_path) or "(the top level)"
+            return None, f"does not validate against the schema at {where}: {errors[0].message}"
+        return value, None
+
+    def output_of(self, value: Any) -> Any:
+        """The value as the caller asked for it: an instance of its pydantic model, else the JSON value."""
+        return self.model.model_validate(value) if self.model is not None else value
+
+
+def as_text(value: Any) -> str:
+    """A valid JSON value as the run's answer text: the content a client receives, and what reviewers read."""
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def supports_output(provider: Provider) -> bool:
+    """Whether a member's wire format takes a ``response_format`` (else the schema goes in its prompt)."""
+    probe = GenerationParams(response_format={"type": "json_object"})
+    return "response_format" not in provider.unsupported_params(probe)
+
+
+def structured_request(spec: OutputSpec, messages: list[ChatMessage], params: GenerationParams | None,
+                       supported: bool) -> tuple[list[ChatMessage], GenerationParams | None]:
+    """A member's messages and params asking for ``spec``: natively when its wire format can, else in the prompt."""
+    if supported:
+        return messages, (params or GenerationParams()).merged(GenerationParams(response_format=spec.response_format()))
+    return with_note(messages, spec.instruction()), params
+
+
+def with_note(messages: list[ChatMessage], note: str) -> list[ChatMessage]:
+    """``messages`` with ``note`` closing the last message (where a prompt's reader still finds its blocks)."""
+    last = messages[-1]
+    return [*messages[:-1], last.model_copy(update={"content": f"{last.content}\n\n{note}"})]
+
+
+@dataclass(frozen=True)
+class StructuredReply:
+    """A member's structured reply: its value and text when valid, else the last text and why it is not."""
+
+    completion: Completion
+    value: Any = None
+    error: str | None = None
+    attempts: int = 1
+
+
+async def ask_structured(spec: OutputSpec, messages: list[ChatMessage],
+                         call: Callable[[list[ChatMessage]], Awaitable[Completion]]) -> StructuredReply:
+    """Call, read the reply as ``spec``; once more quoting the validation error when it does not validate."""
+    completion = await call(messages)
+    value, error = spec.read(completion.content)
+    if error is None:
+        return StructuredReply(completion, value)
+    retry = [*messages, ChatMessage(role="assistant", content=completion.content),
+             ChatMessage(role="user", content=f"That reply is not a valid answer ({error}). Reply again with only "
+                                              "the JSON value, corrected.")]
+    again = await call(retry)
+    value, error = spec.read(again.content)
+    return StructuredReply(again, value, error, attempts=2)

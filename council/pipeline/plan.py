@@ -198,6 +198,12 @@ def output_of(request: RunRequest) -> tuple[OutputSpec | None, GenerationParams 
     from_params = OutputSpec.from_response_format(asked) if asked is not None else None
     if params is not None and asked is not None:
         params = params.model_copy(update={"response_format": None})
+    call = OutputSpec.for_tools(request.tools or (), request.tool_choice)
+    if call is not None:
+        if request.output_type is not None or from_params is not None:
+            raise InvalidRequestError("a forced tool call and a structured answer cannot be asked at once",
+                                      option="tool_choice")
+        return call, params
     if request.output_type is not None:
         output = OutputSpec.of(request.output_type)
         if from_params is not None and from_params != output:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +44,9 @@ class OutputSpec:
     description: str | None = None
     #: The pydantic class a Python caller asked for: the result's ``output`` is an instance of it.
     model: type[BaseModel] | None = field(default=None, compare=False)
+    #: A tool call the council decides: the functions it may call (one: the value is its arguments; several:
+    #: ``{"name": ..., "arguments": ...}``). Empty: the value is the answer itself.
+    calls: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, OutputSpec) and self.fingerprint() == other.fingerprint()
@@ -93,6 +96,44 @@ class OutputSpec:
         return cls(schema=spec["schema"], name=spec["name"], strict=bool(spec.get("strict", False)),
                    description=spec.get("description"))
 
+    @classmethod
+    def for_tools(cls, tools: Sequence[Mapping[str, Any]], choice: str | Mapping[str, Any] | None) -> OutputSpec | None:
+        """The call a forced ``tool_choice`` asks the council to decide (None when the choice leaves it free).
+
+        ``"required"`` with one function, or a named function: the answer is
+        its arguments, valid for its ``parameters``. ``"required"`` with
+        several: ``{"name", "arguments"}``, one of them. Raises
+        :class:`InvalidRequestError` (``option`` ``tools``/``tool_choice``) naming what is wrong.
+        """
+        functions = _functions(tools)
+        if choice is None or choice in ("auto", "none"):
+            return None
+        if isinstance(choice, Mapping):
+            name = (choice.get("function") or {}).get("name") if choice.get("type") == "function" else None
+            if not isinstance(name, str):
+                raise InvalidRequestError("tool_choice: the council can be made to call a function tool, named as "
+                                          '{"type": "function", "function": {"name": ...}}', option="tool_choice")
+            if name not in functions:
+                raise InvalidRequestError(f"tool_choice: no tool named {name!r} in tools", option="tool_choice")
+            return cls(schema=functions[name], name=name, calls=(name,))
+        if choice != "required":
+            raise InvalidRequestError(f"tool_choice: unknown choice {choice!r}", option="tool_choice")
+        if not functions:
+            raise InvalidRequestError("tool_choice: required, but tools lists no function", option="tool_choice")
+        if len(functions) == 1:
+            (name, parameters), = functions.items()
+            return cls(schema=parameters, name=name, calls=(name,))
+        options = [{"type": "object", "properties": {"name": {"const": name}, "arguments": parameters},
+                    "required": ["name", "arguments"], "additionalProperties": False}
+                   for name, parameters in functions.items()]
+        return cls(schema={"oneOf": options}, name="tool_call", calls=tuple(functions))
+
+    def call_of(self, value: Any) -> tuple[str, Any]:
+        """The function a decided call names, and its arguments."""
+        if len(self.calls) == 1:
+            return self.calls[0], value
+        return str(value["name"]), value["arguments"]
+
     def response_format(self) -> dict[str, Any]:
         """The OpenAI ``response_format`` asking a member for this output."""
         if self.schema is None:
@@ -104,7 +145,8 @@ class OutputSpec:
 
     def fingerprint(self) -> str:
         """A hash of what decides a valid answer (the run record and the cache key keep it)."""
-        text = json.dumps({"schema": self.schema, "name": self.name, "strict": self.strict}, sort_keys=True)
+        text = json.dumps({"schema": self.schema, "name": self.name, "strict": self.strict, "calls": self.calls},
+                          sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def instruction(self) -> str:
@@ -134,6 +176,23 @@ class OutputSpec:
     def output_of(self, value: Any) -> Any:
         """The value as the caller asked for it: an instance of its pydantic model, else the JSON value."""
         return self.model.model_validate(value) if self.model is not None else value
+
+
+def _functions(tools: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The function tools by name, each with its parameters' schema (checked)."""
+    found: dict[str, dict[str, Any]] = {}
+    for index, tool in enumerate(tools):
+        function = tool.get("function") if isinstance(tool, Mapping) and tool.get("type") == "function" else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            continue  # other tool types (custom, builtin) are never called by the council
+        parameters = function.get("parameters") or {"type": "object", "properties": {}}
+        try:
+            Draft202012Validator.check_schema(parameters)
+        except SchemaError as error:
+            raise InvalidRequestError(f"tools[{index}].function.parameters is not a valid JSON Schema: "
+                                      f"{error.message}", option="tools") from None
+        found[function["name"]] = dict(parameters)
+    return found
 
 
 def as_text(value: Any) -> str:

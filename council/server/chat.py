@@ -28,7 +28,15 @@ from council.server.guards import CACHE_HEADER, ORIGINS_KEY, RUN_ID_KEY, TOOLS_I
 from council.server.metrics import ServerMetrics
 from council.server.param_checks import council_request_problems, member_request_problems
 from council.server.relay import relay, relayable, uses_tools
-from council.server.run_replies import NO_RETRY, CouncilStream, answered, council_summary, failure_error, finish_reason
+from council.server.run_replies import (
+    NO_RETRY,
+    CouncilStream,
+    answered,
+    council_summary,
+    decided_call,
+    failure_error,
+    finish_reason,
+)
 from council.server.schema import (
     ApiError,
     ChatCompletionRequest,
@@ -121,13 +129,12 @@ class ChatHandler:
                                  preset: str | None = None) -> web.StreamResponse:
         """Run the council (or one of its presets: model ``council/NAME``) for one request."""
         council_request_problems(body)
-        if (forced := body.forced_tool_param()) is not None:
-            models = ", ".join(f"{MEMBER_PREFIX}{name}" for name in self.council.member_names)
-            raise ApiError(400, f"{forced}: the council answers in text and cannot be made to call a tool; leave "
-                                f"{forced} unset, 'auto' or 'none', or send tool calls to a pass-through model "
-                                f"({models})", param=forced, code="tool_choice_not_supported")
+        if body.forced_tool_param() == "function_call":
+            raise ApiError(400, "function_call: legacy function calling cannot be forced on the council; use tools "
+                                "and tool_choice", param="function_call", code="tool_choice_not_supported")
         extra_headers: dict[str, str] = {}
-        if body.tool_definitions:
+        forced = body.forced_tool_param() is not None
+        if body.tool_definitions and not forced:
             # Chat apps attach their tools to every question; the council answers in text, and says so.
             request[TOOLS_IGNORED_KEY] = body.tool_definitions
             extra_headers[TOOLS_IGNORED_HEADER] = str(body.tool_definitions)
@@ -137,7 +144,8 @@ class ChatHandler:
         fresh = body.council_cache is False or "no-cache" in request.headers.get("Cache-Control", "").lower()
         # A rubric by name only: over HTTP the reference must not reach the file system.
         run_request = RunRequest(messages=messages, rubric=body.council_rubric, rubric_source="named",
-                                 params=body.params(), preset=preset, max_usd=body.council_max_usd, cache=not fresh)
+                                 params=body.params(), preset=preset, max_usd=body.council_max_usd, cache=not fresh,
+                                 tools=body.tools if forced else None, tool_choice=body.tool_choice if forced else None)
         # A registered rubric is read from the database: not on the event loop.
         plan = (await asyncio.to_thread(self.council.plan, run_request) if body.council_rubric
                 else self.council.plan(run_request))
@@ -155,8 +163,10 @@ class ChatHandler:
         result = await self._await_run(task)
         if not answered(result) or result.final_answer is None:
             raise failure_error(result)
-        payload = completion_body(completion_id, created, body.model, result.final_answer.content,
-                                  finish_reason(result), result.usage, {"council": council_summary(result)})
+        call = decided_call(plan, result)
+        payload = completion_body(completion_id, created, body.model, None if call else result.final_answer.content,
+                                  "tool_calls" if call else finish_reason(result), result.usage,
+                                  {"council": council_summary(result)}, tool_calls=call)
         return web.json_response(payload, headers={"x-council-run-id": run_id, **cost_headers(result),
                                                    **extra_headers})
 
@@ -176,7 +186,9 @@ class ChatHandler:
             # A structured answer's content is its JSON alone: progress never goes into it as <think> text.
             progress = "reasoning_content" if plan.output is not None and self.config.progress == "think" \
                 else self.config.progress
-            await CouncilStream(writer, task, queue, progress, self.config.keepalive_s).play()
+            await CouncilStream(writer, task, queue, progress, self.config.keepalive_s,
+                                calls=(lambda result: decided_call(plan, result))
+                                if plan.output is not None and plan.output.calls else None).play()
             await response.write_eof()
         except (ConnectionResetError, asyncio.CancelledError):
             if self.config.on_disconnect == "cancel":

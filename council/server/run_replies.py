@@ -11,12 +11,15 @@ final answer, a finish chunk, usage, ``[DONE]``). Routing and admission are
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import Callable
 from typing import Any
 
 from council.errors import CouncilError
 from council.events import StageEvent, describe
 from council.logs import get_logger
 from council.pipeline.cost import cost_summary
+from council.pipeline.plan import RunPlan
 from council.result import CouncilResult
 from council.server.schema import ApiError
 from council.server.wire import ChunkWriter
@@ -69,12 +72,25 @@ def finish_reason(result: CouncilResult) -> str:
     return "content_filter" if result.final_answer is not None and result.final_answer.blocked else "stop"
 
 
+def decided_call(plan: RunPlan, result: CouncilResult) -> list[dict[str, Any]] | None:
+    """The ``tool_calls`` of a run that decided a call (None for an answer in text, or a run without one)."""
+    output, final = plan.output, result.final_answer
+    if output is None or not output.calls or final is None or final.blocked or not answered(result):
+        return None
+    name, arguments = output.call_of(json.loads(final.content))
+    return [{"id": f"call_{result.run_id[:24]}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}]
+
+
 class CouncilStream:
     """Plays one council run onto an SSE stream, in the order chat clients expect."""
 
     def __init__(self, writer: ChunkWriter, task: asyncio.Task[CouncilResult], queue: asyncio.Queue[StageEvent],
-                 progress: str, keepalive_s: float) -> None:
+                 progress: str, keepalive_s: float,
+                 calls: Callable[[CouncilResult], list[dict[str, Any]] | None] | None = None) -> None:
         self.writer = writer
+        #: A run that decides a tool call sends it at the end, as ``tool_calls``, and no content.
+        self.calls = calls
         self.task = task
         self.queue = queue
         self.progress = progress
@@ -134,6 +150,9 @@ class CouncilStream:
             await self.writer.delta({"content": "</think>\n\n"})
 
     async def _on_event(self, event: StageEvent) -> None:
+        if self.calls is not None and event.kind in ("final_delta", "final"):
+            await self._close_thinking()
+            return
         if event.kind == "final_delta":
             await self._close_thinking()
             self.streamed_final = True
@@ -160,6 +179,11 @@ class CouncilStream:
             await self.writer.error(f"the council could not answer: {result.error}", code="council_failed")
             await self.writer.done()
             return
-        await self.writer.delta({}, finish_reason(result))
+        call = self.calls(result) if self.calls is not None else None
+        if call:
+            await self.writer.delta({"tool_calls": [{"index": 0, **c} for c in call]})
+        elif self.calls is not None and result.final_answer is not None:
+            await self.writer.delta({"content": result.final_answer.content})  # the withheld line, when blocked
+        await self.writer.delta({}, "tool_calls" if call else finish_reason(result))
         await self.writer.usage(result.usage)
         await self.writer.done()

@@ -34,13 +34,17 @@ def finish_fields(finish_reason: str | None, upstream: str | None = None) -> dic
     return fields
 
 
-def completion_body(completion_id: str, created: int, model: str, content: str, finish_reason: str,
+def completion_body(completion_id: str, created: int, model: str, content: str | None, finish_reason: str,
                     usage: Usage, extra: dict[str, Any] | None = None,
-                    upstream_finish_reason: str | None = None) -> dict[str, Any]:
+                    upstream_finish_reason: str | None = None,
+                    tool_calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A whole ``chat.completion`` object (``upstream_finish_reason``: the member's own, kept beside OpenAI's)."""
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
     body: dict[str, Any] = {
         "id": completion_id, "object": "chat.completion", "created": created, "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": None},
+        "choices": [{"index": 0, "message": message,
                      "logprobs": None, **finish_fields(finish_reason, upstream_finish_reason)}],
         "usage": usage_body(usage),
     }

@@ -87,8 +87,8 @@ def test_ordered_and_timed():
 
 def test_each_member_gets_the_params_its_wire_format_takes():
     ctx, _ = context({"a": member("-"), "b": member("-")})
-    ctx.plan = replace(ctx.plan, params=GenerationParams(temperature=0.2, response_format={"type": "json_object"}))
+    ctx.plan = replace(ctx.plan, params=GenerationParams(temperature=0.2, reasoning_effort="low"))
     params = ctx.params_for(ctx.providers["a"])
-    assert params is not None and params.temperature == 0.2 and params.response_format is None
+    assert params is not None and params.temperature == 0.2 and params.reasoning_effort == "low"
     ctx.plan = replace(ctx.plan, params=None)
     assert ctx.params_for(ctx.providers["a"]) is None

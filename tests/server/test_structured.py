@@ -121,3 +121,56 @@ async def test_a_candidate_in_prose_is_dropped_visibly_and_a_valid_one_wins(fake
     finally:
         await runner.cleanup()
         store.close()
+
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "The weather in a city",
+                                            "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},
+    "required": ["city", "unit"], "additionalProperties": False}}}
+TIME = {"type": "function", "function": {"name": "get_time", "parameters": {
+    "type": "object", "properties": {"zone": {"type": "string"}}, "required": ["zone"]}}}
+
+
+@pytest.mark.parametrize(("tools", "choice", "names"), [
+    ([WEATHER, TIME], {"type": "function", "function": {"name": "get_weather"}}, {"get_weather"}),
+    ([WEATHER], "required", {"get_weather"}),
+    ([WEATHER, TIME], "required", {"get_weather", "get_time"}),
+])
+async def test_a_forced_tool_call_is_decided_by_the_council(simulated, tools, choice, names):
+    async with client(simulated) as sdk:
+        raw = await sdk.chat.completions.with_raw_response.create(model="council", messages=QUESTION, tools=tools,
+                                                                   tool_choice=choice)
+        completion = raw.parse()
+    choice_ = completion.choices[0]
+    assert choice_.finish_reason == "tool_calls" and choice_.message.content is None
+    (call,) = choice_.message.tool_calls or []
+    assert call.type == "function" and call.function.name in names and call.id.startswith("call_")
+    schema = next(t["function"]["parameters"] for t in tools if t["function"]["name"] == call.function.name)
+    from jsonschema import Draft202012Validator
+    Draft202012Validator(schema).validate(json.loads(call.function.arguments))
+    body = json.loads(raw.http_response.text)
+    body.pop("council")
+    assert_valid(body, "CreateChatCompletionResponse")
+    assert "x-council-tools-ignored" not in raw.headers, "the tools were used, not ignored"
+
+
+async def test_a_streamed_forced_call_arrives_as_tool_call_deltas(simulated):
+    async with client(simulated) as sdk:
+        stream = await sdk.chat.completions.create(model="council", messages=QUESTION, tools=[WEATHER],
+                                                   tool_choice="required", stream=True)
+        chunks = [chunk async for chunk in stream]
+    calls = [call for c in chunks if c.choices for call in (c.choices[0].delta.tool_calls or [])]
+    assert len(calls) == 1 and calls[0].function.name == "get_weather"
+    assert json.loads(calls[0].function.arguments)["unit"] in ("celsius", "fahrenheit")
+    assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == ["tool_calls"]
+    assert not "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    for chunk in chunks:
+        assert_valid(chunk.model_dump(mode="json", exclude_unset=True), "CreateChatCompletionStreamResponse")
+
+
+async def test_a_choice_naming_no_tool_is_a_400(simulated):
+    async with client(simulated) as sdk:
+        with pytest.raises(openai.BadRequestError) as refused:
+            await sdk.chat.completions.create(model="council", messages=QUESTION, tools=[WEATHER],
+                                              tool_choice={"type": "function", "function": {"name": "nope"}})
+    assert refused.value.body["param"] == "tool_choice" and "no tool named 'nope'" in refused.value.body["message"]

@@ -13,10 +13,37 @@ run request once, for every entry point; :mod:`.judge` judges one given
 answer. Stages know no screen, no HTTP server and no command line: they
 report progress as events.
 
+The faces (the command line, the HTTP and MCP servers) import from here
+only, never a module inside: :class:`Council`, and what it hands out of
+what lies below it: the run database (:mod:`.archive`,
+:class:`RunArchive`, also opened on its own by commands with no council),
+one member for calls outside a run (:mod:`.members`) and the web page's
+conversations (:mod:`.conversations`).
+
 Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
-from council.pipeline.judge import judge_answer
+from council.pipeline.archive import (
+    SCHEMA_VERSION,
+    BacklogFigures,
+    CallKind,
+    DirectCall,
+    DirectCallTotals,
+    RunArchive,
+    RunSummary,
+    spend_day,
+)
+from council.pipeline.conversations import Conversation, Conversations
+from council.pipeline.cost import cost_summary, usd_of
+from council.pipeline.judge import judge_answer, judge_target
+from council.pipeline.members import Member, check_member_params, image_url_refusal, upstream_words
 from council.pipeline.orchestrator import Council
+from council.pipeline.plan import RunPlan
+from council.pipeline.replay import stage_events
+from council.pipeline.targets import evaluate_target
+from council.pipeline.verdicts import AUTOMATIC_REVIEWER
 
-__all__ = ["Council", "judge_answer"]
+__all__ = ["AUTOMATIC_REVIEWER", "SCHEMA_VERSION", "BacklogFigures", "CallKind", "Conversation", "Conversations",
+           "Council", "DirectCall", "DirectCallTotals", "Member", "RunArchive", "RunPlan", "RunSummary",
+           "check_member_params", "cost_summary", "evaluate_target", "image_url_refusal", "judge_answer",
+           "judge_target", "spend_day", "stage_events", "upstream_words", "usd_of"]

@@ -30,7 +30,7 @@ from pydantic import (
     field_validator,
 )
 
-from council.providers.images import image_url_refusal
+from council.pipeline import image_url_refusal
 from council.side_tasks import side_task_kind
 from council.types import ChatMessage, GenerationParams, ImageRef, ReasoningEffort, check_response_format
 

@@ -196,7 +196,7 @@ FACES = {"cli", "server", "mcp_server"}
 SHARED_MODULES = {"errors", "result", "events", "types", "logs", "text", "side_tasks", "presets", "records",
                   "_version", "assets", "strict_json", "config_errors"}
 # Packages no face may import at all, not even through their front doors: what a face needs of them it gets
-# through ``Council`` and the pipeline's facades (council.pipeline.archive, .members, .conversations).
+# through ``Council`` and the pipeline's facades (council.pipeline.archive and .members).
 SEALED = {"storage", "providers", "transport"}
 # The other faces whose front doors a face may import.
 FACE_DOORS = {"cli": {"server", "mcp_server"}, "mcp_server": {"server"}, "server": set()}

@@ -15,10 +15,10 @@ report progress as events.
 
 The faces (the command line, the HTTP and MCP servers) import from here
 only, never a module inside: :class:`Council`, and what it hands out of
-what lies below it: the run database (:mod:`.archive`,
-:class:`RunArchive`, also opened on its own by commands with no council),
-one member for calls outside a run (:mod:`.members`) and the web page's
-conversations (:mod:`.conversations`).
+what lies below it: the run database (:mod:`.archive`:
+:class:`RunArchive`, also opened on its own by commands with no council,
+and the web page's conversations) and one member for calls outside a run
+(:mod:`.members`).
 
 Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
@@ -27,13 +27,14 @@ from council.pipeline.archive import (
     SCHEMA_VERSION,
     BacklogFigures,
     CallKind,
+    Conversation,
+    Conversations,
     DirectCall,
     DirectCallTotals,
     RunArchive,
     RunSummary,
     spend_day,
 )
-from council.pipeline.conversations import Conversation, Conversations
 from council.pipeline.cost import cost_summary, usd_of
 from council.pipeline.judge import judge_answer, judge_target
 from council.pipeline.members import Member, check_member_params, image_url_refusal, upstream_words

@@ -1,7 +1,7 @@
-"""The run database as the faces see it: stored runs, what was spent, the rubric registry, the schema.
+"""The run database as the faces see it: runs, spend, the rubric registry, the schema, the page's conversations.
 
-:class:`RunArchive` is the one door the command line, the HTTP server and
-the MCP server use to the run database. A command with no council (``council
+:class:`RunArchive` is the door the command line, the HTTP server and the
+MCP server use to the runs and what goes with them. A command with no council (``council
 runs``, ``council show``, ``council db``, ``council rubric``) opens one from
 a location (:meth:`RunArchive.open`); a :class:`~council.Council` hands out
 one over its own store (``council.runs``). Either way the faces know its
@@ -12,29 +12,36 @@ The methods are synchronous, as the store's are; from an event loop,
 :meth:`RunArchive.call` runs one on the database's worker threads, and the
 writes a server makes behind its answers (the day's spend, a direct call)
 go through the store's writer, which keeps them through an outage.
+
+The web page's conversations live in the same database, in their own
+tables: :class:`Conversations` (from :meth:`Council.open_conversations`)
+offers them to the HTTP server, each method awaited off the event loop. A
+conversation names the council chosen for it and the turns asked so far;
+each question names the run answering it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from council.config import CouncilConfig
 from council.result import CouncilResult
 from council.rubrics.model import Rubric
 from council.rubrics.target_evaluation import TargetEvaluation
 from council.storage.backlog import BacklogFigures
+from council.storage.conversations import Conversation, ConversationStore, Message
 from council.storage.direct_calls import CallKind, DirectCall, DirectCallTotals, direct_cost_since, queue_call
 from council.storage.schema import SCHEMA_VERSION, Migration, pending_migrations, upgrade
 from council.storage.spend import queue_spend, spent_on, today
 from council.storage.store import RunSummary, Store
 
-__all__ = ["SCHEMA_VERSION", "BacklogFigures", "CallKind", "DirectCall", "DirectCallTotals", "Migration",
-           "RunArchive", "RunSummary", "spend_day"]
+__all__ = ["SCHEMA_VERSION", "BacklogFigures", "CallKind", "Conversation", "Conversations", "DirectCall",
+           "DirectCallTotals", "Message", "Migration", "RunArchive", "RunSummary", "spend_day"]
 
 T = TypeVar("T")
 
@@ -188,3 +195,55 @@ class RunArchive:
     def integrity_check(self) -> str | None:
         """The backend's consistency check (``ok`` when sound); None where the backend has none."""
         return self._store.integrity_check()
+
+
+class Conversations:
+    """The conversation tables of one run database; every method runs on the database's worker threads."""
+
+    def __init__(self, tables: ConversationStore) -> None:
+        self._tables = tables
+
+    @classmethod
+    def open(cls, store: Store | None, location: str | Path) -> Conversations:
+        """The tables in ``store``'s database when there is one, else in the database at ``location`` (opened
+        here, and closed by :meth:`close`). Blocking: call it in a thread from async code."""
+        return cls(ConversationStore(store.db if store is not None else location))
+
+    def close(self) -> None:
+        """Close the database if these tables opened it (blocking)."""
+        self._tables.close()
+
+    async def recent(self) -> list[Conversation]:
+        """Conversations, the most recently active first, without their messages."""
+        return await self._tables.call(self._tables.list_conversations)
+
+    async def get(self, conversation_id: str) -> Conversation | None:
+        """A conversation with all its messages, or None."""
+        return await self._tables.call(self._tables.get, conversation_id)
+
+    async def create(self, members: Sequence[str], chairman: str | None, rubric: str, title: str | None = None,
+                     preset: str | None = None) -> Conversation:
+        """Start a conversation with the council chosen for it."""
+        return await self._tables.call(self._tables.create, members, chairman, rubric, title, preset)
+
+    async def update(self, conversation_id: str, *, title: str | None = None, members: Sequence[str] | None = None,
+                     chairman: str | Literal[False] | None = False, rubric: str | None = None,
+                     preset: str | Literal[False] | None = False) -> Conversation | None:
+        """Rename a conversation or change its council (``False`` leaves the chairman or preset); None if it
+        is gone."""
+        return await self._tables.call(self._tables.update, conversation_id, title=title, members=members,
+                                       chairman=chairman, rubric=rubric, preset=preset)
+
+    async def delete(self, conversation_id: str) -> bool:
+        """Delete a conversation and its messages (its runs stay on record); False if there was none."""
+        return await self._tables.call(self._tables.delete, conversation_id)
+
+    async def add_question(self, conversation_id: str, content: str, run_id: str, members: Sequence[str],
+                           chairman: str | None, rubric: str) -> Message:
+        """Record a question and the run answering it; a conversation still untitled is named after it."""
+        return await self._tables.call(self._tables.add_question, conversation_id, content, run_id, members,
+                                       chairman, rubric)
+
+    async def add_answer(self, conversation_id: str, run_id: str, content: str, author: str) -> None:
+        """Record the council's final answer to the question asked in ``run_id``."""
+        await self._tables.call(self._tables.add_answer, conversation_id, run_id, content, author)

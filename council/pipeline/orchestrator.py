@@ -29,9 +29,8 @@ from council.config import CouncilConfig, config_path_from, load_config, resolve
 from council.errors import InvalidRequestError, StorageError
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
-from council.pipeline.archive import RunArchive
+from council.pipeline.archive import Conversations, RunArchive
 from council.pipeline.context import RunContext, elapsed_ms
-from council.pipeline.conversations import Conversations
 from council.pipeline.cost import run_cost
 from council.pipeline.kept_session import KeptSession
 from council.pipeline.members import Member

@@ -186,3 +186,146 @@ def test_every_exception_name_ends_in_error():
     misnamed = [f"{c.__module__}.{c.__qualname__}" for c in classes
                 if not c.__name__.endswith("Error") and not c.__name__.startswith("_")]
     assert misnamed == []
+
+
+# The faces (the command line, the HTTP server, the MCP server) talk to ``Council`` and to other packages' front
+# doors, never to the parts behind them: a face that imports a store or a provider pins that part's shape, and a
+# change inside the pipeline then breaks a screen.
+FACES = {"cli", "server", "mcp_server"}
+# Top-level modules a face may import: the vocabulary every layer shares.
+SHARED_MODULES = {"errors", "result", "events", "types", "logs", "text", "side_tasks", "presets", "records",
+                  "_version", "assets", "strict_json", "config_errors"}
+# Packages no face may import at all, not even through their front doors: what a face needs of them it gets
+# through ``Council`` and the pipeline's facades (council.pipeline.archive and .members).
+SEALED = {"storage", "providers", "transport"}
+# The other faces whose front doors a face may import.
+FACE_DOORS = {"cli": {"server", "mcp_server"}, "mcp_server": {"server"}, "server": set()}
+
+
+def front_door(init: Path) -> set[str]:
+    """The names in a package's ``__all__``, read from its ``__init__.py`` without importing it."""
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def imported(path: Path, root: Path) -> list[tuple[str, str | None]]:
+    """(module, name) for each import in ``path`` (name None for ``import module``), relative ones resolved."""
+    here = path.relative_to(root.parent).with_suffix("").parts
+    found: list[tuple[str, str | None]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join([*here[:len(here) - node.level], *([node.module] if node.module else [])]) \
+                if node.level else node.module or ""
+            found += [(base, alias.name) for alias in node.names]
+    return found
+
+
+def face_import_problem(root: Path, face: str, module: str, name: str | None) -> str | None:
+    """What is wrong with a module of the face ``face`` importing ``name`` from ``module`` (None: nothing)."""
+    top, _, rest = module.partition(".")
+    if top != root.name:
+        return None
+    if not rest:  # ``from council import storage`` imports council.storage; any other name, the top layer
+        if name is not None and ((root / name / "__init__.py").exists() or (root / f"{name}.py").exists()):
+            return face_import_problem(root, face, f"{top}.{name}", None)
+        return f"{module}.{name or ''}".rstrip(".") + f" (the package {top} itself, the top of the layers)"
+    unit, _, inner = rest.partition(".")
+    shown = module + (f".{name}" if name else "")
+    if unit == face:
+        return None
+    if unit in SEALED:
+        return f"{shown} ({top}.{unit} is reached through Council, never imported by a face)"
+    if not (root / unit / "__init__.py").exists():
+        return None if unit in SHARED_MODULES else f"{shown} (not a top-level module the faces share)"
+    if unit in FACES and unit not in FACE_DOORS[face]:
+        return f"{shown} (the face {top}.{unit})"
+    if inner:
+        return f"{shown} (inside {top}.{unit}: import from its front door)"
+    if name is not None and name not in front_door(root / unit / "__init__.py"):
+        return f"{shown} (not in {top}.{unit}.__all__)"
+    return None
+
+
+def face_import_problems(root: Path) -> list[str]:
+    """Imports in the faces of the package at ``root`` that reach past a front door, as ``file: what (why)``.
+
+    A face may import its own modules, the shared top-level modules, and the
+    names in another package's ``__all__`` (of another face, only those
+    ``FACE_DOORS`` allows); never a module inside another package, nor
+    anything of a package in ``SEALED``. Lazy and ``TYPE_CHECKING`` imports
+    count like the others.
+    """
+    problems = []
+    for face in sorted(FACES):
+        for path in sorted((root / face).rglob("*.py")):
+            for module, name in imported(path, root):
+                if (problem := face_import_problem(root, face, module, name)) is not None:
+                    problems.append(f"{path.relative_to(root.parent).as_posix()}: {problem}")
+    return problems
+
+
+def test_faces_import_only_front_doors():
+    problems = face_import_problems(PACKAGE)
+    assert not problems, "faces reaching past a front door:\n" + "\n".join(problems)
+
+
+def test_the_face_check_finds_each_kind_of_reach(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/errors.py": "",
+        "pkg/secret.py": "",
+        "pkg/pipeline/__init__.py": "from pkg.pipeline.engine import Engine\n__all__ = ['Engine']\n",
+        "pkg/pipeline/engine.py": "Engine = Gear = object\n",
+        "pkg/storage/__init__.py": "from pkg.storage.store import Store\n__all__ = ['Store']\n",
+        "pkg/storage/store.py": "Store = object\n",
+        "pkg/server/__init__.py": "__all__ = ['serve']\nserve = None\n",
+        "pkg/server/inner.py": "",
+        "pkg/mcp_server/__init__.py": "",
+        "pkg/cli/__init__.py": "",
+        "pkg/cli/fine.py": (
+            "from typing import TYPE_CHECKING\n"
+            "import os\n"
+            "from pkg.errors import Oops\n"                 # a shared top-level module
+            "from pkg.pipeline import Engine\n"             # a name in a front door
+            "from pkg.server import serve\n"                # another face's front door, allowed to the cli
+            "from pkg.cli.other import thing\n"             # its own package
+            "from . import other\n"
+            "if TYPE_CHECKING:\n"
+            "    from pkg.pipeline import Engine as E\n"
+        ),
+        "pkg/cli/bad.py": (
+            "from typing import TYPE_CHECKING\n"
+            "from pkg.pipeline.engine import Engine\n"      # inside a package
+            "from pkg.pipeline import Gear\n"               # not in the front door's __all__
+            "import pkg.storage\n"                          # a sealed package, even its front door
+            "from pkg import storage\n"                     # the same, spelled another way
+            "from pkg.secret import key\n"                  # a top-level module the faces do not share
+            "from pkg import Council\n"                     # the top package itself
+            "from ..server.inner import x\n"                # inside another face, relatively
+            "def lazy():\n"
+            "    from pkg.storage.store import Store\n"     # lazily
+            "if TYPE_CHECKING:\n"
+            "    from pkg.pipeline.engine import Gear\n"    # for the type checker only
+        ),
+        "pkg/server/reach.py": "from pkg.cli import fine\nfrom pkg.mcp_server import tool\n",  # faces it may not
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    assert face_import_problems(tmp_path / "pkg") == [
+        "pkg/cli/bad.py: pkg.pipeline.engine.Engine (inside pkg.pipeline: import from its front door)",
+        "pkg/cli/bad.py: pkg.pipeline.Gear (not in pkg.pipeline.__all__)",
+        "pkg/cli/bad.py: pkg.storage (pkg.storage is reached through Council, never imported by a face)",
+        "pkg/cli/bad.py: pkg.storage (pkg.storage is reached through Council, never imported by a face)",
+        "pkg/cli/bad.py: pkg.secret.key (not a top-level module the faces share)",
+        "pkg/cli/bad.py: pkg.Council (the package pkg itself, the top of the layers)",
+        "pkg/cli/bad.py: pkg.server.inner.x (inside pkg.server: import from its front door)",
+        "pkg/cli/bad.py: pkg.storage.store.Store (pkg.storage is reached through Council, never imported by a face)",
+        "pkg/cli/bad.py: pkg.pipeline.engine.Gear (inside pkg.pipeline: import from its front door)",
+        "pkg/server/reach.py: pkg.cli.fine (the face pkg.cli)",
+        "pkg/server/reach.py: pkg.mcp_server.tool (the face pkg.mcp_server)",
+    ]

@@ -31,11 +31,10 @@ from council.cli.common import (
     EXIT_USAGE,
     UsageError,
     load_cli_config,
-    open_store,
+    open_runs,
 )
 from council.config import ENV_CONFIG, CouncilConfig
 from council.errors import ConfigError, CouncilError, InvalidRequestError, ProviderError, UnsafeBindingError
-from council.providers import check_member_params
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -154,13 +153,10 @@ def _show(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     from council.cli.render import render_report
     from council.result import masked
 
-    store = open_store(args.config, environ)
-    try:
-        result = store.get(args.run_id)
-    finally:
-        store.close()
+    with open_runs(args.config, environ) as runs:
+        result = runs.get(args.run_id)
     if result is None:
-        raise UsageError(f"no run {args.run_id!r} in {store.path} (see `council runs`)")
+        raise UsageError(f"no run {args.run_id!r} in {runs.path} (see `council runs`)")
     if args.reveal_blocked:
         blocked = [a.member for a in result.answers if a.status == "blocked"]
         print(f"council: --reveal-blocked: showing {len(blocked)} blocked answer(s) unmasked"
@@ -174,23 +170,21 @@ def _show(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 def _runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     from council.cli.db import age
     from council.cli.render import render_cost_since, render_direct_calls_since, render_runs
-    from council.storage.direct_calls import direct_cost_since
 
     if args.limit < 1:
         raise UsageError(f"--limit must be at least 1, got {args.limit}")
     since = datetime.now(UTC) - age(args.since, "--since") if args.since else None
-    store = open_store(args.config, environ)
-    try:
-        print(render_runs(store.list_runs(args.limit, since)))
+    with open_runs(args.config, environ) as runs:
+        print(render_runs(runs.recent(args.limit, since)))
         if since is not None:
-            print(render_cost_since(since, *store.cost_since(since)))
-            print(render_direct_calls_since(direct_cost_since(store, since)))
-    finally:
-        store.close()
+            print(render_cost_since(since, *runs.cost_since(since)))
+            print(render_direct_calls_since(runs.direct_calls_since(since)))
     return EXIT_OK
 
 
 def _config_check(path: str | None, environ: Mapping[str, str]) -> int:
+    from council.pipeline import check_member_params
+
     config = load_cli_config(path, environ)
     check_member_params(config)
     print(f"{config.source}: valid, {len(config.members)} members, chairman {config.chairman or '(none)'}")

@@ -1,4 +1,4 @@
-"""What every ``council`` sub-command shares: exit codes, the usage error, reading the config, opening the store.
+"""What every ``council`` sub-command shares: exit codes, the usage error, reading the config, opening the runs.
 
 Sub-command modules import from here, never from :mod:`council.cli.app`,
 so the command groups do not import each other.
@@ -25,7 +25,7 @@ from council.errors import CouncilError
 from council.logs import configure_logging
 
 if TYPE_CHECKING:
-    from council.storage.store import Store
+    from council.pipeline import RunArchive
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_BLOCKED = 3
@@ -64,8 +64,8 @@ def db_path(config_arg: str | None, environ: Mapping[str, str]) -> str | Path:
     return Path(environ[ENV_DB_PATH]) if environ.get(ENV_DB_PATH) else default_db_path()
 
 
-def open_store(config_arg: str | None, environ: Mapping[str, str], *, migrate: bool = True) -> Store:
+def open_runs(config_arg: str | None, environ: Mapping[str, str], *, migrate: bool = True) -> RunArchive:
     """The run database of :func:`db_path`, opened (and brought up to date, unless ``migrate`` is False)."""
-    from council.storage.store import Store
+    from council.pipeline import RunArchive
 
-    return Store(db_path(config_arg, environ), migrate=migrate)
+    return RunArchive.open(db_path(config_arg, environ), migrate=migrate)

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from council.cli.common import EXIT_FAILED, EXIT_OK, UsageError, open_store
-from council.storage.schema import SCHEMA_VERSION, pending_migrations, upgrade
+from council.cli.common import EXIT_FAILED, EXIT_OK, UsageError, open_runs
+from council.pipeline import SCHEMA_VERSION
 
 _AGE = re.compile(r"^\s*(\d+)\s*([mhdw])\s*$")
 _UNIT = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -37,27 +37,24 @@ def age(text: str, flag: str = "--older-than") -> timedelta:
 def run_db_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """``council db check`` (exit 1 when a check finds a problem) or ``council db upgrade``."""
     # Neither migrates on opening: check reports what is pending, upgrade says what it applied.
-    store = open_store(args.config, environ, migrate=False)
-    try:
+    with open_runs(args.config, environ, migrate=False) as runs:
         if args.db_command == "upgrade":
-            applied = upgrade(store.db)
+            applied = runs.upgrade()
             for migration in applied:
                 print(f"applied migration {migration.version}: {migration.description}")
-            print(f"schema version: {store.schema_version()} ({'upgraded' if applied else 'already up to date'})")
+            print(f"schema version: {runs.schema_version()} ({'upgraded' if applied else 'already up to date'})")
             return EXIT_OK
-        pending = pending_migrations(store.db)
-        print(f"backend: {store.backend} ({store.path})")
-        print(f"schema version: {store.schema_version()} (this Council writes {SCHEMA_VERSION})")
+        pending = runs.pending_migrations()
+        print(f"backend: {runs.backend} ({runs.path})")
+        print(f"schema version: {runs.schema_version()} (this Council writes {SCHEMA_VERSION})")
         if pending:
             print(f"pending migrations: {', '.join(str(m.version) for m in pending)} "
                   "(applied when Council next opens the database, or now with `council db upgrade`)")
             return EXIT_OK
-        for table, rows in store.table_counts().items():
+        for table, rows in runs.table_counts().items():
             print(f"  {table:<24} {rows:>8} rows")
-        integrity = store.integrity_check()
-        print(f"integrity check: {integrity if integrity is not None else f'none for {store.backend}'}")
-    finally:
-        store.close()
+        integrity = runs.integrity_check()
+        print(f"integrity check: {integrity if integrity is not None else f'none for {runs.backend}'}")
     return EXIT_OK if integrity in ("ok", None) else EXIT_FAILED
 
 
@@ -66,10 +63,7 @@ def prune_runs(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     if args.older_than is None:
         raise UsageError("runs prune needs --older-than AGE (for example 30d)")
     older_than = age(args.older_than)
-    store = open_store(args.config, environ)
-    try:
-        deleted = store.prune_runs(older_than)
-    finally:
-        store.close()
+    with open_runs(args.config, environ) as runs:
+        deleted = runs.prune(older_than)
     print(f"pruned {deleted} run(s) older than {args.older_than.strip()}; reviewer calibration history is kept")
     return EXIT_OK

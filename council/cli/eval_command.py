@@ -124,7 +124,7 @@ def add_eval_commands(subparsers: Any) -> None:
 
 def run_eval_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """Run ``council eval``; returns the exit code. Config errors are left to the caller, which reports them."""
-    from council.evals.dataset import DatasetError
+    from council.evals import DatasetError
 
     try:
         if args.target == COMPARE:
@@ -147,8 +147,7 @@ def _stored(store: Any, run_id: str) -> Any:
 
 
 def _compare(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    from council.evals.compare import compare_runs, render_comparison
-    from council.evals.records import EvalStore
+    from council.evals import EvalStore, compare_runs, render_comparison
 
     if len(args.run_ids) != 2:
         raise UsageError(f"compare takes two run ids, got {len(args.run_ids)}")
@@ -169,7 +168,7 @@ def _compare(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
 def _thresholds(args: argparse.Namespace) -> Any:
     from pydantic import ValidationError
 
-    from council.evals.metrics import Thresholds
+    from council.evals import Thresholds
 
     given = {dest: getattr(args, dest) for dest in THRESHOLD_FLAGS if getattr(args, dest) is not None}
     try:
@@ -189,10 +188,8 @@ def _positive(args: argparse.Namespace) -> None:
 
 def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any, Any, Any]:
     from council.cli.common import load_cli_config
-    from council.evals.dataset import load_dataset
-    from council.evals.manifest import build_manifest, new_run_id, pinned_config
-    from council.evals.metadata import run_region
-    from council.pipeline.orchestrator import Council
+    from council.evals import build_manifest, load_dataset, new_run_id, pinned_config, run_region
+    from council.pipeline import Council
 
     if args.target is None:
         raise UsageError("a dataset is required (council eval DATASET.jsonl), or --resume RUN_ID, "
@@ -219,11 +216,9 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
 
 def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any, Any, Any, str]:
     from council.config import load_config
-    from council.evals.dataset import load_dataset
-    from council.evals.manifest import config_hash, pinned_config
-    from council.evals.records import EvalStore
+    from council.evals import EvalStore, config_hash, load_dataset, pinned_config
     from council.logs import configure_logging
-    from council.pipeline.orchestrator import Council
+    from council.pipeline import Council
 
     changed = [name for name in RUN_SHAPING if getattr(args, name, None) is not None]
     if changed:
@@ -256,7 +251,7 @@ def _resumed_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[
 
 def _check_budget(args: argparse.Namespace, council: Any, dataset: Any, manifest: Any) -> None:
     """Refuse ``--max-usd`` when a member the run calls has no price: its calls could not be counted."""
-    from council.evals.spending import unpriced_members
+    from council.evals import unpriced_members
 
     if args.max_usd is None:
         return
@@ -268,8 +263,7 @@ def _check_budget(args: argparse.Namespace, council: Any, dataset: Any, manifest
 
 async def _execute(council: Any, dataset: Any, manifest: Any, resumed: bool,
                    args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
-    from council.evals.records import EvalStore
-    from council.evals.runner import EvalRunner
+    from council.evals import EvalRunner, EvalStore
 
     store = EvalStore(council.config.storage.location, pool_size=council.config.storage.pool_size)
     try:
@@ -309,8 +303,7 @@ def _progress_bar(args: argparse.Namespace) -> Progress:
 
 
 def _evaluate(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
-    from council.evals.metadata import run_metadata
-    from council.evals.report import render_summary, write_report
+    from council.evals import render_summary, run_metadata, write_report
 
     _positive(args)
     status: str | None = None

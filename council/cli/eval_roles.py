@@ -52,7 +52,7 @@ def chosen_preset(args: argparse.Namespace, config: Any) -> Any:
 def refuse_floating(args: argparse.Namespace, config: Any, mode: EvalMode, members: list[str], evaluator: str,
                      rubrics: bool) -> None:
     """Refuse a model id that is a floating alias, unless --allow-floating-models: its results can move."""
-    from council.evals.manifest import floating_models
+    from council.evals import floating_models
 
     if args.allow_floating_models:
         return

@@ -14,9 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from council.cli.common import EXIT_OK
-from council.ranking.aggregation import METHODS
-from council.ranking.ballots import MODES, BallotReport, ItemRanking, rank_ballots
-from council.ranking.weights import DEFAULT_WEIGHTING, WEIGHTINGS
+from council.ranking import DEFAULT_WEIGHTING, METHODS, MODES, WEIGHTINGS, BallotReport, ItemRanking, rank_ballots
 
 
 def add_rank_command(commands: Any) -> None:

@@ -6,14 +6,15 @@ import shutil
 import sys
 import textwrap
 from datetime import datetime
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from council.cli.deliberation_report import render_deliberation
 from council.events import StageEvent, describe
 from council.result import CouncilResult
-from council.storage.direct_calls import DirectCallTotals
-from council.storage.store import RunSummary
 from council.text import text_table
+
+if TYPE_CHECKING:
+    from council.pipeline import DirectCallTotals, RunSummary
 
 
 def _number(value: float | None, digits: int = 2) -> str:

@@ -13,9 +13,15 @@ from typing import Any
 from council.cli.common import UsageError
 from council.config_errors import read_yaml
 from council.errors import ConfigError
-from council.rubrics.formats import detect_format
-from council.rubrics.load import parse_rubrics, print_warnings, read_rubrics, rubrics_dir
-from council.rubrics.meta import meta_score
+from council.rubrics import (
+    detect_format,
+    load_rubric,
+    meta_score,
+    parse_rubrics,
+    print_warnings,
+    read_rubrics,
+    rubrics_dir,
+)
 
 
 def add_rubric_commands(commands: Any) -> None:
@@ -92,7 +98,7 @@ def _check_meta(path: str) -> int:
 def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """Run one ``council rubric`` action; errors are raised as CouncilError subclasses."""
     from council.cli.common import load_cli_config
-    from council.storage.store import Store
+    from council.pipeline import RunArchive
 
     if args.rubric_command == "check":
         return _check_meta(args.file) if args.meta else _check(args.file)
@@ -107,25 +113,22 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
         return asyncio.run(_evaluate(args, config, environ))
     if args.rubric_command == "review":
         return asyncio.run(_review(args, config, environ, args.rubric, args.target))
-    store = Store(config.storage.location, pool_size=config.storage.pool_size)
-    try:
+    with RunArchive.open(config.storage.location, pool_size=config.storage.pool_size) as runs:
         if args.rubric_command == "list":
             print("shipped: " + ", ".join(sorted(p.stem for p in rubrics_dir().glob("*.yaml"))))
-            for rubric_id, version, created, deleted in store.list_rubrics(include_deleted=args.all):
+            for rubric_id, version, created, deleted in runs.registered_rubrics(include_deleted=args.all):
                 print(f"registered: {rubric_id}@{version}  {created[:19]}{'  (deleted)' if deleted else ''}")
         elif args.rubric_command == "register":
             # A file may hold several rubrics (a dataknobs config, an AgentV eval file): each is registered.
             for where, rubric, warnings in parse_rubrics(read_yaml(Path(args.file)), args.file):
                 print_warnings(f"{args.file}: {where}" if where else args.file, warnings)
-                added = store.register_rubric(rubric)
+                added = runs.register_rubric(rubric)
                 print(f"{rubric.ref}: {'registered' if added else 'already registered, unchanged'}")
         elif args.rubric_command == "show":
-            from council.rubrics.load import load_rubric
-
-            rubric = store.get_rubric(args.reference, include_deleted=True) or load_rubric(args.reference)
+            rubric = runs.registered_rubric(args.reference, include_deleted=True) or load_rubric(args.reference)
             print(json.dumps(rubric.model_dump(mode="json", by_alias=True, exclude_defaults=True), indent=2))
         elif args.rubric_command == "delete":
-            count = store.delete_rubric(args.reference)
+            count = runs.delete_rubric(args.reference)
             if not count:
                 raise ConfigError("rubric registry", f"no registered rubric {args.reference!r} to delete")
             if "@" in args.reference:
@@ -133,14 +136,11 @@ def run_rubric_command(args: argparse.Namespace, environ: Mapping[str, str]) -> 
             else:
                 print(f"{args.reference}: latest pointer removed; {count} version(s) kept for audit "
                       f"(each still usable as {args.reference}@VERSION; `council rubric list --all` lists them)")
-    finally:
-        store.close()
     return 0
 
 
 async def _evaluate(args: argparse.Namespace, config: Any, environ: Mapping[str, str]) -> int:
-    from council.pipeline.judge import judge_answer
-    from council.pipeline.orchestrator import Council
+    from council.pipeline import Council, judge_answer
 
     answer = args.answer
     if answer.startswith("@"):
@@ -176,23 +176,18 @@ def _read_target(path: str) -> dict[str, Any]:
 async def _review(args: argparse.Namespace, config: Any, environ: Mapping[str, str], references: list[str],
                   target_path: str) -> int:
     """Evaluate one JSON target against each rubric; approved only when every evaluation passed."""
-    from council.pipeline.orchestrator import Council
-    from council.pipeline.targets import evaluate_target
+    from council.pipeline import Council, judge_target
 
     target = _read_target(target_path)
     target_id = args.target_id or Path(target_path).stem
     async with Council(config, environ=environ) as council:
         rubrics = [council.resolve_rubric(reference) for reference in references]
-        models = config.chairman or config.members[0].name
-        decoder = council.provider(models)
-        summarizer = council.provider(config.chairman) if config.chairman else None
-        evaluations = [await evaluate_target(rubric, target, target_id=target_id, decoder=decoder,
-                                             summarizer=summarizer, evaluated_by=f"council:{models}")
-                       for rubric in rubrics]
+        evaluations = [await judge_target(council, rubric, target, target_id=target_id) for rubric in rubrics]
         review_id = f"review_{evaluations[0].id.removeprefix('eval_')}"
-        if council.store is not None:
+        runs = council.runs
+        if runs is not None:
             for evaluation in evaluations:
-                council.store.save_target_evaluation(evaluation, review_id)
+                runs.save_target_evaluation(evaluation, review_id)
     approved = all(evaluation.passed for evaluation in evaluations)
     status = "approved" if approved else "needs_revision"
     if args.json:

@@ -3,8 +3,13 @@
 ``council eval DATASET.jsonl`` is the front end (:mod:`council.cli.eval_command`).
 Public: the names imported here (``__all__``): read a dataset
 (:func:`load_dataset`), describe the run (:func:`build_manifest`,
-:func:`new_run_id`), open its records (:class:`EvalStore`) and run it
-(:class:`EvalRunner`). The modules behind them are internal and may change:
+:func:`new_run_id`, :func:`pinned_config`, :func:`config_hash`,
+:func:`run_region`, its gate's :class:`Thresholds`), check what it calls
+(:func:`floating_models`, :func:`unpriced_members`), open its records
+(:class:`EvalStore`), run it (:class:`EvalRunner`), report it
+(:func:`render_summary`, :func:`write_report`, :func:`run_metadata`) and
+compare two runs (:func:`compare_runs`, :func:`render_comparison`). The
+modules behind them are internal and may change:
 
 - :mod:`council.evals.dataset`: reading and validating JSONL datasets;
 - :mod:`council.review.evaluation`: the evaluator template, rendered and read back;
@@ -18,10 +23,17 @@ Public: the names imported here (``__all__``): read a dataset
 - :mod:`council.evals.report`: the terminal summary and the HTML or Markdown report.
 """
 
+from council.evals.compare import compare_runs, render_comparison
 from council.evals.dataset import Dataset, DatasetError, Sample, load_dataset
-from council.evals.manifest import build_manifest, new_run_id
+from council.evals.manifest import build_manifest, config_hash, floating_models, new_run_id, pinned_config
+from council.evals.metadata import run_metadata, run_region
+from council.evals.metrics import Thresholds
 from council.evals.records import EvalStorageError, EvalStore, EvalSummary, RunManifest
+from council.evals.report import render_summary, write_report
 from council.evals.runner import EvalRunner
+from council.evals.spending import unpriced_members
 
 __all__ = ["Dataset", "DatasetError", "EvalRunner", "EvalStorageError", "EvalStore", "EvalSummary", "RunManifest",
-           "Sample", "build_manifest", "load_dataset", "new_run_id"]
+           "Sample", "Thresholds", "build_manifest", "compare_runs", "config_hash", "floating_models", "load_dataset",
+           "new_run_id", "pinned_config", "render_comparison", "render_summary", "run_metadata", "run_region",
+           "unpriced_members", "write_report"]

@@ -37,10 +37,7 @@ from council.mcp_server.results import (
     run_record,
     verdict_summary,
 )
-from council.pipeline.judge import judge_answer
-from council.pipeline.orchestrator import Council
-from council.pipeline.request import DEFAULT_CHAIRMAN, RunRequest
-from council.pipeline.targets import evaluate_target as evaluate_target_with
+from council.pipeline import DEFAULT_CHAIRMAN, Council, RunRequest, judge_answer, judge_target
 from council.result import CouncilResult
 from council.rubrics import Rubric, UnknownRubricError
 
@@ -161,12 +158,8 @@ def build_server(council: Council) -> MCPServer:
     async def evaluate_target(rubric: Text, target: PlainJson) -> dict[str, Any]:
         chosen = rubric_named(rubric)
         assert chosen is not None
-        judge = council.config.chairman or council.member_names[0]
         try:
-            evaluation = await evaluate_target_with(
-                chosen, target, decoder=council.provider(judge),
-                summarizer=council.provider(council.config.chairman) if council.config.chairman else None,
-                evaluated_by=f"council:{judge}")
+            evaluation = await judge_target(council, chosen, target)
         except CouncilError as exc:
             raise ToolError(plain(exc)) from None
         data: dict[str, Any] = evaluation.model_dump(mode="json")
@@ -175,14 +168,14 @@ def build_server(council: Council) -> MCPServer:
     @server.tool(description="The most recent stored council runs, newest first: run id, time, status, question "
                              f"(limit: how many, 1 to {MAX_LISTED_RUNS}).")
     async def list_runs(limit: Annotated[int, Field(ge=1, le=MAX_LISTED_RUNS)] = 20) -> dict[str, Any]:
-        store = council.store
-        if store is None:
+        runs = council.runs
+        if runs is None:
             raise ToolError("this council keeps no run database")
         try:
-            runs = await store.call(store.list_runs, limit)
+            listed = await runs.call(runs.recent, limit)
         except StorageError as exc:
             raise ToolError(f"the run database failed: {exc.cause or exc}") from None
-        return {"runs": [run_line(r) for r in runs]}
+        return {"runs": [run_line(r) for r in listed]}
 
     @server.tool(description="One stored run in full (every answer, review, score and the final answer), by run id.")
     async def get_run(run_id: Text) -> dict[str, Any]:
@@ -190,11 +183,11 @@ def build_server(council: Council) -> MCPServer:
         return data
 
     async def stored_run(run_id: str, error: type[Exception]) -> str:
-        store = council.store
-        if store is None:
+        runs = council.runs
+        if runs is None:
             raise error("this council keeps no run database")
         try:
-            result = await store.call(store.get, run_id)
+            result = await runs.call(runs.get, run_id)
         except StorageError as exc:
             raise error(f"the run database failed: {exc.cause or exc}") from None
         if result is None:

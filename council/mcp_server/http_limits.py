@@ -36,7 +36,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from council.config import ServerConfig
 from council.logs import get_logger
 from council.mcp_server.envelope import envelope_error, rpc_error
-from council.server.listen import client_key, connection_share, is_loopback_peer
+from council.server import client_key, connection_share, is_loopback_peer
 
 Scope = dict[str, Any]
 Message = dict[str, Any]

@@ -19,7 +19,7 @@ from mcp.server import MCPServer
 from pydantic import Field
 
 from council.mcp_server.failures import ArgumentError, unknown_rubric_message
-from council.pipeline.orchestrator import Council
+from council.pipeline import Council
 from council.rubrics import UnknownRubricError
 
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from council.events import StageEvent
-from council.pipeline.cost import cost_summary
+from council.pipeline import RunSummary, cost_summary
 from council.result import CouncilResult, masked
 from council.rubrics import RubricVerdict
-from council.storage import RunSummary
 
 # A run's progress in steps a client can draw as a bar: answers in, reviews in, ranking, final answer. A second
 # round (review.rounds: 2) is known only after the first ranking, so its steps sit between the ranking and the

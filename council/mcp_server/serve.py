@@ -18,8 +18,8 @@ from council.mcp_server.app import build_server
 from council.mcp_server.failures import route_library_logs
 from council.mcp_server.http_limits import BodyLimits, guarded_protocol
 from council.mcp_server.stdio import run_screened_stdio
-from council.pipeline.orchestrator import Council
-from council.server.app import check_binding
+from council.pipeline import Council
+from council.server import check_binding
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

@@ -6,20 +6,26 @@ A"), automatic criteria are scored by code, and the consensus of the
 reviewers becomes a :class:`~council.rubrics.score.RubricVerdict` with
 deterministic feedback. With a chairman, the chairman also writes a 3–5
 sentence summary; if it fails, the deterministic feedback stands alone.
+:func:`judge_target` does the same for a structured target (a JSON object),
+with the council's judge decoding each criterion's level.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
+from typing import Any
 
 from council.errors import ProviderError
 from council.pipeline.orchestrator import Council
 from council.pipeline.review_stage import review_one, with_fixed_scores
+from council.pipeline.targets import evaluate_target
 from council.pipeline.verdicts import automatic_review, automatic_scores, with_verdicts
 from council.result import AnswerRecord, RankingEntry, ReviewRecord
 from council.review.sandbox import fence, neutralize, new_nonce, render_prompt
 from council.rubrics.model import Rubric
 from council.rubrics.score import RubricVerdict
+from council.rubrics.target_evaluation import TargetEvaluation
 from council.types import ChatMessage, as_messages
 
 CANDIDATE = "answer"
@@ -69,3 +75,17 @@ async def judge_answer(council: Council, question: str | list[ChatMessage], answ
         verdict = verdict.model_copy(update={"feedback": verdict.feedback + "\n(no reviewer could score the answer)"})
     summary, by = await chairman_summary(council, verdict, answer)
     return verdict.model_copy(update={"summary": summary, "summary_by": by})
+
+
+async def judge_target(council: Council, rubric: Rubric, target: Mapping[str, Any], *,
+                       target_id: str = "") -> TargetEvaluation:
+    """The council's evaluation of a structured ``target`` against ``rubric``.
+
+    The chairman (else the first member) decodes each criterion's level,
+    and the chairman, when there is one, rewrites the feedback.
+    """
+    chairman = council.config.chairman
+    judge = chairman or council.member_names[0]
+    return await evaluate_target(rubric, target, target_id=target_id, decoder=council.provider(judge),
+                                 summarizer=council.provider(chairman) if chairman else None,
+                                 evaluated_by=f"council:{judge}")

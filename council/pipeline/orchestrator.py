@@ -29,9 +29,11 @@ from council.config import CouncilConfig, config_path_from, load_config, resolve
 from council.errors import InvalidRequestError, StorageError
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
+from council.pipeline.archive import Conversations, RunArchive
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import run_cost
 from council.pipeline.kept_session import KeptSession
+from council.pipeline.members import Member
 from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import RunPlan, build_plan
 from council.pipeline.request import Question, RunRequest
@@ -378,3 +380,23 @@ class Council:
         ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)
         return result
 
+    # -- what the faces reach through the council -------------------------------------
+    @property
+    def runs(self) -> RunArchive | None:
+        """The run database this council keeps its runs in (None when it keeps none).
+
+        Asked for each time it is needed: the store closes with
+        :meth:`aclose` and a later run opens it again.
+        """
+        return RunArchive(self.store) if self.store is not None else None
+
+    def member(self, name: str) -> Member:
+        """One member, for calls outside a run (pass-through, side tasks); ``KeyError`` if there is none."""
+        return Member(self.provider(name))
+
+    def open_conversations(self) -> Conversations:
+        """The web page's conversations, in this council's run database (at ``storage:`` without a store).
+
+        The caller closes them. Blocking: call it in a thread from async code.
+        """
+        return Conversations.open(self.store, self.config.storage.location)

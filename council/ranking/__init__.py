@@ -13,6 +13,9 @@ Internal: its modules and names may change in any release; the public API is :mo
 """
 
 from council.ranking.aggregation import METHODS, aggregate, update_history
+from council.ranking.ballots import MODES, BallotReport, ItemRanking, rank_ballots
 from council.ranking.sheet import Aggregate, ReviewerHistory, ScoreSheet
+from council.ranking.weights import DEFAULT_WEIGHTING, WEIGHTINGS
 
-__all__ = ["METHODS", "Aggregate", "ReviewerHistory", "ScoreSheet", "aggregate", "update_history"]
+__all__ = ["DEFAULT_WEIGHTING", "METHODS", "MODES", "WEIGHTINGS", "Aggregate", "BallotReport", "ItemRanking",
+           "ReviewerHistory", "ScoreSheet", "aggregate", "rank_ballots", "update_history"]

@@ -8,14 +8,24 @@ Internal: its modules and names may change in any release; the public API is :mo
 """
 
 from council.rubrics.catalog import RubricCatalog, UnknownRubricError, shipped_rubrics
+from council.rubrics.formats import detect_format
 from council.rubrics.functions import register_check, resolve_function
-from council.rubrics.load import check_rubric, load_rubric, parse_rubric, rubric_path, rubrics_dir
+from council.rubrics.load import (
+    check_rubric,
+    load_rubric,
+    parse_rubric,
+    parse_rubrics,
+    print_warnings,
+    read_rubrics,
+    rubric_path,
+    rubrics_dir,
+)
 from council.rubrics.meta import MetaScore, meta_rubric, meta_score
 from council.rubrics.model import Criterion, CriterionValue, Rubric
 from council.rubrics.schemas import register_schema
 from council.rubrics.score import RubricVerdict, build_verdict
 
 __all__ = ["Criterion", "CriterionValue", "MetaScore", "Rubric", "RubricCatalog", "RubricVerdict",
-           "UnknownRubricError", "build_verdict", "check_rubric", "load_rubric", "meta_rubric", "meta_score",
-           "parse_rubric", "register_check", "register_schema", "resolve_function", "rubric_path", "rubrics_dir",
-           "shipped_rubrics"]
+           "UnknownRubricError", "build_verdict", "check_rubric", "detect_format", "load_rubric", "meta_rubric",
+           "meta_score", "parse_rubric", "parse_rubrics", "print_warnings", "read_rubrics", "register_check",
+           "register_schema", "resolve_function", "rubric_path", "rubrics_dir", "shipped_rubrics"]

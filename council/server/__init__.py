@@ -8,6 +8,7 @@ inside a stage: it calls ``Council.ask`` like any caller.
 Internal: its modules and names may change in any release; the public API is :mod:`council`.
 """
 
-from council.server.app import create_app, run_server
+from council.server.app import check_binding, create_app, run_server
+from council.server.listen import client_key, connection_share, is_loopback_peer
 
-__all__ = ["create_app", "run_server"]
+__all__ = ["check_binding", "client_key", "connection_share", "create_app", "is_loopback_peer", "run_server"]

@@ -29,9 +29,9 @@ from council.errors import (
     storage_cause,
 )
 from council.logs import get_logger
-from council.pipeline.orchestrator import Council
+from council.pipeline import Council, RunArchive
 from council.result import masked
-from council.rubrics.catalog import shipped_rubrics
+from council.rubrics import shipped_rubrics
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, PRESET_PREFIX, ChatHandler, upstream_error
 from council.server.guards import ORIGINS_KEY, Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
@@ -40,7 +40,6 @@ from council.server.page_api import page_access_middleware, register_web
 from council.server.request_guard import is_loopback, request_guard
 from council.server.schema import ApiError, MessageOrigin, decode_body, invalid_request, is_side_task, parse_request
 from council.server.task_routing import TASK_MODEL_HEADER, side_task_member
-from council.storage.store import Store
 
 _log = get_logger("server")
 COUNCIL_KEY = web.AppKey("council", Council)
@@ -217,8 +216,8 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
 
     async def get_run(request: web.Request) -> web.Response:
         run_id = request.match_info["run_id"]
-        store = council.store
-        stored = await store.call(store.get, run_id) if store is not None else None
+        runs = council.runs
+        stored = await runs.call(runs.get, run_id) if runs is not None else None
         if stored is None:
             raise ApiError(404, f"no council run {run_id!r}", param="run_id", code="run_not_found")
         # What the safety gate blocked is masked here as everywhere; the store keeps it as it was.
@@ -253,16 +252,16 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
 
     async def open_council(_app: web.Application) -> None:
         await council.__aenter__()
-        store = council.store
-        if store is not None:
+        runs = council.runs
+        if runs is not None:
             # Runs still "running" in the database were cut off by a crash or a kill: say so, once.
-            marked = await store.call(store.mark_interrupted,
-                                      "the server stopped before the run finished (found at start-up)")
+            marked = await runs.call(runs.mark_interrupted,
+                                     "the server stopped before the run finished (found at start-up)")
             if marked:
                 _log.warning("runs_interrupted", count=len(marked), run_ids=marked[:20])
         await asyncio.to_thread(shipped_rubrics)  # read the shipped rubric files once, off the event loop
-        if store is not None and config.storage.keep_runs_days is not None:
-            upkeep.append(asyncio.create_task(prune_daily(store, timedelta(days=config.storage.keep_runs_days))))
+        if runs is not None and config.storage.keep_runs_days is not None:
+            upkeep.append(asyncio.create_task(prune_daily(runs, timedelta(days=config.storage.keep_runs_days))))
 
     async def drain_runs(_app: web.Application) -> None:
         # Queued requests are answered 503 at once and no run starts from here on; the runs in flight get one
@@ -292,11 +291,11 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     return app
 
 
-async def prune_daily(store: Store, keep: timedelta) -> None:
+async def prune_daily(runs: RunArchive, keep: timedelta) -> None:
     """Delete finished runs older than ``keep`` now and once a day (``storage.keep_runs_days``)."""
     while True:
         try:
-            pruned = await store.call(store.prune_runs, keep)
+            pruned = await runs.call(runs.prune, keep)
             _log.info("runs_pruned", count=pruned, older_than_days=keep.days)
         except StorageError as error:
             _log.error("runs_not_pruned", cause=str(error))  # tried again tomorrow; serving goes on

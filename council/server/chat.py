@@ -19,9 +19,7 @@ from aiohttp import web
 from council.errors import ProviderError, ProviderTimeoutError, RateLimitedError
 from council.events import StageEvent
 from council.logs import get_logger
-from council.pipeline.orchestrator import Council
-from council.pipeline.plan import RunPlan
-from council.pipeline.request import RunRequest
+from council.pipeline import CallKind, Council, RunPlan, RunRequest
 from council.result import CouncilResult
 from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
 from council.server.guards import CACHE_HEADER, ORIGINS_KEY, RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
@@ -45,7 +43,6 @@ from council.server.schema import (
 )
 from council.server.spend import DailySpend, call_cost_headers, cost_headers
 from council.server.wire import ChunkWriter, completion_body, end_cut_stream
-from council.storage.direct_calls import CallKind
 
 COUNCIL_MODEL = "council"
 PRESET_PREFIX = "council/"  # council/NAME runs the preset NAME
@@ -65,8 +62,8 @@ class ChatHandler:
         self.closing = False  # set at shutdown: no new runs
         self.admission = Admission(self.config.max_concurrent_runs, self.config.queue_size,
                                    self.config.queue_timeout_s)
-        self.metrics = ServerMetrics(self.admission, lambda: council.store)
-        self.spend = DailySpend(council.config, lambda: council.store)
+        self.metrics = ServerMetrics(self.admission, lambda: council.runs)
+        self.spend = DailySpend(council.config, lambda: council.runs)
 
     # -- the council model ---------------------------------------------------
     async def admit(self) -> None:
@@ -222,16 +219,16 @@ class ChatHandler:
                                  headers: dict[str, str] | None, raw: dict[str, Any] | None,
                                  kind: CallKind) -> web.StreamResponse:
         try:
-            provider = self.council.provider(member)
+            called = self.council.member(member)
         except KeyError:
             raise ApiError(404, f"The model '{body.model}' does not exist", param="model",
                            code="model_not_found") from None
         params = body.params()
-        member_request_problems(body, provider.unsupported_params(params), provider.name)
+        member_request_problems(body, called.unsupported_params(params), called.wire_format)
         await self.spend.check()
         if uses_tools(body) and raw is not None:
             try:
-                return await relay(request, relayable(provider, body), body, raw,
+                return await relay(request, relayable(called, body), body, raw,
                                    lambda usage: call_cost_headers(self.spend.record_call_soon(member, kind, usage)))
             except ProviderError as error:
                 raise upstream_error(error) from None
@@ -240,18 +237,18 @@ class ChatHandler:
         created = int(time.time())
         if not body.stream:
             try:
-                completion = await provider.complete(messages, params)
+                completion = await called.complete(messages, params)
             except ProviderError as error:
                 raise upstream_error(error) from None
             usd = self.spend.record_call_soon(member, kind, completion.usage)
             return web.json_response(completion_body(completion_id, created, body.model, completion.content,
-                                                     provider.openai_finish_reason(completion.finish_reason),
+                                                     called.openai_finish_reason(completion.finish_reason),
                                                      completion.usage,
                                                      upstream_finish_reason=completion.finish_reason),
                                      headers={**(headers or {}), **call_cost_headers(usd)})
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                                                **(headers or {})})
-        stream = provider.stream(messages, params)
+        stream = called.stream(messages, params)
         started = False
         try:
             async for delta in stream:
@@ -284,7 +281,7 @@ class ChatHandler:
         if streamed is not None:
             self.spend.record_call_soon(member, kind, streamed.usage)
         upstream_reason = streamed.finish_reason if streamed else None
-        await writer.delta({}, provider.openai_finish_reason(upstream_reason), upstream_reason)
+        await writer.delta({}, called.openai_finish_reason(upstream_reason), upstream_reason)
         if streamed is not None:
             await writer.usage(streamed.usage)
         await writer.done()

@@ -31,11 +31,10 @@ from typing import Any, Literal
 from aiohttp import web
 
 from council.config import CouncilConfig
-from council.pipeline.cost import cost_summary
-from council.pipeline.replay import stage_events
+from council.pipeline import cost_summary, stage_events
 from council.result import CouncilResult, masked, masked_excerpt
-from council.review.prompt import labels_for
-from council.safety.gate import check_answer
+from council.review import labels_for
+from council.safety import check_answer
 
 Event = dict[str, Any]
 KEEP_FINISHED = 64

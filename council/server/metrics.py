@@ -22,11 +22,9 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
-from council.pipeline.verdicts import AUTOMATIC_REVIEWER
+from council.pipeline import AUTOMATIC_REVIEWER, BacklogFigures, RunArchive
 from council.result import CouncilResult, Failure
 from council.server.admission import Admission
-from council.storage.backlog import BacklogFigures
-from council.storage.store import Store
 from council.types import Usage
 
 _STAGE_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
@@ -43,12 +41,12 @@ def _outcome(failure: Failure | None) -> str:
 class _StorageCollector(Collector):
     """The store's writer as it stands at each scrape (its counts live in the writer, not in this registry)."""
 
-    def __init__(self, store: Callable[[], Store | None]) -> None:
-        self._store = store
+    def __init__(self, runs: Callable[[], RunArchive | None]) -> None:
+        self._runs = runs
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
-        store = self._store()
-        figures = store.db.write_backlog() if store is not None else BacklogFigures()
+        runs = self._runs()
+        figures = runs.write_backlog() if runs is not None else BacklogFigures()
         yield GaugeMetricFamily("council_storage_pending_writes",
                                 "Writes waiting for a database that is down or locked.", value=figures.pending)
         yield CounterMetricFamily("council_storage_writes_retried",
@@ -61,10 +59,10 @@ class _StorageCollector(Collector):
 class ServerMetrics:
     """The server's Prometheus series, fed by finished runs, by admission and by the store's writer."""
 
-    def __init__(self, admission: Admission, store: Callable[[], Store | None] = lambda: None) -> None:
+    def __init__(self, admission: Admission, runs: Callable[[], RunArchive | None] = lambda: None) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        r.register(_StorageCollector(store))
+        r.register(_StorageCollector(runs))
         self.runs_started = Counter("council_runs_started", "Council runs started.", registry=r)
         self.runs_finished = Counter("council_runs_finished", "Council runs finished, by status.", ["status"],
                                      registry=r)

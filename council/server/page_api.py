@@ -29,16 +29,13 @@ from multidict import CIMultiDict
 
 from council.errors import CouncilError, InvalidRequestError
 from council.logs import get_logger
-from council.pipeline.orchestrator import Council
-from council.pipeline.plan import RunPlan
-from council.pipeline.request import RunRequest
+from council.pipeline import Conversation, Conversations, Council, RunPlan, RunRequest
 from council.result import CouncilResult
 from council.server.chat import ChatHandler
 from council.server.guards import read_body
 from council.server.live import LiveRun, LiveRuns, gate_mode, replay_events, stream_events, summary
 from council.server.schema import ApiError, decode_body
 from council.server.web_input import conversation_fields, page_request_error, question_of
-from council.storage.conversations import Conversation, ConversationStore
 from council.types import ChatMessage
 from council.web import STATIC_DIR
 
@@ -108,11 +105,11 @@ class WebApi:
         self.chat = chat
         self.live = LiveRuns()
         self.tasks: set[asyncio.Task[None]] = set()
-        self._conversations: ConversationStore | None = None
+        self._conversations: Conversations | None = None
         self.rubrics: list[dict[str, Any]] = []
 
     @property
-    def conversations(self) -> ConversationStore:
+    def conversations(self) -> Conversations:
         """The conversation tables (open while the app runs)."""
         if self._conversations is None:
             raise ApiError(503, "the server is not running", type="server_error", code="not_ready")
@@ -120,11 +117,8 @@ class WebApi:
 
     # -- lifecycle ---------------------------------------------------------
     async def open(self, _app: web.Application) -> None:
-        """Open the conversation tables in the run database file and read the rubrics on offer."""
-        store = self.council.store
-        # The run store's database when there is one (one pool of connections, not two), else its location.
-        self._conversations = await asyncio.to_thread(
-            ConversationStore, store.db if store is not None else self.config.storage.location)
+        """Open the conversation tables in the run database and read the rubrics on offer."""
+        self._conversations = await asyncio.to_thread(self.council.open_conversations)
         # Shipped rubric files are read here, once, off the event loop.
         self.rubrics = await asyncio.to_thread(rubric_options, self.council)
 
@@ -169,7 +163,7 @@ class WebApi:
 
     async def _conversation(self, request: web.Request) -> Conversation:
         conversation_id = request.match_info["conversation_id"]
-        conversation = await self.conversations.call(self.conversations.get, conversation_id)
+        conversation = await self.conversations.get(conversation_id)
         if conversation is None:
             raise ApiError(404, f"no conversation {conversation_id!r}", param="conversation_id",
                            code="conversation_not_found")
@@ -181,14 +175,14 @@ class WebApi:
 
     async def list_conversations(self, _request: web.Request) -> web.Response:
         """Every conversation, the most recent first."""
-        conversations = await self.conversations.call(self.conversations.list_conversations)
+        conversations = await self.conversations.recent()
         return web.json_response({"conversations": [c.as_json() for c in conversations]})
 
     async def create_conversation(self, request: web.Request) -> web.Response:
         """A new conversation; its council defaults to the configured one."""
         fields = self._fields(decode_body(await read_body(request, self.config.server.body_timeout_s)), creating=True)
-        conversation = await self.conversations.call(
-            self.conversations.create, fields.get("members", [m.name for m in self.config.members]),
+        conversation = await self.conversations.create(
+            fields.get("members", [m.name for m in self.config.members]),
             fields.get("chairman", self.config.chairman), fields.get("rubric", self.config.rubric),
             fields.get("title"), fields.get("preset"))
         return web.json_response(await self._with_runs(conversation), status=201)
@@ -201,7 +195,7 @@ class WebApi:
         """Rename a conversation or change who answers, chairs and scores."""
         conversation = await self._conversation(request)
         fields = self._fields(decode_body(await read_body(request, self.config.server.body_timeout_s)), creating=False)
-        updated = await self.conversations.call(self.conversations.update, conversation.id, **fields)
+        updated = await self.conversations.update(conversation.id, **fields)
         if updated is None:  # deleted meanwhile
             raise ApiError(404, f"no conversation {conversation.id!r}", code="conversation_not_found")
         return web.json_response(await self._with_runs(updated))
@@ -209,16 +203,16 @@ class WebApi:
     async def delete_conversation(self, request: web.Request) -> web.Response:
         """Delete a conversation (its runs stay in the run store)."""
         conversation = await self._conversation(request)
-        await self.conversations.call(self.conversations.delete, conversation.id)
+        await self.conversations.delete(conversation.id)
         return web.Response(status=204)
 
     async def _with_runs(self, conversation: Conversation) -> dict[str, Any]:
         body = conversation.as_json(with_messages=True)
         asked = [m for m in body["messages"] if m["role"] == "user"]
         running_here = {m["run_id"] for m in asked if (live := self.live.get(m["run_id"])) and not live.finished}
-        store = self.council.store
+        runs = self.council.runs
         ids = [m["run_id"] for m in asked if m["run_id"] and m["run_id"] not in running_here]
-        stored = await store.call(store.run_statuses, ids) if store is not None and ids else {}
+        stored = await runs.call(runs.statuses, ids) if runs is not None and ids else {}
         for message in asked:
             # Stored as running and not running here: another replica runs it (runs of a server that stopped
             # were marked interrupted when it started again).
@@ -254,9 +248,8 @@ class WebApi:
         try:
             # A question of images alone is kept as a line that says so: later turns carry the text only.
             kept = content if content.strip() else f"[{len(images)} image(s) attached]"
-            message = await self.conversations.call(self.conversations.add_question, conversation.id, kept,
-                                                    run_id, conversation.members, conversation.chairman,
-                                                    conversation.rubric)
+            message = await self.conversations.add_question(conversation.id, kept, run_id, conversation.members,
+                                                            conversation.chairman, conversation.rubric)
         except BaseException:
             self.chat.admission.release()
             raise
@@ -285,8 +278,7 @@ class WebApi:
             final = result.final_answer
             # A blocked run's answer is the line saying it was withheld: the conversation keeps it, as chat apps do.
             if result.status in ("complete", "blocked") and final is not None and final.content:
-                await self.conversations.call(self.conversations.add_answer, conversation.id, live.run_id,
-                                              final.content, final.by)
+                await self.conversations.add_answer(conversation.id, live.run_id, final.content, final.by)
             live.add("result", summary(result))
         except asyncio.CancelledError:
             live.add("error", {"message": "the run was stopped before it finished: the server is shutting down"})
@@ -301,8 +293,8 @@ class WebApi:
 
     # -- watching a run ----------------------------------------------------------
     async def _stored(self, run_id: str) -> CouncilResult | None:
-        store = self.council.store
-        return await store.call(store.get, run_id) if store is not None else None
+        runs = self.council.runs
+        return await runs.call(runs.get, run_id) if runs is not None else None
 
     async def _events(self, run_id: str) -> LiveRun | list[dict[str, Any]]:
         live = self.live.get(run_id)

@@ -3,8 +3,9 @@
 Council's own model of a chat turn is text; tool definitions, tool
 messages and tool calls are the client's and the member's business. A
 ``member/NAME`` request that uses tools is therefore sent on untouched
-(the member's model swapped in, through the one transport with its size
-caps and the member's retry policy) and its answer relayed back, plain or
+(the member's model swapped in, by the council's :class:`~council.pipeline.Member`,
+through the one transport with its size caps and the member's retry
+policy) and its answer relayed back, plain or
 streamed, with the model named as the client asked for it, and made to
 fit OpenAI's schema where compatible servers are loose about it
 (:func:`relayed_completion`, :func:`relayed_chunk`). Members on other wire
@@ -21,13 +22,10 @@ from typing import Any
 
 from aiohttp import web
 
-from council.errors import ProtocolError, ProviderError
-from council.providers import Provider
-from council.providers.openai import OpenAIProvider, read_usage
+from council.errors import ProviderError
+from council.pipeline import Member, upstream_words
 from council.server.schema import ApiError, ChatCompletionRequest
 from council.server.wire import DONE_EVENT, end_cut_stream, error_event, finish_fields, sse_event
-from council.transport.retry import call_with_retry
-from council.transport.upstream_text import first_line, scrub_secrets
 from council.types import Usage
 
 TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
@@ -39,16 +37,16 @@ def uses_tools(body: ChatCompletionRequest) -> bool:
             or any(m.role == "tool" or m.tool_calls for m in body.messages))
 
 
-def relayable(provider: Provider, body: ChatCompletionRequest) -> OpenAIProvider:
-    """The member's provider, if it can take the request as it is; a 400 naming the problem otherwise."""
-    if not isinstance(provider, OpenAIProvider):
-        member = body.model.removeprefix("member/")
-        raise ApiError(400, f"tools: member {member!r} speaks the {provider.name} API; tool calling passes through "
+def relayable(member: Member, body: ChatCompletionRequest) -> Member:
+    """The member, if it can take the request as it is; a 400 naming the problem otherwise."""
+    if not member.relays_tools:
+        name = body.model.removeprefix("member/")
+        raise ApiError(400, f"tools: member {name!r} speaks the {member.wire_format} API; tool calling passes through "
                             "to OpenAI-format members only", param="tools", code="tools_not_supported")
-    return provider
+    return member
 
 
-def _relayed_choice(choice: Any, provider: OpenAIProvider, whole: bool) -> Any:
+def _relayed_choice(choice: Any, member: Member, whole: bool) -> Any:
     """A choice with OpenAI's finish reason (the member's own kept) and, in a whole answer, the fields it must have."""
     if not isinstance(choice, dict):
         return choice
@@ -56,7 +54,7 @@ def _relayed_choice(choice: Any, provider: OpenAIProvider, whole: bool) -> Any:
     reason = choice.get("finish_reason")
     if isinstance(reason, str) or whole:
         upstream = reason if isinstance(reason, str) else None
-        choice.update(finish_fields(provider.openai_finish_reason(upstream), upstream))
+        choice.update(finish_fields(member.openai_finish_reason(upstream), upstream))
     if whole:
         choice.setdefault("logprobs", None)
         message = choice.get("message")
@@ -65,27 +63,27 @@ def _relayed_choice(choice: Any, provider: OpenAIProvider, whole: bool) -> Any:
     return choice
 
 
-def _relayed(data: dict[str, Any], model: str, provider: OpenAIProvider, whole: bool) -> dict[str, Any]:
+def _relayed(data: dict[str, Any], model: str, member: Member, whole: bool) -> dict[str, Any]:
     body = {key: value for key, value in data.items() if not (key == "system_fingerprint" and value is None)}
     if whole or "model" in body:
         body["model"] = model
     if isinstance(body.get("choices"), list):
-        body["choices"] = [_relayed_choice(choice, provider, whole) for choice in body["choices"]]
+        body["choices"] = [_relayed_choice(choice, member, whole) for choice in body["choices"]]
     return body
 
 
-def relayed_completion(data: dict[str, Any], model: str, provider: OpenAIProvider) -> dict[str, Any]:
+def relayed_completion(data: dict[str, Any], model: str, member: Member) -> dict[str, Any]:
     """A member's whole answer as OpenAI's schema has it: ``model`` as the client named it, each choice
     with ``logprobs``, ``message.refusal`` and an OpenAI ``finish_reason``, no null ``system_fingerprint``."""
-    return _relayed(data, model, provider, whole=True)
+    return _relayed(data, model, member, whole=True)
 
 
-def relayed_chunk(chunk: dict[str, Any], model: str, provider: OpenAIProvider) -> dict[str, Any]:
+def relayed_chunk(chunk: dict[str, Any], model: str, member: Member) -> dict[str, Any]:
     """One streamed chunk of a member's answer, made to fit OpenAI's schema as :func:`relayed_completion`."""
-    return _relayed(chunk, model, provider, whole=False)
+    return _relayed(chunk, model, member, whole=False)
 
 
-async def relay(request: web.Request, provider: OpenAIProvider, body: ChatCompletionRequest,
+async def relay(request: web.Request, member: Member, body: ChatCompletionRequest,
                 raw: dict[str, Any], count: Callable[[Usage | None], dict[str, str]]) -> web.StreamResponse:
     """Send ``raw`` on to the member and relay its answer, plain or streamed.
 
@@ -95,16 +93,11 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
     :class:`ProviderError` when the member fails before anything was sent
     back; a failure mid-stream ends the stream with an error event.
     """
-    transport = provider.transport
     if not body.stream:
-        upstream = provider.relay_request(raw, stream=False)
-        data, _attempts = await call_with_retry(lambda: transport.post_json(upstream, provider.endpoint),
-                                                policy=provider.retry, deadline_s=provider.deadline_s,
-                                                endpoint=provider.endpoint)
-        reported = data.get("usage")
-        headers = count(read_usage(reported) if isinstance(reported, dict) else None)
-        return web.json_response(relayed_completion(data, body.model, provider), headers=headers)
-    stream = await transport.open_stream(provider.relay_request(raw, stream=True), provider.endpoint)
+        data, reported = await member.relay(raw)
+        headers = count(reported)
+        return web.json_response(relayed_completion(data, body.model, member), headers=headers)
+    stream = await member.open_relay_stream(raw)
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await response.prepare(request)
     usage: Usage | None = None
@@ -122,11 +115,11 @@ async def relay(request: web.Request, provider: OpenAIProvider, body: ChatComple
                 whole = True  # the member said what went wrong; nothing more to add
                 break
             if isinstance(chunk.get("usage"), dict):
-                usage = read_usage(chunk["usage"])
+                usage = member.usage_of(chunk["usage"])
             whole = whole or _finished(chunk)
-            await response.write(sse_event(relayed_chunk(chunk, body.model, provider)))
+            await response.write(sse_event(relayed_chunk(chunk, body.model, member)))
         if not whole:
-            raise provider.endpoint.error(ProtocolError, "the stream ended before the answer was complete")
+            raise member.protocol_error("the stream ended before the answer was complete")
     except asyncio.CancelledError:
         await end_cut_stream(response)  # shutting down past the grace period: say why, [DONE], end the body
         return response
@@ -155,6 +148,6 @@ def _upstream_error_event(error: Any) -> bytes:
     message = error.get("message") if isinstance(error, dict) else error
     code = error.get("code") if isinstance(error, dict) else None
     # Its first line only, and nothing that looks like a secret: an upstream's words are not echoed whole.
-    return error_event(f"the member reported an error: {scrub_secrets(first_line(message, 200))}"
+    return error_event(f"the member reported an error: {upstream_words(message, 200)}"
                        if isinstance(message, str) else "the member reported an error", "upstream_error",
-                       scrub_secrets(code[:100]) if isinstance(code, str) else None)
+                       upstream_words(code[:100]) if isinstance(code, str) else None)

@@ -18,8 +18,7 @@ from typing import Any
 from council.errors import CouncilError
 from council.events import StageEvent, describe
 from council.logs import get_logger
-from council.pipeline.cost import cost_summary
-from council.pipeline.plan import RunPlan
+from council.pipeline import RunPlan, cost_summary
 from council.result import CouncilResult
 from council.server.schema import ApiError
 from council.server.wire import ChunkWriter

@@ -33,7 +33,7 @@ from pydantic import (
 )
 
 from council.errors import InvalidRequestError
-from council.providers.images import image_url_refusal
+from council.pipeline import image_url_refusal
 from council.side_tasks import side_task_kind
 from council.types import (
     ChatMessage,

@@ -16,12 +16,9 @@ from datetime import UTC, datetime, timedelta
 from council.config import CouncilConfig
 from council.errors import StorageError
 from council.logs import get_logger
-from council.pipeline.cost import usd_of
+from council.pipeline import CallKind, DirectCall, RunArchive, spend_day, usd_of
 from council.result import CouncilResult
 from council.server.schema import ApiError
-from council.storage.direct_calls import CallKind, DirectCall, queue_call
-from council.storage.spend import queue_spend, spent_on, today
-from council.storage.store import Store
 from council.types import Usage
 
 _log = get_logger("server.spend")
@@ -37,27 +34,27 @@ def seconds_to_midnight() -> int:
 class DailySpend:
     """Checks and adds to the day's spend for one server."""
 
-    def __init__(self, config: CouncilConfig, store: Callable[[], Store | None]) -> None:
+    def __init__(self, config: CouncilConfig, runs: Callable[[], RunArchive | None]) -> None:
         self.cap = config.budget.max_usd_per_day
         self.prices = {m.name: m.price for m in config.members}
-        self._store = store  # the council opens its store lazily: ask for it each time
+        self._runs = runs  # the council opens its store lazily: ask for it each time
         self._local: dict[str, float] = {}  # without a store: this process's sums
         self._last_read = ("", 0.0)  # with a store: the last day's sum read from it ...
         self._unread: dict[str, float] = {}  # ... and what this process added since, for when it cannot be read
         self._adding: set[asyncio.Task[None]] = set()
 
     @property
-    def store(self) -> Store | None:
+    def runs(self) -> RunArchive | None:
         """The run database the sums are kept in, if the council has one."""
-        return self._store()
+        return self._runs()
 
     async def spent_today(self) -> float:
         """What was spent today (UTC), on every replica sharing the database."""
-        day, store = today(), self.store
-        if store is None:
+        day, runs = spend_day(), self.runs
+        if runs is None:
             return self._local.get(day, 0.0)
         try:
-            spent = await store.call(spent_on, store, day)
+            spent = await runs.call(runs.spent_on, day)
         except StorageError as error:
             # The database is down: judge by the last sum read plus what this process added since, rather
             # than refuse every run (or hold each one) for the length of the outage.
@@ -84,14 +81,14 @@ class DailySpend:
         """Count ``usd`` toward today (None, an unknown cost, counts nothing); a storage failure is logged."""
         if self.cap is None or not usd:
             return
-        day, store = today(), self.store
-        if store is None:
+        day, runs = spend_day(), self.runs
+        if runs is None:
             self._local[day] = self._local.get(day, 0.0) + usd
             return
         self._unread[day] = self._unread.get(day, 0.0) + usd
         try:
             # Through the store's writer: an outage keeps the addition and writes it when the database is back.
-            await queue_spend(store, day, usd)
+            await runs.add_spend(day, usd)
         except Exception as error:  # the answer is already computed: losing the tally must not lose it
             _log.error("daily_spend_not_stored", cause=str(error), usd=usd)
 
@@ -117,11 +114,11 @@ class DailySpend:
 
     async def _record_call(self, call: DirectCall) -> None:
         await self.add(call.cost_usd)
-        store = self.store
-        if store is None:
+        runs = self.runs
+        if runs is None:
             return
         try:
-            await queue_call(store, call)
+            await runs.record_call(call)
         except Exception as error:  # the answer went out already: a lost row must not become an error
             _log.error("direct_call_not_stored", cause=str(error), member=call.member, kind=call.kind)
 

@@ -24,7 +24,7 @@ from council.review.prompt import read_review_task
 from council.review.revision import read_revision_task
 from council.side_tasks import side_task_kind
 from council.simulation.chat_tasks import write_side_task
-from council.simulation.instances import instance_of, valid_for
+from council.simulation.instances import instance_of, prompted_schema, valid_for
 from council.simulation.personas import (
     Persona,
     judge_quality,
@@ -55,11 +55,15 @@ def behaviour_for(member: MemberConfig) -> SimulatedBehaviour:
         last = next((m.content for m in reversed(messages) if m.role == "user"), "")
         if (kind := side_task_kind(last)) is not None:
             return write_side_task(kind, last)
+        if (schema := prompted_schema([m.content for m in messages if m.role in ("system", "user")])) is not None:
+            # Asked in the prompt for JSON of a schema: write an instance, as a model that read it would.
+            return json.dumps(instance_of(schema, f"{member.name}/{topic_of(messages)}"), ensure_ascii=False)
         return write_answer(persona, messages, member.name)
 
     def structured(messages: list[ChatMessage], response_format: dict[str, Any]) -> str:
         schema = (response_format.get("json_schema") or {}).get("schema") \
-            if response_format.get("type") == "json_schema" else None
+            if response_format.get("type") == "json_schema" \
+            else prompted_schema([m.content for m in messages if m.role in ("system", "user")])
         if (synthesis := read_chairman_task(messages)) is not None:
             # The chairman keeps the best-ranked candidate that still validates.
             return next((text for text in synthesis.answers if valid_for(schema, text)),

@@ -44,6 +44,28 @@ def valid_for(schema: dict[str, Any] | None, text: str) -> bool:
     return bool(Draft202012Validator(schema).is_valid(value))
 
 
+def prompted_schema(texts: list[str]) -> dict[str, Any] | None:
+    """A JSON Schema written into a prompt (as instructor's JSON mode and pydantic-ai's prompted output do), if any.
+
+    A real model reads the schema it is shown; a simulated one finds the
+    first JSON object in the text that declares an object's properties.
+    """
+    decoder = json.JSONDecoder()
+    for text in texts:
+        if "json" not in text.lower():
+            continue
+        start = text.find("{")
+        while start != -1:
+            try:
+                value, _end = decoder.raw_decode(text, start)
+            except ValueError:
+                value = None
+            if isinstance(value, dict) and ("properties" in value or "$defs" in value):
+                return value
+            start = text.find("{", start + 1)
+    return None
+
+
 def _phrase(rng: random.Random, seed: str) -> str:
     return " ".join(rng.sample(_WORDS, 3)) + f" ({seed.split('/')[0]})"
 

@@ -10,3 +10,5 @@ from __future__ import annotations
 from pathlib import Path
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+__all__ = ["STATIC_DIR"]

@@ -25,7 +25,14 @@ from typing import Any
 
 from council._version import __version__
 from council.assets import prompt_hash
-from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
+from council.config import (
+    CouncilConfig,
+    MemberConfig,
+    config_path_from,
+    load_config,
+    resolve_api_keys,
+    simulated_config_path,
+)
 from council.errors import InvalidRequestError, StorageError
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
@@ -49,7 +56,7 @@ from council.simulation import behaviour_for
 from council.storage.result_cache import cached_run_id, queue_cache_entry
 from council.storage.run_records import Stage
 from council.storage.store import Store
-from council.transport.http import Transport
+from council.transport.base import HttpTransport
 from council.types import ChatMessage, GenerationParams
 
 # The revision prompts are hashed only for runs that may have a second round: other runs' records are unchanged.
@@ -76,17 +83,28 @@ class Council:
     pool is sized for ``runs_at_once`` runs at once (default
     ``server.max_concurrent_runs``) unless ``transport`` in the config sets
     the limits; more runs at once still complete, waiting for a connection.
+
+    ``Council(members=[...], chairman=...)`` is a council held in memory, with
+    no config file (:meth:`CouncilConfig.in_memory`) and no store unless one
+    is given: a test's, of :class:`~council.FunctionMember` members or of
+    real ones on a :class:`~council.HandlerTransport`.
     """
 
     def __init__(
         self,
-        config: CouncilConfig,
+        config: CouncilConfig | None = None,
         *,
+        members: Sequence[MemberConfig] | None = None,
+        chairman: str | None = None,
         store: Store | bool | None = None,
-        transport: Transport | None = None,
+        transport: HttpTransport | None = None,
         environ: Mapping[str, str] | None = None,
         runs_at_once: int | None = None,
     ) -> None:
+        if members is not None and config is None:
+            config, store = CouncilConfig.in_memory(members, chairman=chairman), (False if store is None else store)
+        elif config is None or members is not None or chairman is not None:
+            raise TypeError("Council takes a config, or members= (and chairman=) for a council held in memory")
         if runs_at_once is not None and runs_at_once < 1:
             raise ValueError(f"runs_at_once must be at least 1, got {runs_at_once}")
         check_member_params(config)

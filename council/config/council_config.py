@@ -94,6 +94,19 @@ class CouncilConfig(_Strict):
         except ValidationError as exc:
             raise ConfigError("<memory>", format_validation_error(exc, cls)) from None
 
+    @classmethod
+    def for_council(cls, config: CouncilConfig | None, *, members: Sequence[MemberConfig] | None,
+                    chairman: str | None) -> CouncilConfig:
+        """The config a ``Council`` is built from: ``config``, or :meth:`in_memory` for ``members`` (and ``chairman``).
+
+        Raises ``TypeError`` for both or neither, or a chairman without members.
+        """
+        if members is not None and config is None:
+            return cls.in_memory(members, chairman=chairman)
+        if config is None or members is not None or chairman is not None:
+            raise TypeError("Council takes a config, or members= (and chairman=) for a council held in memory")
+        return config
+
     @property
     def source(self) -> str:
         """The file this config was loaded from, for messages."""

@@ -25,14 +25,8 @@ from typing import Any
 
 from council._version import __version__
 from council.assets import prompt_hash
-from council.config import (
-    CouncilConfig,
-    MemberConfig,
-    config_path_from,
-    load_config,
-    resolve_api_keys,
-    simulated_config_path,
-)
+from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
+from council.config.sections import MemberConfig
 from council.errors import InvalidRequestError, StorageError
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
@@ -83,28 +77,20 @@ class Council:
     pool is sized for ``runs_at_once`` runs at once (default
     ``server.max_concurrent_runs``) unless ``transport`` in the config sets
     the limits; more runs at once still complete, waiting for a connection.
-
-    ``Council(members=[...], chairman=...)`` is a council held in memory, with
-    no config file (:meth:`CouncilConfig.in_memory`) and no store unless one
-    is given: a test's, of :class:`~council.FunctionMember` members or of
-    real ones on a :class:`~council.HandlerTransport`.
+    ``members=`` (and ``chairman=``) instead of a config: a council in memory, with no store unless given one.
     """
 
     def __init__(
         self,
         config: CouncilConfig | None = None,
         *,
-        members: Sequence[MemberConfig] | None = None,
-        chairman: str | None = None,
+        members: Sequence[MemberConfig] | None = None, chairman: str | None = None,
         store: Store | bool | None = None,
         transport: HttpTransport | None = None,
         environ: Mapping[str, str] | None = None,
         runs_at_once: int | None = None,
     ) -> None:
-        if members is not None and config is None:
-            config, store = CouncilConfig.in_memory(members, chairman=chairman), (False if store is None else store)
-        elif config is None or members is not None or chairman is not None:
-            raise TypeError("Council takes a config, or members= (and chairman=) for a council held in memory")
+        config = CouncilConfig.for_council(config, members=members, chairman=chairman)
         if runs_at_once is not None and runs_at_once < 1:
             raise ValueError(f"runs_at_once must be at least 1, got {runs_at_once}")
         check_member_params(config)
@@ -120,7 +106,7 @@ class Council:
         # gateway serving every member, one host, does not hold admitted runs back.
         self._kept = KeptSession(config.transport_for(runs_at_once or config.server.max_concurrent_runs))
         self._providers: dict[str, Provider] | None = None
-        self._owns_store = store is None or store is True
+        self._owns_store = store is True or (store is None and members is None)
         self.store: Store | None = self._open_store() if self._owns_store else (store if isinstance(store, Store)
                                                                                  else None)
         self._config_hash = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]

@@ -5,8 +5,8 @@ every low-level failure into a typed :class:`~council.errors.ProviderError`.
 It does not retry (that is :mod:`council.transport.retry`) and knows no wire format
 (that is :mod:`council.providers`). What it shares with the in-process
 :mod:`council.transport.handler` (SSE reading, status mapping) is in
-:mod:`council.transport.base`; the names providers import from here
-(``Endpoint``, ``HttpRequest``, ``SSEEvent``, ...) still are.
+:mod:`council.transport.base`; the names providers have always imported
+from here (``Endpoint``, ``HttpRequest``, ``SSEEvent``, ...) still import.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ UNSIZED_CALLS_AT_ONCE = 100
 
 
 class Transport:
-    """One pooled HTTP client for all providers of a process.
+    """One pooled HTTP client for all providers of a process: the :class:`HttpTransport` of real runs.
 
     Create it once, share it, and close it with :meth:`aclose` (or ``async with``).
     The session itself is made lazily on first use, inside the running loop.

@@ -11,6 +11,10 @@ the others are internal.
     from council import Council
 
     result = asyncio.run(Council.from_config().ask("Why is the sky blue?"))
+
+A user's own tests hand a council test doubles: :class:`FunctionMember` (a
+member whose replies a function writes) and :class:`HandlerTransport` (an
+upstream API played by a function); see ``docs/testing.md``.
 """
 
 from __future__ import annotations
@@ -64,6 +68,8 @@ from council.rubrics.load import load_rubric
 from council.rubrics.model import Criterion, Rubric
 from council.rubrics.schemas import register_schema
 from council.rubrics.target_evaluation import TargetEvaluation
+from council.simulation import CallInfo, CallStage, FunctionMember, FunctionReply
+from council.transport import HandlerTransport, UpstreamRequest, UpstreamResponse
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 __all__ = [
@@ -72,6 +78,8 @@ __all__ = [
     "BadUpstreamRequestError",
     "BallotError",
     "BallotReport",
+    "CallInfo",
+    "CallStage",
     "ChatMessage",
     "Completion",
     "ConfigError",
@@ -81,7 +89,10 @@ __all__ = [
     "CouncilResult",
     "Criterion",
     "FinalAnswer",
+    "FunctionMember",
+    "FunctionReply",
     "GenerationParams",
+    "HandlerTransport",
     "InvalidRequestError",
     "LoggingConfig",
     "MemberConfig",
@@ -109,6 +120,8 @@ __all__ = [
     "TransportConfig",
     "UnknownRubricError",
     "UnsafeBindingError",
+    "UpstreamRequest",
+    "UpstreamResponse",
     "UpstreamServerError",
     "Usage",
     "__version__",

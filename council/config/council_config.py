@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
-from pydantic import Field, PrivateAttr, StringConstraints, model_validator
+from pydantic import Field, PrivateAttr, StringConstraints, ValidationError, model_validator
 
 from council.config.sections import (
     BudgetConfig,
@@ -18,6 +19,8 @@ from council.config.sections import (
     _Strict,
 )
 from council.config.serving import CacheConfig, LoggingConfig, ServerConfig, StorageConfig
+from council.config_errors import format_validation_error
+from council.errors import ConfigError
 from council.presets import PRESET_NAME, CouncilPreset
 
 
@@ -75,6 +78,34 @@ class CouncilConfig(_Strict):
             if problems := preset.problems(names, self.stages.quorum):
                 raise ValueError(f"councils.{preset_name}: {'; '.join(problems)}; members are: {', '.join(names)}")
         return self
+
+    @classmethod
+    def in_memory(cls, members: Sequence[MemberConfig], *, chairman: str | None = None) -> CouncilConfig:
+        """A council of ``members`` with every other setting at its default: what ``Council(members=...)`` runs.
+
+        The quorum is the default's (2), or one for a council of one, so that
+        a lone member makes a council too. Raises :class:`ConfigError` (source
+        ``<memory>``) as a config file's problems do: no members, repeated
+        names, a chairman who is not a member.
+        """
+        quorum = max(1, min(StageConfig().quorum, len(members)))
+        try:
+            return cls(members=list(members), chairman=chairman, stages=StageConfig(quorum=quorum))
+        except ValidationError as exc:
+            raise ConfigError("<memory>", format_validation_error(exc, cls)) from None
+
+    @classmethod
+    def for_council(cls, config: CouncilConfig | None, *, members: Sequence[MemberConfig] | None,
+                    chairman: str | None) -> CouncilConfig:
+        """The config a ``Council`` is built from: ``config``, or :meth:`in_memory` for ``members`` (and ``chairman``).
+
+        Raises ``TypeError`` for both or neither, or a chairman without members.
+        """
+        if members is not None and config is None:
+            return cls.in_memory(members, chairman=chairman)
+        if config is None or members is not None or chairman is not None:
+            raise TypeError("Council takes a config, or members= (and chairman=) for a council held in memory")
+        return config
 
     @property
     def source(self) -> str:

@@ -17,7 +17,7 @@ import hashlib
 import secrets
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any
 from council._version import __version__
 from council.assets import prompt_hash
 from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
+from council.config.sections import MemberConfig
 from council.errors import InvalidRequestError, StorageError
 from council.events import EventSink, ignore_events
 from council.logs import get_logger
@@ -52,7 +53,7 @@ from council.simulation import behaviour_for
 from council.storage.result_cache import cached_run_id, queue_cache_entry
 from council.storage.run_records import Stage
 from council.storage.store import Store
-from council.transport.http import Transport
+from council.transport.base import HttpTransport
 from council.types import ChatMessage
 
 # The revision prompts are hashed only for runs that may have a second round: other runs' records are unchanged.
@@ -79,17 +80,20 @@ class Council:
     pool is sized for ``runs_at_once`` runs at once (default
     ``server.max_concurrent_runs``) unless ``transport`` in the config sets
     the limits; more runs at once still complete, waiting for a connection.
+    ``members=`` (and ``chairman=``) instead of a config: a council in memory, with no store unless given one.
     """
 
     def __init__(
         self,
-        config: CouncilConfig,
+        config: CouncilConfig | None = None,
         *,
+        members: Sequence[MemberConfig] | None = None, chairman: str | None = None,
         store: Store | bool | None = None,
-        transport: Transport | None = None,
+        transport: HttpTransport | None = None,
         environ: Mapping[str, str] | None = None,
         runs_at_once: int | None = None,
     ) -> None:
+        config = CouncilConfig.for_council(config, members=members, chairman=chairman)
         if runs_at_once is not None and runs_at_once < 1:
             raise ValueError(f"runs_at_once must be at least 1, got {runs_at_once}")
         check_member_params(config)
@@ -105,7 +109,7 @@ class Council:
         # gateway serving every member, one host, does not hold admitted runs back.
         self._kept = KeptSession(config.transport_for(runs_at_once or config.server.max_concurrent_runs))
         self._providers: dict[str, Provider] | None = None
-        self._owns_store = store is None or store is True
+        self._owns_store = store is True or (store is None and members is None)
         self.store: Store | None = self._open_store() if self._owns_store else (store if isinstance(store, Store)
                                                                                  else None)
         self._config_hash = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]

@@ -23,7 +23,7 @@ from council.providers.gemini import GeminiProvider
 from council.providers.http import ChatStream, HttpProvider, StreamDecoder
 from council.providers.openai import OpenAIProvider
 from council.providers.simulated import SimulatedBehaviour, SimulatedProvider
-from council.transport.http import Transport
+from council.transport.http import HttpTransport
 
 PROVIDERS: dict[str, type[Provider]] = {
     "openai": OpenAIProvider,
@@ -46,7 +46,7 @@ HTTP_PROVIDERS: dict[str, type[HttpProvider]] = {
 def build_provider(
     member: MemberConfig,
     *,
-    transport: Transport,
+    transport: HttpTransport,
     retry: RetryPolicy,
     deadline_s: float,
     api_key: SecretStr | None,
@@ -77,7 +77,7 @@ def check_member_params(config: CouncilConfig) -> None:
 
 
 def build_providers(
-    config: CouncilConfig, transport: Transport, api_keys: dict[str, SecretStr | None],
+    config: CouncilConfig, transport: HttpTransport, api_keys: dict[str, SecretStr | None],
     simulate: Simulate | None = None,
 ) -> dict[str, Provider]:
     """A provider for every member of ``config``, keyed by member name."""

@@ -23,7 +23,7 @@ from council.config import MemberConfig, RetryPolicy
 from council.errors import ProtocolError, ProviderTimeoutError
 from council.providers.base import Provider, Reply
 from council.providers.images import with_inline_images
-from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream, Transport, stray_cancellation
+from council.transport.http import Endpoint, HttpRequest, HttpTransport, SSEEvent, SSEStream, stray_cancellation
 from council.transport.retry import call_with_retry
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
@@ -98,7 +98,7 @@ class HttpProvider(Provider):
         self,
         member: MemberConfig,
         *,
-        transport: Transport,
+        transport: HttpTransport,
         retry: RetryPolicy,
         deadline_s: float,
         api_key: SecretStr | None = None,
@@ -133,7 +133,7 @@ class HttpProvider(Provider):
     def stream_decoder(self) -> StreamDecoder:
         """A fresh decoder for one streamed answer."""
 
-    def _transport(self) -> Transport:
+    def _transport(self) -> HttpTransport:
         return self.transport
 
     async def complete(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> Completion:

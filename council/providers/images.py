@@ -21,7 +21,7 @@ import re
 from urllib.parse import urlsplit
 
 from council.errors import BadUpstreamRequestError
-from council.transport.http import Endpoint, Transport
+from council.transport.http import Endpoint, HttpTransport
 from council.types import IMAGE_TYPES, MAX_IMAGE_BYTES, ChatMessage, ImageRef, image_bytes_problem
 
 
@@ -33,7 +33,7 @@ def inline_image(image: ImageRef) -> tuple[str, str]:
     return inline
 
 
-async def with_inline_images(messages: list[ChatMessage], transport: Transport, endpoint: Endpoint,
+async def with_inline_images(messages: list[ChatMessage], transport: HttpTransport, endpoint: Endpoint,
                              *, allow_private: bool) -> list[ChatMessage]:
     """``messages`` with every linked image fetched and carried as a ``data:`` URL."""
     if not any(image.inline is None for message in messages for image in message.images):
@@ -50,7 +50,7 @@ async def with_inline_images(messages: list[ChatMessage], transport: Transport, 
     return out
 
 
-async def _fetch(url: str, transport: Transport, endpoint: Endpoint, allow_private: bool) -> ImageRef:
+async def _fetch(url: str, transport: HttpTransport, endpoint: Endpoint, allow_private: bool) -> ImageRef:
     if not allow_private:
         await _refuse_private(url, endpoint)
     content_type, body = await transport.get_bytes(url, endpoint, MAX_IMAGE_BYTES)

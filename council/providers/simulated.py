@@ -3,14 +3,17 @@
 It knows nothing of councils or prompts: :mod:`council.simulation` decides
 what a simulated member writes, and this module delivers it like a model
 would (whole or as a stream, with usage, the member's latency, and
-``max_tokens`` / ``stop`` applied). Tests can hand it any reply function.
+``max_tokens`` / ``stop`` applied). Tests can hand it any reply function,
+sync or async; one that returns a whole :class:`~council.providers.base.Reply`
+(usage and finish reason of its own) has it delivered as written.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,8 +21,9 @@ from council.config import MemberConfig
 from council.providers.base import Provider, Reply
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
-ReplyWriter = Callable[[list[ChatMessage]], str]
-"""Writes a simulated member's whole reply to a conversation."""
+Written = str | Reply
+ReplyWriter = Callable[[list[ChatMessage]], Written | Awaitable[Written]]
+"""Writes a simulated member's whole reply to a conversation: its text, or a whole reply; sync or async."""
 
 StructuredWriter = Callable[[list[ChatMessage], dict[str, Any]], str]
 """Writes a simulated member's reply to a conversation that asks for a JSON ``response_format``."""
@@ -37,6 +41,11 @@ class SimulatedBehaviour:
 
 def _count_tokens(text: str) -> int:
     return max(1, len(text.split()))
+
+
+def word_usage(messages: list[ChatMessage], text: str) -> Usage:
+    """What a simulated call costs in tokens: one a word, of the conversation and of the answer."""
+    return Usage(prompt_tokens=sum(_count_tokens(m.content) for m in messages), completion_tokens=_count_tokens(text))
 
 
 class SimulatedProvider(Provider):
@@ -62,13 +71,19 @@ class SimulatedProvider(Provider):
         super().__init__(member, **kwargs)
         self.behaviour = behaviour
 
-    def _reply(self, messages: list[ChatMessage], params: GenerationParams) -> Reply:
+    async def _reply(self, messages: list[ChatMessage], params: GenerationParams) -> Reply:
         self.check_params(params)
         asked = params.response_format
-        if asked is not None and asked != {"type": "text"} and self.behaviour.write_structured is not None:
-            text = self.behaviour.write_structured(messages, asked)
+        structured = asked is not None and asked != {"type": "text"} and self.behaviour.write_structured is not None
+        if structured and self.behaviour.write_structured is not None and asked is not None:
+            written: Written | Awaitable[Written] = self.behaviour.write_structured(messages, asked)
         else:
-            text = self.behaviour.write(messages)
+            written = self.behaviour.write(messages)
+        if inspect.isawaitable(written):
+            written = await written
+        if isinstance(written, Reply):
+            return written
+        text = written
         finish = "stop"
         if params.stop:
             cuts = [text.find(stop) for stop in params.stop if stop and stop in text]
@@ -78,10 +93,7 @@ class SimulatedProvider(Provider):
             words = text.split(" ")
             if len(words) > params.max_tokens:
                 text, finish = " ".join(words[: params.max_tokens]), "length"
-        usage = Usage(
-            prompt_tokens=sum(_count_tokens(m.content) for m in messages), completion_tokens=_count_tokens(text)
-        )
-        return Reply(text, finish, usage, f"simulated/{self.member.model}")
+        return Reply(text, finish, word_usage(messages, text), f"simulated/{self.member.model}")
 
     async def _pause(self) -> None:
         if self.behaviour.latency_ms > 0:
@@ -90,7 +102,7 @@ class SimulatedProvider(Provider):
     async def complete(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> Completion:
         started = time.perf_counter()
         await self._pause()
-        return self._completion(self._reply(messages, self.member.params.merged(params)), started, 1)
+        return self._completion(await self._reply(messages, self.member.params.merged(params)), started, 1)
 
     def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> SimulatedStream:
         return SimulatedStream(self, messages, self.member.params.merged(params))
@@ -120,7 +132,7 @@ class SimulatedStream:
     async def _deltas(self) -> AsyncIterator[str]:
         started = time.perf_counter()
         await self._provider._pause()
-        reply = self._provider._reply(self._messages, self._params)
+        reply = await self._provider._reply(self._messages, self._params)
         words = reply.content.split(" ")
         for index in range(0, len(words), 4):
             yield (" " if index else "") + " ".join(words[index : index + 4])

@@ -126,7 +126,7 @@ def judge_quality(text: str) -> tuple[float, int]:
     return (sound / points if points else 0.3), points
 
 
-def _as_hint(hint: str, felt: float) -> object:
+def score_as_hint(hint: str, felt: float) -> object:
     """A felt 1-10 score expressed the way the ballot key asks: a scale number, a bool or a level id."""
     if hint == "true/false":
         return felt >= 6
@@ -162,7 +162,7 @@ def write_review(persona: Persona, task: ReviewTask, member: str) -> str:
             raw = intended.get(dimension, base)
             felt = 5.5 + persona.spread * (raw - 5.5) + persona.leniency + rng.gauss(0, persona.noise)
             felt_scores.append(min(10.0, max(1.0, felt)))
-            scores[dimension] = _as_hint(task.hints.get(dimension, "1-10"), felt_scores[-1])
+            scores[dimension] = score_as_hint(task.hints.get(dimension, "1-10"), felt_scores[-1])
         means[candidate.label] = sum(felt_scores) / max(len(felt_scores), 1)
         verdict = "solid and specific" if quality >= 0.7 else "partly vague" if quality >= 0.4 else "mostly filler"
         evaluations[candidate.label] = {**scores, "overall": round(means[candidate.label], 1),

@@ -5,18 +5,21 @@ prompt gets a ballot scored by ``judge`` (a function of the answer text), a
 second round's revision prompt a decision (keep, unless ``revise`` says
 otherwise), an evaluator prompt a strict-JSON verdict, a chairman prompt a
 synthesis, and anything else the member's answer.
-Tests and benchmarks use them to run whole councils over real HTTP.
+Tests and benchmarks use them to run whole councils over real HTTP. The
+replies themselves (ballots, decisions, verdicts) are written by
+:mod:`council.simulation.honest`, which :class:`council.FunctionMember`
+shares; its names stay importable from here.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from council.review.chairman import read_chairman_task
 from council.review.evaluation import EvaluationTask, read_evaluation_task
 from council.review.prompt import ReviewTask, read_review_task
 from council.review.revision import RevisionTask, read_revision_task
+from council.simulation.honest import by_length, honest_ballot, reference_verdict, revision_reply, strict_verdict
 from council.testing.fake_llm import RecordedRequest
 from council.types import ChatMessage
 
@@ -31,39 +34,14 @@ def request_messages(request: RecordedRequest) -> list[ChatMessage]:
             for m in request.messages]
 
 
-def honest_ballot(task: ReviewTask, judge: Judge, notes: str = "") -> str:
-    """A well-formed verdict giving every dimension of each answer ``judge(text)``."""
-    scores = {c.label: max(1, min(10, judge(c.text))) for c in task.candidates}
-    ranking = sorted(scores, key=lambda label: (-scores[label], label))
-    evaluations = {label: {**{d: score for d in task.dimension_ids}, "overall": score, "notes": notes}
-                   for label, score in scores.items()}
-    verdict = json.dumps({"ranking": ranking, "evaluations": evaluations})
-    return f"My assessment follows.\n<verdict nonce=\"{task.nonce}\">{verdict}</verdict>"
-
-
-def revision_reply(task: RevisionTask, revised: str | None = None, reason: str = "") -> str:
-    """A second-round decision in the form the revision parser reads: ``revised`` text, or keep (None)."""
-    decision = {"decision": "keep" if revised is None else "revise",
-                "reason": reason or ("I stand by my answer." if revised is None else "The critiques were right.")}
-    block = f'<revision nonce="{task.nonce}">{json.dumps(decision)}</revision>'
-    return block if revised is None else f"{block}\n\n{revised}"
-
-
 def is_chairman_prompt(messages: list[ChatMessage]) -> bool:
     """True for the Stage 3 chairman prompt."""
     return read_chairman_task(messages) is not None
 
 
-def strict_verdict(accuracy: int, faithfulness: int, rationale: str = "Scripted verdict.") -> str:
-    """An evaluator reply in the strict JSON the evaluation parser accepts."""
-    return json.dumps({"accuracy_score": accuracy, "faithfulness_score": faithfulness, "rationale": rationale})
-
-
 def default_verdict(task: EvaluationTask, request: RecordedRequest) -> str:
     """An evaluator's verdict: full marks when the candidate contains the reference answer, else 1 and 2."""
-    reference = (task.reference_answer or "").strip().rstrip(".").lower()
-    found = not reference or reference in task.candidate_answer.lower()
-    return strict_verdict(2 if found else 1, 2, "The reference answer is there." if found else "Partly right.")
+    return reference_verdict(task)
 
 
 def council_member(
@@ -87,7 +65,7 @@ def council_member(
         if task is not None:
             if review is not None:
                 return review(task, request)
-            return honest_ballot(task, judge or (lambda text: min(10, 1 + len(text) // 10)))
+            return honest_ballot(task, judge or by_length)
         revision = read_revision_task(messages)
         if revision is not None:
             return revise(revision, request) if revise is not None else revision_reply(revision)
@@ -156,6 +134,10 @@ def serve(argv: list[str] | None = None) -> None:
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
+
+
+__all__ = ["CHAIRMAN_PREFIX", "council_member", "default_verdict", "honest_ballot", "is_chairman_prompt", "quality_of",
+           "request_messages", "revision_reply", "scripted_answer", "serve", "strict_verdict"]
 
 
 if __name__ == "__main__":

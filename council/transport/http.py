@@ -3,20 +3,16 @@
 This module sends requests, caps response sizes, reads SSE streams and turns
 every low-level failure into a typed :class:`~council.errors.ProviderError`.
 It does not retry (that is :mod:`council.transport.retry`) and knows no wire format
-(that is :mod:`council.providers`).
+(that is :mod:`council.providers`). What it shares with the in-process
+:mod:`council.transport.handler` (SSE reading, status mapping) is in
+:mod:`council.transport.base`; the names providers have always imported
+from here (``Endpoint``, ``HttpRequest``, ``SSEEvent``, ...) still import.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import json
-import math
 import ssl
-import time
-from collections import deque
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
@@ -28,79 +24,26 @@ from council.errors import (
     ProviderConnectionError,
     ProviderError,
     ProviderTimeoutError,
-    error_for_status,
 )
-from council.logs import redact
-from council.transport.upstream_text import redirect_message, scrub_secrets, summarise_body
+from council.transport.base import (
+    ERROR_BODY_LIMIT,
+    Endpoint,
+    HttpRequest,
+    HttpTransport,
+    SSEEvent,
+    SSEStream,
+    json_object,
+    parse_retry_after,
+    redirect_error,
+    status_error,
+)
 
-_ERROR_BODY_LIMIT = 64 * 1024
 #: The connection limits of a transport made without a council to size it (aiohttp's own default total).
 UNSIZED_CALLS_AT_ONCE = 100
 
 
-@dataclass(frozen=True)
-class Endpoint:
-    """Who is being called, so every error can say so."""
-
-    provider: str
-    model: str
-    member: str | None = None
-
-    def error(self, cls: type[ProviderError], message: str, **kwargs: Any) -> ProviderError:
-        """Build a typed error about this endpoint, with secrets (known, and what looks like one) scrubbed."""
-        return cls(scrub_secrets(redact(message)), provider=self.provider, model=self.model, member=self.member,
-                   **kwargs)
-
-
-@dataclass(frozen=True)
-class HttpRequest:
-    """A JSON POST to an upstream API."""
-
-    url: str
-    json: Mapping[str, Any]
-    headers: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SSEEvent:
-    """One server-sent event: its ``event`` name (may be empty) and its ``data``."""
-
-    event: str
-    data: str
-
-
-def parse_retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date).
-
-    Returns None for a missing, negative, infinite or unreadable value.
-    """
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms is not None:
-        try:
-            value = float(raw_ms) / 1000.0
-            if math.isfinite(value) and value >= 0:
-                return value
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
-    if raw is None:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(raw)
-        except (TypeError, ValueError, IndexError, OverflowError):
-            return None
-        if when is None:
-            return None
-        value = when.timestamp() - time.time()
-        return max(value, 0.0)
-    return value if math.isfinite(value) and value >= 0 else None
-
-
 class Transport:
-    """One pooled HTTP client for all providers of a process.
+    """One pooled HTTP client for all providers of a process: the :class:`HttpTransport` of real runs.
 
     Create it once, share it, and close it with :meth:`aclose` (or ``async with``).
     The session itself is made lazily on first use, inside the running loop.
@@ -163,14 +106,7 @@ class Transport:
         async with self._send(request, endpoint) as response:
             await self._raise_for_status(response, endpoint)
             body = await self._read_capped(response, endpoint)
-        try:
-            data = json.loads(body)
-        except ValueError:
-            summary = summarise_body(body, response.headers.get("content-type", ""))
-            raise endpoint.error(ProtocolError, f"expected a JSON body, got {summary}") from None
-        if not isinstance(data, dict):
-            raise endpoint.error(ProtocolError, f"expected a JSON object, got a JSON {type(data).__name__}")
-        return data
+        return json_object(body, response.headers.get("content-type", ""), endpoint)
 
     async def open_stream(self, request: HttpRequest, endpoint: Endpoint) -> SSEStream:
         """POST and return the open SSE stream of a 2xx answer. Close it when done."""
@@ -181,7 +117,7 @@ class Transport:
         except BaseException:
             await context.__aexit__(None, None, None)
             raise
-        return SSEStream(response, endpoint, self.config.max_response_bytes)
+        return SSEStream(_ResponseBody(response, endpoint), endpoint, self.config.max_response_bytes)
 
     async def get_bytes(self, url: str, endpoint: Endpoint, max_bytes: int) -> tuple[str, bytes]:
         """GET ``url`` (an image a user linked): its content type and body, at most ``max_bytes``."""
@@ -222,16 +158,12 @@ class Transport:
         if response.status < 300:
             return
         if response.status < 400:
-            # Not followed: a redirect could lead to an internal address whose answer would come back to the client.
-            raise endpoint.error(ProtocolError, redirect_message(response.headers.get("location"), str(response.url)),
-                                 status=response.status)
+            raise redirect_error(response.status, response.headers, str(response.url), endpoint)
         try:
-            body = await response.content.read(_ERROR_BODY_LIMIT)
+            body = await response.content.read(ERROR_BODY_LIMIT)
         except (TimeoutError, aiohttp.ClientError):
             body = b""
-        message = summarise_body(body, response.headers.get("content-type", ""), cap=_ERROR_BODY_LIMIT)
-        cls = error_for_status(response.status)
-        raise endpoint.error(cls, message, status=response.status, retry_after_s=parse_retry_after(response.headers))
+        raise status_error(response.status, response.headers, body, endpoint)
 
     async def _read_capped(self, response: aiohttp.ClientResponse, endpoint: Endpoint) -> bytes:
         limit = self.config.max_response_bytes
@@ -304,77 +236,30 @@ class _Send:
             self._response.release()
 
 
-class SSEStream:
-    """Reads server-sent events from an open response, with a size cap.
+class _ResponseBody:
+    """An aiohttp response's body as an SSE stream reads it, its failures typed."""
 
-    ``next_event`` returns None at a clean end of stream. A connection that
-    breaks off or goes silent raises a typed error, never a bare aiohttp one.
-    """
-
-    def __init__(self, response: aiohttp.ClientResponse, endpoint: Endpoint, max_bytes: int) -> None:
+    def __init__(self, response: aiohttp.ClientResponse, endpoint: Endpoint) -> None:
         self._response = response
         self._endpoint = endpoint
-        self._max_bytes = max_bytes
-        self._received = 0
-        self._lines: deque[bytes] = deque()
-        self._partial = b""
-        self._eof = False
 
-    async def next_event(self) -> SSEEvent | None:
-        """The next complete event, skipping comments and keep-alives."""
-        event, data_lines = "", list[str]()
-        while True:
-            line = await self._next_line()
-            if line is None:
-                # An event with no blank line after it at end of stream still counts.
-                return SSEEvent(event, "\n".join(data_lines)) if data_lines else None
-            if not line:
-                if data_lines:
-                    return SSEEvent(event, "\n".join(data_lines))
-                event = ""
-                continue
-            if line.startswith(":"):
-                continue
-            name, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if name == "data":
-                data_lines.append(value)
-            elif name == "event":
-                event = value
-
-    async def _next_line(self) -> str | None:
-        while not self._lines:
-            if self._eof:
-                if self._partial:
-                    line, self._partial = self._partial, b""
-                    return line.decode("utf-8", errors="replace").rstrip("\r")
-                return None
-            chunk = await self._read_chunk()
-            if not chunk:
-                self._eof = True
-                continue
-            parts = (self._partial + chunk).split(b"\n")
-            self._partial = parts.pop()
-            self._lines.extend(parts)
-        return self._lines.popleft().decode("utf-8", errors="replace").rstrip("\r")
-
-    async def _read_chunk(self) -> bytes:
+    async def read(self) -> bytes:
         try:
-            chunk = await self._response.content.readany()
+            return await self._response.content.readany()
         except aiohttp.ClientPayloadError as exc:
             raise self._endpoint.error(ProtocolError, f"the stream broke off: {exc}") from None
         except TimeoutError:
             raise self._endpoint.error(ProviderTimeoutError, "the stream went silent") from None
         except (aiohttp.ClientError, OSError) as exc:
             raise self._endpoint.error(ProtocolError, f"the stream broke off: {type(exc).__name__}") from None
-        self._received += len(chunk)
-        if self._received > self._max_bytes:
-            raise self._endpoint.error(ProtocolError, f"stream exceeds the {self._max_bytes}-byte cap")
-        return chunk
 
-    async def aclose(self) -> None:
-        """Release the connection; one left mid-stream is closed, not pooled."""
-        if self._eof:
+    async def release(self, *, finished: bool) -> None:
+        # A connection left mid-stream still has bytes coming: it cannot go back to the pool.
+        if finished:
             self._response.release()
         else:
             self._response.close()
+
+
+__all__ = ["UNSIZED_CALLS_AT_ONCE", "Endpoint", "HttpRequest", "HttpTransport", "SSEEvent", "SSEStream", "Transport",
+           "parse_retry_after", "stray_cancellation"]

@@ -28,7 +28,7 @@ from council.logs import register_secret
 from council.safety.moderation.llama_guard import LlamaGuardChat
 from council.safety.moderation.openai_moderations import OpenAIModerations
 from council.safety.moderation.outcome import Judgement
-from council.transport.http import Endpoint, HttpRequest, Transport, stray_cancellation
+from council.transport.http import Endpoint, HttpRequest, HttpTransport, stray_cancellation
 from council.transport.retry import call_with_retry
 
 
@@ -71,7 +71,7 @@ def moderation_api_key(config: CouncilConfig, environ: Mapping[str, str] | None 
 class Moderator:
     """Checks answers with one moderation API; shared by every run of a council."""
 
-    def __init__(self, config: ModerationConfig, *, transport: Transport, retry: RetryPolicy,
+    def __init__(self, config: ModerationConfig, *, transport: HttpTransport, retry: RetryPolicy,
                  api_key: SecretStr | None) -> None:
         if config.provider is None:
             raise ValueError("a Moderator needs safety.moderation.provider (a member is checked as a member)")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 
+from council.events import DeliberationEvent, StageStartedEvent
 from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import usd_of
@@ -131,7 +132,7 @@ def _one_round(ctx: RunContext, so_far: RunSoFar, reason: str, *degraded: str) -
     record = DeliberationRecord(rounds=1, reason=reason, threshold=ctx.plan.deliberate_below,
                                 confidence_before=ranked.confidence, agreement_statistic=ranked.agreement.statistic,
                                 agreement_before=agreement_value(ranked.agreement))
-    ctx.emit("deliberation", **record.event_data())
+    ctx.emit(DeliberationEvent(ctx.run_id, record.event_data()))
     return so_far.then(deliberation=record, degraded=degraded)
 
 
@@ -160,14 +161,14 @@ async def deliberation_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
 async def _second_round(ctx: RunContext, so_far: RunSoFar, first: Ranked, calls: list[RevisionCall],
                         reason: str) -> RunSoFar:
     started = time.perf_counter()
-    ctx.emit("stage_started", stage="deliberation", reason=reason)
+    ctx.emit(StageStartedEvent(ctx.run_id, {"stage": "deliberation", "reason": reason}))
     answers, revisions = await revised_answers(ctx, list(so_far.answers), await gather_revisions(ctx, calls))
     surviving = [a for a in answers if a.status == "ok"]
     values, evidence = automatic_scores(ctx.plan.rubric, surviving, ctx.plan.messages)
     automatic = AutomaticScores(values, evidence)
     reviews, late = await round_reviews(ctx, answers, values, round_no=2)
     second, writes = await rank_round(ctx, surviving, reviews, automatic, so_far.history, add_to_history=False)
-    emit_ranking(ctx, second, round=2)
+    emit_ranking(ctx, second, round_no=2)
     revised = {r.member for r in revisions if r.decision == "revised"}
     kept = FirstRound(answers=list(so_far.answers), reviews=list(so_far.reviews), ranking=first.ranking,
                       agreement=first.agreement, bias_flags=first.bias_flags, ranking_confidence=first.confidence,
@@ -179,6 +180,6 @@ async def _second_round(ctx: RunContext, so_far: RunSoFar, first: Ranked, calls:
         first_round=kept, revisions=revisions, moves=moves(first, second, revised),
         latency_ms=elapsed_ms(started), **round_cost(ctx, revisions, reviews))
     if ctx.listening:
-        ctx.emit("deliberation", **record.event_data())
+        ctx.emit(DeliberationEvent(ctx.run_id, record.event_data()))
     return so_far.then(answers=tuple(answers), automatic=automatic, reviews=tuple(reviews), ranked=second,
                        deliberation=record, writes=writes, late=tuple(late), degraded=_problems(revisions, second))

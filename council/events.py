@@ -3,10 +3,10 @@
 Each kind is its own frozen class with its own payload type (``AnswerEvent``
 carries :class:`AnswerData`, ...), and :data:`StageEvent` is their union: a
 listener that checks ``event.kind == "answer"`` reads ``event.data`` as an
-:class:`AnswerData`. ``data`` is JSON-ready, and it is what the server and the
-web page send as they receive it. The pipeline builds each payload from its
-record with one function (:mod:`council.pipeline.payloads`), for the live run
-and for the replay of a stored or cached one.
+:class:`AnswerData`. ``data`` is JSON-ready: the web page's event stream
+sends it as it is (blocked text masked). The pipeline builds each payload
+from its record with one function (:mod:`council.pipeline.payloads`), for the
+live run and for the replay of a stored or cached one.
 """
 
 from __future__ import annotations

@@ -190,6 +190,7 @@ async def gather_reviews(
                           ctx.config.review.retry_on_parse_failure, ctx.budget, ctx, round_no)
         for reviewer, order in orders.items()
     }
+
     def report(name: str, record: ReviewRecord) -> None:
         if record.status == "ok" and fixed:
             record = finished_records[name] = with_fixed_scores(record, ctx.plan.rubric, fixed)

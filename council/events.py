@@ -1,10 +1,19 @@
-"""Progress events a run emits while it works, for the CLI, the server and the web page."""
+"""Progress events a run emits while it works, for the CLI, the server and the web page.
+
+Each kind is its own frozen class with its own payload type (``AnswerEvent``
+carries :class:`AnswerData`, ...), and :data:`StageEvent` is their union: a
+listener that checks ``event.kind == "answer"`` reads ``event.data`` as an
+:class:`AnswerData`. ``data`` is JSON-ready: the web page's event stream
+sends it as it is (blocked text masked). The pipeline builds each payload
+from its record with one function (:mod:`council.pipeline.payloads`), for the
+live run and for the replay of a stored or cached one.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 EventKind = Literal[
     "run_started",
@@ -21,29 +30,16 @@ EventKind = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class StageEvent:
-    """One thing that happened in a run. ``data`` is JSON-ready."""
-
-    kind: EventKind
-    run_id: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-EventSink = Callable[[StageEvent], None]
-
-
-def ignore_events(_event: StageEvent) -> None:
-    """The sink used when nobody listens."""
-
-
-# The payload of each kind, as the pipeline emits it (``final`` carries the FinalAnswer's fields).
+# The payload of each kind. Those mirroring a record's dump (a failure, a ranking entry, the final answer) list
+# its fields in its order: tests/test_events.py holds them to the models.
 class RunStartedData(TypedDict):
     """``run_started``: who answers and who chairs."""
 
     members: list[str]
     chairman: str | None
     simulated: bool
+    #: A run answered by the result cache: the run it was answered from.
+    cached_from: NotRequired[str | None]
 
 
 class StageStartedData(TypedDict):
@@ -53,11 +49,13 @@ class StageStartedData(TypedDict):
     reason: NotRequired[str]
 
 
-class FailureData(TypedDict, total=False):
+class FailureData(TypedDict):
     """A failure record's fields, as in ``Failure.model_dump()``."""
 
     reason: str
     message: str
+    status: int | None
+    attempts: int
 
 
 class AnswerData(TypedDict):
@@ -96,14 +94,21 @@ class ReviewData(TypedDict):
     scores: dict[str, Any]
     order: list[str]
     round: NotRequired[int]
+    #: Label shown -> member: only in the web page's replay of a stored run (its live view adds them itself).
+    labels: NotRequired[dict[str, str]]
 
 
 class RankingEntryData(TypedDict):
-    """One place in the ranking."""
+    """One place in the ranking, as in ``RankingEntry.model_dump()``."""
 
     member: str
     rank: int
     score: float
+    raw_mean: float | None
+    n_reviews: int
+    dimensions: dict[str, float]
+    verdict: dict[str, Any] | None
+    rank_probabilities: list[float]
 
 
 class RankingData(TypedDict):
@@ -112,8 +117,8 @@ class RankingData(TypedDict):
     ranking: list[RankingEntryData]
     agreement: dict[str, Any]
     bias_flags: list[dict[str, Any]]
-    ranking_confidence: NotRequired[float | None]
-    tied_for_first: NotRequired[list[str]]
+    ranking_confidence: float | None
+    tied_for_first: list[str]
     round: NotRequired[int]
 
 
@@ -169,12 +174,140 @@ class FinalDeltaData(TypedDict):
     by: str
 
 
+class FinalData(TypedDict):
+    """``final``: the council's answer, as in ``FinalAnswer.model_dump()`` (``reused`` only when true)."""
+
+    reused: NotRequired[bool]
+    content: str
+    by: str
+    source: Literal["chairman", "top_answer", "none"]
+    fallback: bool
+    fallback_reason: str | None
+    blocked: bool
+    latency_ms: float
+    usage: dict[str, Any]
+
+
 class RunFinishedData(TypedDict):
     """``run_finished``: how the run ended."""
 
     status: str
     degraded: bool
     error: str | None
+
+
+# One class per kind: ``kind`` is fixed by the class, so checking it tells a type checker which ``data`` it is.
+
+
+@dataclass(frozen=True)
+class RunStartedEvent:
+    """``run_started``: the run began."""
+
+    run_id: str
+    data: RunStartedData
+    kind: Literal["run_started"] = field(default="run_started", init=False)
+
+
+@dataclass(frozen=True)
+class StageStartedEvent:
+    """``stage_started``: a stage began."""
+
+    run_id: str
+    data: StageStartedData
+    kind: Literal["stage_started"] = field(default="stage_started", init=False)
+
+
+@dataclass(frozen=True)
+class AnswerEvent:
+    """``answer``: a member's answer arrived, or did not."""
+
+    run_id: str
+    data: AnswerData
+    kind: Literal["answer"] = field(default="answer", init=False)
+
+
+@dataclass(frozen=True)
+class SafetyEvent:
+    """``safety``: the safety gate's verdict on one answer."""
+
+    run_id: str
+    data: SafetyData
+    kind: Literal["safety"] = field(default="safety", init=False)
+
+
+@dataclass(frozen=True)
+class ReviewEvent:
+    """``review``: a reviewer's ballot was read, or failed."""
+
+    run_id: str
+    data: ReviewData
+    kind: Literal["review"] = field(default="review", init=False)
+
+
+@dataclass(frozen=True)
+class RankingEvent:
+    """``ranking``: a round's ranking."""
+
+    run_id: str
+    data: RankingData
+    kind: Literal["ranking"] = field(default="ranking", init=False)
+
+
+@dataclass(frozen=True)
+class RevisionEvent:
+    """``revision``: a member's second-round decision."""
+
+    run_id: str
+    data: RevisionData
+    kind: Literal["revision"] = field(default="revision", init=False)
+
+
+@dataclass(frozen=True)
+class DeliberationEvent:
+    """``deliberation``: whether a second round ran, and what it did."""
+
+    run_id: str
+    data: DeliberationData
+    kind: Literal["deliberation"] = field(default="deliberation", init=False)
+
+
+@dataclass(frozen=True)
+class FinalDeltaEvent:
+    """``final_delta``: a piece of the chairman's text as it streams."""
+
+    run_id: str
+    data: FinalDeltaData
+    kind: Literal["final_delta"] = field(default="final_delta", init=False)
+
+
+@dataclass(frozen=True)
+class FinalEvent:
+    """``final``: the council's answer."""
+
+    run_id: str
+    data: FinalData
+    kind: Literal["final"] = field(default="final", init=False)
+
+
+@dataclass(frozen=True)
+class RunFinishedEvent:
+    """``run_finished``: the run ended."""
+
+    run_id: str
+    data: RunFinishedData
+    kind: Literal["run_finished"] = field(default="run_finished", init=False)
+
+
+#: Any event of a run; narrow it by ``kind``.
+StageEvent: TypeAlias = (
+    RunStartedEvent | StageStartedEvent | AnswerEvent | SafetyEvent | ReviewEvent | RankingEvent | RevisionEvent
+    | DeliberationEvent | FinalDeltaEvent | FinalEvent | RunFinishedEvent)
+
+EventSink = Callable[[StageEvent], None]
+
+
+def ignore_events(_event: StageEvent) -> None:
+    """The sink used when nobody listens."""
 
 
 _STAGE_WORDS = {"answers": "Asking the council members…", "review": "Members are reviewing each other's answers…",
@@ -188,35 +321,40 @@ def describe(event: StageEvent) -> str | None:
     None for events that are not worth a line (deltas, the final answer itself).
     """
     if event.kind == "stage_started":
-        return _STAGE_WORDS.get(cast(StageStartedData, event.data)["stage"])
+        return _STAGE_WORDS.get(event.data["stage"])
     if event.kind == "answer":
-        answer = cast(AnswerData, event.data)
+        answer = event.data
         if answer["status"] == "ok":
             return f"- {answer['member']} answered ({answer['latency_ms'] / 1000:.1f} s)"
-        return f"- {answer['member']} did not answer ({(answer['error'] or {}).get('reason', 'failed')})"
+        return f"- {answer['member']} did not answer ({failure_reason(answer['error'])})"
     if event.kind == "safety":
-        safety = cast(SafetyData, event.data)
+        safety = event.data
         if safety["passed"]:
             return None
         category = safety["findings"][0]["category"] if safety["findings"] else "unsafe"
         return f"- {safety['member']}'s answer was set aside by the safety gate ({category})"
     if event.kind == "review":
-        review = cast(ReviewData, event.data)
+        review = event.data
         again = " again" if review.get("round", 1) > 1 else ""
         if review["status"] == "ok":
             return f"- {review['reviewer']} reviewed {len(review['order'])} answers{again}"
-        return f"- {review['reviewer']}'s review failed ({(review['error'] or {}).get('reason', 'failed')})"
+        return f"- {review['reviewer']}'s review failed ({failure_reason(review['error'])})"
     if event.kind == "ranking":
-        ranking = cast(RankingData, event.data)
+        ranking = event.data
         entries = ranking["ranking"]
         if entries:
             label = "Second ranking" if ranking.get("round", 1) > 1 else "Ranking"
             return f"{label}: " + ", ".join(f"{e['rank']}. {e['member']} ({e['score']:+.2f})" for e in entries)
     if event.kind == "revision":
-        return describe_revision(cast(RevisionData, event.data))
+        return describe_revision(event.data)
     if event.kind == "deliberation":
-        return describe_deliberation(cast(DeliberationData, event.data))
+        return describe_deliberation(event.data)
     return None
+
+
+def failure_reason(error: FailureData | None) -> str:
+    """A failure's reason code, or ``failed`` when there is no failure record."""
+    return error["reason"] if error else "failed"
 
 
 def describe_revision(revision: RevisionData) -> str:
@@ -226,7 +364,7 @@ def describe_revision(revision: RevisionData) -> str:
         return f"- {revision['member']} revised its answer{said}"
     if revision["decision"] == "kept":
         return f"- {revision['member']} kept its answer{said}"
-    return f"- {revision['member']}'s revision failed ({(revision['error'] or {}).get('reason', 'failed')}); " \
+    return f"- {revision['member']}'s revision failed ({failure_reason(revision['error'])}); " \
            "its first answer stands"
 
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr
 
+from council.events import DeliberationData
 from council.records import (
     AgreementRecord,
     AnswerRecord,
@@ -148,9 +149,18 @@ class DeliberationRecord(_Record):
         """The members whose revised answer was reviewed in the second round."""
         return [r.member for r in self.revisions if r.decision == "revised"]
 
-    def event_data(self) -> dict[str, object]:
+    def event_data(self) -> DeliberationData:
         """The ``deliberation`` event's payload: the record without its first round, and who revised."""
-        return {**self.model_dump(mode="json", exclude={"first_round"}), "revised": sorted(self.revised)}
+        return {"rounds": self.rounds, "reason": self.reason, "threshold": self.threshold,
+                "confidence_before": self.confidence_before, "confidence_after": self.confidence_after,
+                "agreement_statistic": self.agreement_statistic, "agreement_before": self.agreement_before,
+                "agreement_after": self.agreement_after,
+                "revisions": [r.model_dump(mode="json") for r in self.revisions],
+                "moves": [{"member": m.member, "revised": m.revised, "rank_before": m.rank_before,
+                           "rank_after": m.rank_after, "score_before": m.score_before, "score_after": m.score_after}
+                          for m in self.moves],
+                "calls": self.calls, "tokens": self.tokens, "cost_usd": self.cost_usd, "latency_ms": self.latency_ms,
+                "revised": sorted(self.revised)}
 
     def brief(self) -> dict[str, object]:
         """What the machine-facing summaries (the chat endpoint's ``council``, MCP's ``ask_council``) say of it."""

@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -24,14 +24,13 @@ from rich.text import Text
 
 from council.cli.rich_report import clean
 from council.events import (
-    AnswerData,
     DeliberationData,
-    ReviewData,
+    FailureData,
+    FinalData,
     RevisionData,
     RunFinishedData,
-    RunStartedData,
-    SafetyData,
     StageEvent,
+    failure_reason,
 )
 
 
@@ -125,24 +124,23 @@ class LiveView:
             self._live.refresh()
 
     def _take(self, event: StageEvent) -> None:
-        data: Any = event.data
         self._run_id = event.run_id
         if event.kind == "run_started":
-            started = cast(RunStartedData, data)
+            started = event.data
             self._simulated = started["simulated"]
             self._members = {name: _Row(name, "waiting") for name in started["members"]}
             chairman = started["chairman"]
             self._chairman = (_Row(chairman, "waiting") if chairman
                               else _Row("(none)", "the top-ranked answer is the final answer", "dim", False))
         elif event.kind == "answer":
-            answer = cast(AnswerData, data)
+            answer = event.data
             if answer["status"] == "ok":
                 row = _Row(answer["member"], f"answered in {answer['latency_ms']:.0f} ms", "green", False)
             else:
                 row = _Row(answer["member"], f"failed: {self._reason(answer['error'])}", "red", False)
             self._members[answer["member"]] = row
-        elif event.kind == "safety" and not cast(SafetyData, data)["passed"]:
-            safety = cast(SafetyData, data)
+        elif event.kind == "safety" and not event.data["passed"]:
+            safety = event.data
             category = safety["findings"][0]["category"] if safety["findings"] else "unsafe"
             # In the second round the gate checks revised texts: a blocked one leaves the first answer standing.
             if self._stage == "deliberation":
@@ -153,20 +151,20 @@ class LiveView:
                 self._members[safety["member"]] = _Row(safety["member"], f"blocked by safety ({category})",
                                                        "yellow", False)
         elif event.kind == "stage_started":
-            self._stage = data["stage"]
+            self._stage = event.data["stage"]
             if self._stage == "deliberation":
-                self._second_reason = clean(str(data.get("reason", "")))
+                self._second_reason = clean(event.data.get("reason", ""))
                 self._revisions = {name: _Row(name, "reading the critiques") for name, row in self._members.items()
                                    if row.style == "green"}
             self._review_stage = self._review_stage or self._stage == "review"
-            if data["stage"] == "final" and self._chairman is not None and self._chairman.pending:
+            if event.data["stage"] == "final" and self._chairman is not None and self._chairman.pending:
                 self._chairman.state = "writing"
         elif event.kind == "revision":
-            self._revisions[data["member"]] = self._revision_row(cast(RevisionData, data))
+            self._revisions[event.data["member"]] = self._revision_row(event.data)
         elif event.kind == "deliberation":
-            self._second_summary = self._deliberation_line(cast(DeliberationData, data))
+            self._second_summary = self._deliberation_line(event.data)
         elif event.kind == "review":
-            review = cast(ReviewData, data)
+            review = event.data
             ballots = self._second_reviews if review.get("round", 1) > 1 else self._reviews
             ballots[review["reviewer"]] = (
                 _Row(review["reviewer"], f"reviewed {len(review['order'])} answers", "green", False)
@@ -175,9 +173,9 @@ class LiveView:
         elif event.kind == "final_delta" and self._chairman is not None and self._chairman.pending:
             self._chairman.state = "writing"
         elif event.kind == "final":
-            self._chairman = self._final_row(data)
+            self._chairman = self._final_row(event.data)
         elif event.kind == "run_finished":
-            self._finish(cast(RunFinishedData, data))
+            self._finish(event.data)
 
     @staticmethod
     def _revision_row(revision: RevisionData) -> _Row:
@@ -201,19 +199,18 @@ class LiveView:
                     f"{rounds['latency_ms'] / 1000:.1f} s", style="dim")
 
     @staticmethod
-    def _reason(error: Any) -> str:
-        return clean(str((error or {}).get("reason", "failed")))
+    def _reason(error: FailureData | None) -> str:
+        return clean(failure_reason(error))
 
-    def _final_row(self, final: dict[str, Any]) -> _Row:
-        name = self._chairman.name if self._chairman is not None else clean(str(final.get("by", "")))
-        if final.get("blocked"):
+    def _final_row(self, final: FinalData) -> _Row:
+        name = self._chairman.name if self._chairman is not None else clean(final["by"])
+        if final["blocked"]:
             return _Row(name, "no final answer: every answer was blocked", "yellow", False)
-        if final.get("fallback"):
-            return _Row(name, f"fell back to {final.get('by')}'s answer ({final.get('fallback_reason')})",
-                        "yellow", False)
-        if final.get("source") == "chairman":
-            return _Row(name, f"done in {float(final.get('latency_ms', 0)):.0f} ms", "green", False)
-        return _Row(name, f"final answer: {final.get('by')}'s top-ranked answer", "green", False)
+        if final["fallback"]:
+            return _Row(name, f"fell back to {final['by']}'s answer ({final['fallback_reason']})", "yellow", False)
+        if final["source"] == "chairman":
+            return _Row(name, f"done in {final['latency_ms']:.0f} ms", "green", False)
+        return _Row(name, f"final answer: {final['by']}'s top-ranked answer", "green", False)
 
     def _finish(self, finished: RunFinishedData) -> None:
         self._elapsed = time.monotonic() - self._started

@@ -6,10 +6,12 @@ import time
 from typing import Any
 
 from council.errors import ProviderError
+from council.events import AnswerEvent, StageStartedEvent
 from council.logs import get_logger
 from council.pipeline.budget import RunBudget, complete
 from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.pipeline.payloads import answer_event_data
 from council.pipeline.progress import RunSoFar
 from council.pipeline.stragglers import LateCall, late_members, missing_calls
 from council.pipeline.structured import OutputSpec, as_text, ask_structured, structured_request, supports_output
@@ -98,7 +100,7 @@ def sees_images(ctx: RunContext, provider: Provider) -> bool:
 
 async def answers_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """Stage 1 in the run: every member's answer, and who answered without the images or not at all."""
-    ctx.emit("stage_started", stage="answers")
+    ctx.emit(StageStartedEvent(ctx.run_id, {"stage": "answers"}))
     answers, late = await gather_answers(ctx)
     text_only = [f"{name} has vision: false and answered from the text alone (the images were not sent to it)"
                  for name in ctx.plan.members if not sees_images(ctx, ctx.providers[name])]
@@ -131,8 +133,8 @@ async def gather_answers(ctx: RunContext) -> tuple[list[AnswerRecord], list[Late
     }
 
     def report(name: str, record: AnswerRecord) -> None:
-        ctx.emit("answer", member=name, status=record.status, latency_ms=round(record.latency_ms, 1),
-                 error=record.error.model_dump() if record.error else None, content=record.content)
+        if ctx.listening:
+            ctx.emit(AnswerEvent(ctx.run_id, answer_event_data(record)))
 
     cut = ctx.straggler_cut(len(jobs))
     gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report, cut,

@@ -86,14 +86,22 @@ class RunContext:
         """Whether anyone receives events; payloads that cost something to build are skipped otherwise."""
         return self.emit_event is not ignore_events
 
-    def emit(self, kind: str, **data: object) -> None:
-        """Send a progress event; a failing listener never breaks the run."""
+    @property
+    def run_id(self) -> str:
+        """The run's id, which every event it sends carries."""
+        return self.result.run_id
+
+    def emit(self, event: StageEvent) -> None:
+        """Send a progress event; a failing listener never breaks the run.
+
+        A payload that costs something to build is built under ``if ctx.listening:`` by the caller.
+        """
         if not self.listening:
-            return  # nobody to tell: the event is not even built
+            return
         try:
-            self.emit_event(StageEvent(kind=kind, run_id=self.result.run_id, data=data))  # type: ignore[arg-type]
+            self.emit_event(event)
         except Exception as exc:
-            _log.warning("event_listener_failed", kind=kind, error=exc)
+            _log.warning("event_listener_failed", kind=event.kind, error=exc)
 
 
 @dataclass

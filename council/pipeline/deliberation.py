@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from council.events import DeliberationEvent, StageStartedEvent
 from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import usd_of
@@ -140,7 +141,7 @@ def _one_round(ctx: RunContext, so_far: RunSoFar, reason: str, *degraded: str) -
     record = DeliberationRecord(rounds=1, reason=reason, threshold=ctx.plan.deliberate_below,
                                 confidence_before=ranked.confidence, agreement_statistic=ranked.agreement.statistic,
                                 agreement_before=agreement_value(ranked.agreement))
-    ctx.emit("deliberation", **record.event_data())
+    ctx.emit(DeliberationEvent(ctx.run_id, record.event_data()))
     return so_far.then(deliberation=record, second_round=None, degraded=degraded)
 
 
@@ -170,7 +171,7 @@ async def deliberation_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     calls = revision_calls(ctx, so_far.surviving, list(so_far.reviews))
     if (too_costly := over_budget(ctx, calls, list(so_far.reviews))) is not None:
         return _one_round(ctx, so_far, too_costly)
-    ctx.emit("stage_started", stage="deliberation", reason=reason)
+    ctx.emit(StageStartedEvent(ctx.run_id, {"stage": "deliberation", "reason": reason}))
     return so_far.then(second_round=SecondRound(reason, time.perf_counter(), tuple(calls)))
 
 
@@ -204,7 +205,7 @@ async def second_ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     surviving = [a for a in pending.answers if a.status == "ok"]
     second, writes = await rank_round(ctx, surviving, list(pending.reviews), pending.automatic, so_far.history,
                                       add_to_history=False)
-    emit_ranking(ctx, second, round=2)
+    emit_ranking(ctx, second, round_no=2)
     revisions = list(pending.revisions)
     revised = {r.member for r in revisions if r.decision == "revised"}
     kept = FirstRound(answers=list(so_far.answers), reviews=list(so_far.reviews), ranking=first.ranking,
@@ -217,6 +218,6 @@ async def second_ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
         first_round=kept, revisions=revisions, moves=moves(first, second, revised),
         latency_ms=elapsed_ms(pending.started), **round_cost(ctx, revisions, list(pending.reviews)))
     if ctx.listening:
-        ctx.emit("deliberation", **record.event_data())
+        ctx.emit(DeliberationEvent(ctx.run_id, record.event_data()))
     return so_far.then(answers=pending.answers, automatic=pending.automatic, reviews=pending.reviews, ranked=second,
                        deliberation=record, second_round=None, writes=writes, degraded=_problems(revisions, second))

@@ -28,13 +28,14 @@ from council.assets import prompt_hash
 from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
 from council.config.sections import MemberConfig
 from council.errors import InvalidRequestError, StorageError
-from council.events import EventSink, ignore_events
+from council.events import EventSink, RunFinishedEvent, RunStartedEvent, ignore_events
 from council.logs import get_logger
 from council.pipeline.archive import Conversations, RunArchive
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import run_cost
 from council.pipeline.kept_session import KeptSession
 from council.pipeline.members import Member
+from council.pipeline.payloads import run_finished_data
 from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import RunPlan, build_plan
 from council.pipeline.request import Question, RunRequest
@@ -334,7 +335,8 @@ class Council:
             result.output_schema = plan.output.fingerprint()
         ctx = RunContext(plan, self.config, providers, result, sink, seed, store=self.store, moderator=self._moderator,
                          budget=plan.new_budget(self.config), call_reuse=plan.call_reuse(self.store))
-        ctx.emit("run_started", members=members, chairman=plan.chairman, simulated=result.simulated)
+        ctx.emit(RunStartedEvent(ctx.run_id, {"members": members, "chairman": plan.chairman,
+                                              "simulated": result.simulated}))
         try:
             self._queue_save(ctx, "started")
             so_far = await run_stages(ctx)
@@ -381,7 +383,7 @@ class Council:
             ctx.queued_writes.append((queue_cache_entry(self.store, ctx.plan.cache_key, result.run_id,
                                                         self.config.cache.ttl_s), NOT_CACHED))
         await save_finished(ctx, self.store)
-        ctx.emit("run_finished", status=result.status, degraded=result.degraded, error=result.error)
+        ctx.emit(RunFinishedEvent(ctx.run_id, run_finished_data(result)))
         return result
 
     # -- what the faces reach through the council -------------------------------------

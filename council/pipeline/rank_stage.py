@@ -15,8 +15,10 @@ from typing import Protocol
 import numpy as np
 
 from council.errors import StorageError, storage_cause
+from council.events import RankingEvent
 from council.logs import get_logger
 from council.pipeline.context import RunContext
+from council.pipeline.payloads import ranking_event_data
 from council.pipeline.persist import HISTORY_NOT_STORED, waited_for_storage
 from council.pipeline.progress import AutomaticScores, HistoryRead, QueuedWrite, Ranked, RunSoFar
 from council.pipeline.verdicts import with_verdicts
@@ -186,12 +188,11 @@ async def rank_round(ctx: RunContext, surviving: list[AnswerRecord], reviews: li
     return ranked, writes
 
 
-def emit_ranking(ctx: RunContext, ranked: Ranked, **extra: object) -> None:
-    """Tell listeners the ranking (``extra``: ``round=2`` for a second round's)."""
+def emit_ranking(ctx: RunContext, ranked: Ranked, round_no: int = 1) -> None:
+    """Tell listeners a round's ranking."""
     if ranked.ranking and ctx.listening:
-        ctx.emit("ranking", ranking=[e.model_dump() for e in ranked.ranking],
-                 agreement=ranked.agreement.model_dump(), bias_flags=[b.model_dump() for b in ranked.bias_flags],
-                 ranking_confidence=ranked.confidence, tied_for_first=ranked.tied_for_first, **extra)
+        ctx.emit(RankingEvent(ctx.run_id, ranking_event_data(ranked.ranking, ranked.agreement, ranked.bias_flags,
+                                                             ranked.confidence, ranked.tied_for_first, round_no)))
 
 
 async def ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:

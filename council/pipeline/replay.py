@@ -10,99 +10,81 @@ ran: the first round's answers, reviews and ranking (kept in
 member's revision, the safety re-check of the revised texts, the reviews
 and ranking of round 2, and the round's summary, before the final answer.
 
-Data is JSON-ready (``model_dump(mode="json")``), as the pipeline's own
-events are once serialised. Knows nothing of sinks, SSE or storage.
+Each payload comes from the function the live stage sent it with
+(:mod:`council.pipeline.payloads`), so a replay says what the run said.
+Knows nothing of sinks, SSE or storage.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from council.pipeline.revisions import revision_event
-from council.result import (
-    AnswerRecord,
-    CouncilResult,
-    DeliberationRecord,
-    FinalAnswer,
-    FirstRound,
-    RankingEntry,
-    ReviewRecord,
+from council.events import (
+    AnswerEvent,
+    DeliberationEvent,
+    FinalDeltaEvent,
+    FinalEvent,
+    RankingEvent,
+    ReviewEvent,
+    RevisionEvent,
+    SafetyEvent,
+    StageEvent,
+    StageStartedEvent,
 )
-from council.safety.gate import SafetyVerdict
+from council.pipeline.payloads import (
+    answer_event_data,
+    final_event_data,
+    ranking_event_data,
+    review_event_data,
+    safety_event_data,
+)
+from council.pipeline.revisions import revision_event
+from council.result import CouncilResult, DeliberationRecord, FinalAnswer, FirstRound, RankingEntry
 
 #: How many characters of a chairman's answer go out in one replayed delta.
 REPLAY_CHUNK_CHARS = 400
 
-Replayed = list[tuple[str, dict[str, Any]]]
 
-
-def stage_events(result: CouncilResult, *, labels: bool = False, deltas: bool = False) -> Replayed:
-    """(kind, data) of every stage event from the answers to the final answer, as the run sent them.
+def stage_events(result: CouncilResult, *, labels: bool = False, deltas: bool = False) -> list[StageEvent]:
+    """Every stage event from the answers to the final answer, as the run sent them.
 
     ``labels``: review events carry the anonymous labels their reviewer saw
     (the page shows who was who). ``deltas``: a chairman's answer goes out
     in ``final_delta`` pieces before ``final``, as a stream expects. The
     run's own start and finish are the caller's.
     """
-    rounds = result.deliberation
+    run_id, rounds = result.run_id, result.deliberation
     first = rounds.first_round if rounds is not None and rounds.rounds == 2 else None
-    events: Replayed = [("stage_started", {"stage": "answers"})]
+    events: list[StageEvent] = [StageStartedEvent(run_id, {"stage": "answers"})]
     answers = first.answers if first is not None else result.answers
-    events += [("answer", _answer(a)) for a in answers]
-    events += [("safety", _safety(a.member, a.safety)) for a in answers if a.safety is not None]
+    events += [AnswerEvent(run_id, answer_event_data(a)) for a in answers]
+    events += [SafetyEvent(run_id, safety_event_data(a.member, a.safety)) for a in answers if a.safety is not None]
     reviews = first.reviews if first is not None else result.reviews
     if reviews:
-        events.append(("stage_started", {"stage": "review"}))
-    events += [("review", _review(r, labels)) for r in reviews]
-    events += _ranking(first if first is not None else result, result.ranking if first is None else first.ranking)
+        events.append(StageStartedEvent(run_id, {"stage": "review"}))
+    events += [ReviewEvent(run_id, review_event_data(r, labels=labels)) for r in reviews]
+    events += _ranking(run_id, first if first is not None else result,
+                       result.ranking if first is None else first.ranking)
     if rounds is not None and first is not None:
         events += _second_round(result, rounds, labels)
     if rounds is not None:
-        events.append(("deliberation", rounds.event_data()))
+        events.append(DeliberationEvent(run_id, rounds.event_data()))
     if result.final_answer is not None:
-        events += _final(result.final_answer, deltas)
+        events += _final(run_id, result.final_answer, deltas)
     return events
 
 
-def _answer(answer: AnswerRecord) -> dict[str, Any]:
-    return {"member": answer.member, "status": answer.status, "latency_ms": round(answer.latency_ms, 1),
-            "content": answer.content, "error": answer.error.model_dump(mode="json") if answer.error else None}
-
-
-def _safety(member: str, verdict: SafetyVerdict) -> dict[str, Any]:
-    dumped = verdict.model_dump(mode="json")
-    return {"member": member, "passed": dumped["passed"], "findings": dumped["findings"], "notes": dumped["notes"]}
-
-
-def _review(review: ReviewRecord, labels: bool, round_no: int = 1) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "reviewer": review.reviewer, "status": review.status,
-        "error": review.error.model_dump(mode="json") if review.error else None,
-        "scores": {m: s.model_dump(mode="json") for m, s in review.scores.items()}, "order": list(review.order)}
-    if labels:
-        data["labels"] = dict(review.labels)
-    if round_no > 1:
-        data["round"] = round_no
-    return data
-
-
-def _ranking(figures: CouncilResult | FirstRound, ranking: list[RankingEntry], round_no: int = 1) -> Replayed:
+def _ranking(run_id: str, figures: CouncilResult | FirstRound, ranking: list[RankingEntry],
+             round_no: int = 1) -> list[StageEvent]:
     if not ranking:
         return []
-    data: dict[str, Any] = {
-        "ranking": [e.model_dump(mode="json") for e in ranking],
-        "agreement": figures.agreement.model_dump(mode="json"),
-        "bias_flags": [b.model_dump(mode="json") for b in figures.bias_flags],
-        "ranking_confidence": figures.ranking_confidence, "tied_for_first": list(figures.tied_for_first)}
-    if round_no > 1:
-        data["round"] = round_no
-    return [("ranking", data)]
+    return [RankingEvent(run_id, ranking_event_data(ranking, figures.agreement, figures.bias_flags,
+                                                    figures.ranking_confidence, figures.tied_for_first, round_no))]
 
 
-def _second_round(result: CouncilResult, rounds: DeliberationRecord, labels: bool) -> Replayed:
+def _second_round(result: CouncilResult, rounds: DeliberationRecord, labels: bool) -> list[StageEvent]:
     """The second round's start, revisions, safety re-checks, reviews and ranking."""
-    events: Replayed = [("stage_started", {"stage": "deliberation", "reason": rounds.reason})]
-    events += [("revision", revision_event(r)) for r in rounds.revisions]
+    run_id = result.run_id
+    events: list[StageEvent] = [StageStartedEvent(run_id, {"stage": "deliberation", "reason": rounds.reason})]
+    events += [RevisionEvent(run_id, revision_event(r)) for r in rounds.revisions]
     # Only the revised texts were checked again: a passed one's verdict is on its answer, a blocked one's on
     # its revision (its first answer stands).
     by_member = {r.member: r for r in rounds.revisions}
@@ -112,17 +94,17 @@ def _second_round(result: CouncilResult, rounds: DeliberationRecord, labels: boo
             answer.safety if revision.decision == "revised" else revision.safety if revision.decision == "blocked"
             else None)
         if verdict is not None:
-            events.append(("safety", _safety(answer.member, verdict)))
-    events += [("review", _review(r, labels, round_no=2)) for r in result.reviews]
-    events += _ranking(result, result.ranking, round_no=2)
+            events.append(SafetyEvent(run_id, safety_event_data(answer.member, verdict)))
+    events += [ReviewEvent(run_id, review_event_data(r, 2, labels=labels)) for r in result.reviews]
+    events += _ranking(run_id, result, result.ranking, round_no=2)
     return events
 
 
-def _final(final: FinalAnswer, deltas: bool) -> Replayed:
-    events: Replayed = [("stage_started", {"stage": "final"})]
+def _final(run_id: str, final: FinalAnswer, deltas: bool) -> list[StageEvent]:
+    events: list[StageEvent] = [StageStartedEvent(run_id, {"stage": "final"})]
     if deltas and final.source == "chairman":
         text = final.content
-        events += [("final_delta", {"text": text[start:start + REPLAY_CHUNK_CHARS], "by": final.by})
+        events += [FinalDeltaEvent(run_id, {"text": text[start:start + REPLAY_CHUNK_CHARS], "by": final.by})
                    for start in range(0, len(text), REPLAY_CHUNK_CHARS)]
-    events.append(("final", final.model_dump(mode="json")))
+    events.append(FinalEvent(run_id, final_event_data(final)))
     return events

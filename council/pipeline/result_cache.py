@@ -26,7 +26,8 @@ from typing import Any
 from council._version import __version__
 from council.config import CouncilConfig
 from council.errors import StorageError
-from council.events import EventSink, StageEvent, ignore_events
+from council.events import EventSink, RunFinishedEvent, RunStartedEvent, ignore_events
+from council.pipeline.payloads import run_finished_data
 from council.pipeline.plan import RunPlan
 from council.pipeline.replay import stage_events
 from council.result import CouncilResult, RunCost, Timings
@@ -75,10 +76,10 @@ def served_from_cache(cached: CouncilResult, run_id: str) -> CouncilResult:
 
 def replay(result: CouncilResult, chairman: str | None, sink: EventSink) -> None:
     """Send the events the cached run sent, at once: a stream shows its stages, then the answer in deltas."""
-    started = {"members": [a.member for a in result.answers], "chairman": chairman, "simulated": result.simulated,
-               "cached_from": result.cached_from}
-    for kind, data in [("run_started", started), *stage_events(result, deltas=True)]:
-        sink(StageEvent(kind=kind, run_id=result.run_id, data=data))  # type: ignore[arg-type]
+    sink(RunStartedEvent(result.run_id, {"members": [a.member for a in result.answers], "chairman": chairman,
+                                         "simulated": result.simulated, "cached_from": result.cached_from}))
+    for event in stage_events(result, deltas=True):
+        sink(event)
 
 
 async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, sink: EventSink, store: Store | None,
@@ -97,6 +98,5 @@ async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, si
             write.add_done_callback(lambda done: done.cancelled() or done.exception())
             result.stored = False
             result.degrade(f"the run is not stored yet ({error or 'the database did not answer in time'})")
-    sink(StageEvent(kind="run_finished", run_id=result.run_id,
-                    data={"status": result.status, "degraded": result.degraded, "error": result.error}))
+    sink(RunFinishedEvent(result.run_id, run_finished_data(result)))
     return result

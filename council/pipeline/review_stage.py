@@ -16,9 +16,11 @@ import time
 from collections.abc import Sequence
 
 from council.errors import ProviderError
+from council.events import ReviewEvent, StageStartedEvent
 from council.pipeline.budget import RunBudget, complete
 from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.pipeline.payloads import review_event_data
 from council.pipeline.progress import RunSoFar
 from council.pipeline.rank_stage import read_history_ahead
 from council.pipeline.stragglers import LateCall, missing_calls
@@ -188,16 +190,12 @@ async def gather_reviews(
                           ctx.config.review.retry_on_parse_failure, ctx.budget, ctx, round_no)
         for reviewer, order in orders.items()
     }
-    in_round = {"round": round_no} if round_no > 1 else {}
 
     def report(name: str, record: ReviewRecord) -> None:
         if record.status == "ok" and fixed:
             record = finished_records[name] = with_fixed_scores(record, ctx.plan.rubric, fixed)
-        if not ctx.listening:
-            return
-        ctx.emit("review", reviewer=name, status=record.status,
-                 error=record.error.model_dump() if record.error else None,
-                 scores={m: s.model_dump() for m, s in record.scores.items()}, order=record.order, **in_round)
+        if ctx.listening:
+            ctx.emit(ReviewEvent(ctx.run_id, review_event_data(record, round_no)))
 
     finished_records: dict[str, ReviewRecord] = {}
     cut = ctx.straggler_cut(len(jobs))
@@ -241,7 +239,7 @@ async def round_reviews(ctx: RunContext, answers: list[AnswerRecord], fixed: dic
     if not ctx.plan.rubric.llm_criteria():
         return [automatic_review(ctx.plan.rubric, surviving, fixed)], []
     if round_no == 1:
-        ctx.emit("stage_started", stage="review")
+        ctx.emit(StageStartedEvent(ctx.run_id, {"stage": "review"}))
     return await gather_reviews(ctx, answers, fixed, round_no)
 
 

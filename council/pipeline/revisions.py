@@ -15,10 +15,12 @@ import random
 import time
 
 from council.errors import ProviderError
+from council.events import RevisionData, RevisionEvent
 from council.logs import get_logger
 from council.pipeline.budget import complete
 from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
+from council.pipeline.payloads import failure_data
 from council.pipeline.progress import RevisionCall
 from council.pipeline.review_stage import mark_oversized, presentation_order
 from council.pipeline.safety_stage import apply_safety_gate, flag_manipulation
@@ -30,7 +32,7 @@ from council.review.sandbox import new_nonce
 _log = get_logger("stage.deliberation")
 
 
-def revision_event(record: RevisionRecord) -> dict[str, object]:
+def revision_event(record: RevisionRecord) -> RevisionData:
     """The ``revision`` event of a member's decision, as it went out when the reply was read.
 
     The safety gate speaks after that, so a revision it later blocked went
@@ -38,7 +40,7 @@ def revision_event(record: RevisionRecord) -> dict[str, object]:
     """
     return {"member": record.member, "decision": "revised" if record.decision == "blocked" else record.decision,
             "reason": record.reason, "latency_ms": round(record.latency_ms, 1),
-            "error": record.error.model_dump(mode="json") if record.error else None}
+            "error": failure_data(record.error)}
 
 
 def critiques_by_member(reviews: list[ReviewRecord], reader: str, seed: int) -> dict[str, list[Critique]]:
@@ -107,7 +109,8 @@ async def gather_revisions(ctx: RunContext, calls: list[RevisionCall]) -> dict[s
     started = time.perf_counter()
 
     def report(_name: str, outcome: tuple[RevisionRecord, str | None]) -> None:
-        ctx.emit("revision", **revision_event(outcome[0]))
+        if ctx.listening:
+            ctx.emit(RevisionEvent(ctx.run_id, revision_event(outcome[0])))
 
     jobs = {call.member: _revise(ctx, call) for call in calls}
     gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)

@@ -23,9 +23,11 @@ import time
 from collections.abc import Awaitable
 
 from council.errors import ProviderError
+from council.events import SafetyEvent
 from council.pipeline.budget import RunBudget, complete, prompt_tokens_bound
 from council.pipeline.context import RunContext, elapsed_ms, gather_until
 from council.pipeline.cost import priced, usd_of
+from council.pipeline.payloads import safety_event_data
 from council.pipeline.progress import RunSoFar
 from council.pipeline.review_stage import mark_oversized
 from council.providers import Provider
@@ -172,8 +174,8 @@ async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> lis
         status = answer.status if final.passed else "blocked"
         gated.append(answer.model_copy(update={"safety": final, "status": status,
                                                "moderation": records.get(answer.member)}))
-        ctx.emit("safety", member=answer.member, passed=final.passed,
-                 findings=[f.model_dump() for f in final.findings], notes=list(final.notes))
+        if ctx.listening:
+            ctx.emit(SafetyEvent(ctx.run_id, safety_event_data(answer.member, final)))
     return gated
 
 

@@ -15,10 +15,12 @@ from typing import Any
 
 from council.assets import prompt_hash
 from council.errors import ProviderError
+from council.events import FinalDeltaEvent, FinalEvent, StageStartedEvent
 from council.logs import get_logger
 from council.pipeline.budget import complete
 from council.pipeline.budget import stream as budgeted_stream
 from council.pipeline.context import RunContext, elapsed_ms
+from council.pipeline.payloads import final_event_data
 from council.pipeline.progress import Ranked, RunSoFar
 from council.pipeline.structured import (
     OutputSpec,
@@ -77,11 +79,11 @@ async def _chairman_answer(ctx: RunContext, chairman: Provider, messages: list[C
     params, reuse = ctx.params_for(chairman), ctx.call_reuse
     key = reuse.key("chairman", chairman, ctx.plan.messages, params, None, facts) if reuse is not None else ""
     if reuse is not None and (kept := await reuse.lookup(key, "chairman", chairman, nonce)) is not None:
-        ctx.emit("final_delta", text=kept.content, by=chairman.member.name)
+        ctx.emit(FinalDeltaEvent(ctx.run_id, {"text": kept.content, "by": chairman.member.name}))
         return kept.content, kept.usage, True
     async with budgeted_stream(ctx.budget, chairman, messages, params, what) as stream:
         async for delta in stream:
-            ctx.emit("final_delta", text=delta, by=chairman.member.name)
+            ctx.emit(FinalDeltaEvent(ctx.run_id, {"text": delta, "by": chairman.member.name}))
     assert stream.completion is not None
     if reuse is not None and stream.completion.content.strip():
         ctx.kept(reuse.keep(key, "chairman", stream.completion, nonce))
@@ -165,7 +167,8 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
             reason = f"chairman {ctx.plan.chairman}'s answer was blocked by the safety gate ({category})"
         else:
             if ctx.plan.output is not None:
-                ctx.emit("final_delta", text=content, by=ctx.plan.chairman)  # whole, once it validated
+                # Whole, once it validated: a client is never sent part of an object that may fail.
+                ctx.emit(FinalDeltaEvent(ctx.run_id, {"text": content, "by": ctx.plan.chairman}))
             return FinalAnswer(
                 content=content, by=ctx.plan.chairman, source="chairman", latency_ms=elapsed_ms(started), usage=usage,
                 reused=reused)
@@ -177,10 +180,10 @@ async def final_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """Stage 4 in the run: the final answer, and why it is not the chairman's when a chairman was asked."""
     ranked = so_far.ranked or Ranked([])
     if so_far.surviving:
-        ctx.emit("stage_started", stage="final")
+        ctx.emit(StageStartedEvent(ctx.run_id, {"stage": "final"}))
     final = await final_answer(ctx, ranked.ranking, list(so_far.answers), confidence=ranked.confidence,
                                tied_for_first=ranked.tied_for_first)
     if ctx.listening:
-        ctx.emit("final", **final.model_dump())
+        ctx.emit(FinalEvent(ctx.run_id, final_event_data(final)))
     fell_back = final.fallback and final.source != "none" and ctx.plan.chairman is not None
     return so_far.then(final=final, degraded=(f"chairman fallback: {final.fallback_reason}" if fell_back else None,))

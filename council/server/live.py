@@ -31,7 +31,7 @@ from typing import Any, Literal
 from aiohttp import web
 
 from council.config import CouncilConfig
-from council.pipeline import cost_summary, stage_events
+from council.pipeline import cost_summary, run_finished_data, stage_events
 from council.result import CouncilResult, masked, masked_excerpt
 from council.review import labels_for
 from council.safety import check_answer
@@ -77,9 +77,10 @@ def replay_events(result: CouncilResult, chairman: str | None = None) -> list[Ev
     """The events a stored run would have sent, rebuilt from its result (blocked text masked)."""
     result = masked(result)
     started = {"members": [a.member for a in result.answers], "chairman": chairman, "simulated": result.simulated}
-    kinds = [("run_started", started), *stage_events(result, labels=True)]
+    kinds: list[tuple[str, Any]] = [("run_started", started),
+                                    *((e.kind, e.data) for e in stage_events(result, labels=True))]
     if result.status != "running":
-        kinds.append(("run_finished", {"status": result.status, "degraded": result.degraded, "error": result.error}))
+        kinds.append(("run_finished", run_finished_data(result)))
     kinds.append(("result", summary(result)))
     return [{"seq": seq, "kind": kind, "data": data} for seq, (kind, data) in enumerate(kinds)]
 

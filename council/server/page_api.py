@@ -274,7 +274,7 @@ class WebApi:
     async def _run(self, live: LiveRun, plan: RunPlan, conversation: Conversation) -> None:
         try:
             result: CouncilResult = await self.council.ask(
-                plan, on_event=lambda event: live.add(event.kind, event.data), run_id=live.run_id)
+                plan, on_event=lambda event: live.add(event.kind, dict(event.data)), run_id=live.run_id)
             final = result.final_answer
             # A blocked run's answer is the line saying it was withheld: the conversation keeps it, as chat apps do.
             if result.status in ("complete", "blocked") and final is not None and final.content:

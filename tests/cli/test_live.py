@@ -23,7 +23,7 @@ from council import Council, CouncilConfig
 from council.cli.live import LiveView
 from council.cli.rich_report import render_rich_compare, render_rich_report
 from council.config import load_config
-from council.events import StageEvent
+from council.events import AnswerEvent, RunStartedEvent, StageEvent
 from council.testing.fake_llm import Step
 from council.testing.scripted import council_member
 from tests.evals.conftest import fake_council_file, fast_simulated_file, script_members, write_dataset
@@ -217,9 +217,8 @@ async def test_a_failed_run_is_one_red_line_in_the_report_and_the_view(fake_llm,
 def test_leaving_the_view_early_marks_what_was_cut_short():
     console = terminal()
     with pytest.raises(KeyboardInterrupt), LiveView(console) as view:
-        view(StageEvent("run_started", "r1", {"members": ["ana", "ben"], "chairman": "ana", "simulated": False}))
-        view(StageEvent("answer", "r1", {"member": "ben", "status": "ok", "latency_ms": 12.0, "error": None,
-                                         "content": "x"}))
+        view(RunStartedEvent("r1", {"members": ["ana", "ben"], "chairman": "ana", "simulated": False}))
+        view(AnswerEvent("r1", {"member": "ben", "status": "ok", "latency_ms": 12.0, "error": None, "content": "x"}))
         raise KeyboardInterrupt
     frame = final_frame(console)
     assert re.search(r"ana\s+interrupted", frame) and re.search(r"ben\s+answered in 12 ms", frame)

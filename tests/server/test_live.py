@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime
 
 from council import Council
@@ -114,3 +115,26 @@ async def test_a_stored_run_with_a_second_round_replays_both_rounds_as_they_ran(
     assert first_round_answers == {a.member: a.content for a in stored.deliberation.first_round.answers}
     revisions = {e["data"]["member"]: e["data"]["decision"] for e in events if e["kind"] == "revision"}
     assert revisions == {r.member: r.decision for r in stored.deliberation.revisions}
+
+
+async def test_the_page_s_view_of_a_stored_run_says_what_its_live_view_said_field_by_field(tmp_path):
+    live = LiveRun("r", "c")
+    store = Store(tmp_path / "runs.db")
+    try:
+        async with Council(deliberating(str(tmp_path / "runs.db")), store=store) as council:
+            # What the page's run does with each event (council.server.page_api).
+            ran = await council.ask("How does the heart pump blood?", preset="deliberate",
+                                    on_event=lambda event: live.add(event.kind, dict(event.data)))
+        stored = store.get(ran.run_id)
+    finally:
+        store.close()
+    assert stored is not None and stored.deliberation is not None and stored.deliberation.rounds == 2
+    replayed = replay_events(stored, chairman="atlas")
+
+    def by_kind(events: list[dict], kind: str) -> list[str]:
+        # Members finish in their own order live; the replay keeps the records' order.
+        return sorted(json.dumps(e["data"], sort_keys=True) for e in events if e["kind"] == kind)
+
+    for kind in ("run_started", "stage_started", "answer", "safety", "review", "ranking", "revision", "deliberation",
+                 "final", "run_finished"):
+        assert by_kind(replayed, kind) == by_kind(live.events, kind), kind

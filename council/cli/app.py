@@ -50,6 +50,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="spend at most this on the run (needs members' prices; see budget: in the config)")
     parser.add_argument("--no-cache", action="store_true",
                         help="run the council even if the result cache (cache.ttl_s) holds this question's answer")
+    parser.add_argument("--schema", metavar="FILE",
+                        help="a JSON Schema file: the council answers with one JSON value valid for it, printed alone "
+                             "on stdout (the report goes to stderr)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -110,14 +113,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ: Mapping[str, str]) -> int:
+    from council.cli.common import read_schema
     from council.cli.live import LiveView, print_error, rich_wanted
     from council.cli.render import ProgressPrinter, blocked_reason, render_compare, render_report
     from council.pipeline import DEFAULT_CHAIRMAN, Council, RunRequest
     from council.result import masked
 
     members = [m.strip() for m in args.members.split(",") if m.strip()] if args.members else None
+    schema = read_schema(args.schema) if getattr(args, "schema", None) else None
     request = RunRequest(messages=args.question, members=members, chairman=args.chairman or DEFAULT_CHAIRMAN,
-                         rubric=args.rubric, preset=args.preset, max_usd=args.max_usd, cache=not args.no_cache)
+                         rubric=args.rubric, preset=args.preset, max_usd=args.max_usd, cache=not args.no_cache,
+                         output_type=schema)
     live = LiveView() if rich_wanted(sys.stderr, json=args.json, quiet=args.quiet) else None
     progress = live or (None if args.quiet else ProgressPrinter())
     async with Council(config, environ=environ) as council:
@@ -127,7 +133,13 @@ async def _run_council(args: argparse.Namespace, config: CouncilConfig, environ:
         print(f"council: answered from the result cache (run {result.cached_from}); no upstream calls were made "
               "(--no-cache runs the council again)", file=sys.stderr)
     shown = masked(result)
-    if args.json:
+    if schema is not None and not args.json:
+        # The object alone on stdout, for a pipe; the report beside it on stderr, for the person.
+        if not args.quiet:
+            print(render_report(shown), file=sys.stderr)
+        if result.output is not None:
+            print(json.dumps(result.output, ensure_ascii=False, indent=2))
+    elif args.json:
         print(json.dumps(shown.model_dump(mode="json"), indent=2))
     elif rich_wanted(sys.stdout, quiet=args.quiet):
         from rich.console import Console

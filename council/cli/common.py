@@ -6,10 +6,11 @@ so the command groups do not import each other.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from council.config import (
     ENV_CONFIG,
@@ -69,3 +70,18 @@ def open_runs(config_arg: str | None, environ: Mapping[str, str], *, migrate: bo
     from council.pipeline import RunArchive
 
     return RunArchive.open(db_path(config_arg, environ), migrate=migrate)
+
+
+def read_schema(path: str) -> dict[str, Any]:
+    """The JSON Schema in the file ``path``, or a :class:`UsageError` naming the file and what is wrong with it."""
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--schema {path}: cannot read it ({error})") from None
+    try:
+        schema = json.loads(text)
+    except ValueError as error:
+        raise UsageError(f"--schema {path}: not valid JSON: {error}") from None
+    if not isinstance(schema, dict):
+        raise UsageError(f"--schema {path}: a JSON Schema is an object, not a {type(schema).__name__}")
+    return schema

@@ -99,10 +99,10 @@ def build_server(council: Council) -> MCPServer:
             raise ToolError(plain(exc)) from None
 
     async def run(question: str, ctx: Context, members: list[str] | None, chairman: str | None,
-                  rubric: str | None, preset: str | None) -> CouncilResult:
+                  rubric: str | None, preset: str | None, output_schema: dict[str, Any] | None = None) -> CouncilResult:
         # A remote client names a rubric from the rubric:// resources, never a path.
         request = RunRequest(messages=question, members=members, chairman=chairman or DEFAULT_CHAIRMAN,
-                             rubric=rubric, rubric_source="named", preset=preset)
+                             rubric=rubric, rubric_source="named", preset=preset, output_type=output_schema)
         steps: asyncio.Queue[tuple[float, str] | None] = asyncio.Queue()
 
         def on_event(event: StageEvent) -> None:
@@ -131,11 +131,12 @@ def build_server(council: Council) -> MCPServer:
                              "anonymously and are ranked; returns the final answer, the ranking with scores, how "
                              "much reviewers agreed, anything that degraded the run, and its run id. Optional: "
                              "members (a subset), chairman (a member, or 'none' for the top answer as is), "
-                             f"rubric (a name from the rubric:// resources), preset (presets: {presets}).")
+                             f"rubric (a name from the rubric:// resources), preset (presets: {presets}), "
+                             "output_schema (a JSON Schema: the answer is one JSON value valid for it, in 'output').")
     async def ask_council(question: Text, ctx: Context, members: list[Text] | None = None,
                           chairman: Text | None = None, rubric: Text | None = None,
-                          preset: Text | None = None) -> dict[str, Any]:
-        return ask_summary(await run(question, ctx, members, chairman, rubric, preset))
+                          preset: Text | None = None, output_schema: PlainJson | None = None) -> dict[str, Any]:
+        return ask_summary(await run(question, ctx, members, chairman, rubric, preset, output_schema))
 
     @server.tool(description="Ask the council and compare: every member's answer side by side with its rank, "
                              "score and per-criterion scores from the peer review.")

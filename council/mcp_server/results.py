@@ -9,6 +9,7 @@ progress notifications. Knows nothing of the MCP protocol itself.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from council.events import StageEvent
@@ -74,6 +75,10 @@ def ask_summary(result: CouncilResult) -> dict[str, Any]:
         "simulated": result.simulated,
         "cost": cost_summary(result),
     }
+    if result.output_schema is not None:
+        # A structured run's answer as the JSON value itself, beside its text.
+        summary["output"] = json.loads(final.content) if final is not None and final.content.strip() \
+            and not final.blocked else None
     if result.deliberation is not None:
         summary["deliberation"] = result.deliberation.brief()
     return summary

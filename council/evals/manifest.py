@@ -32,7 +32,7 @@ from council.evals.dataset import Dataset
 from council.evals.leaderboard import BOOTSTRAP_SEED, CONFIDENCE, N_RESAMPLES
 from council.evals.metrics import Thresholds
 from council.evals.records import Mode, ModelRecord, RunManifest
-from council.pipeline.orchestrator import prompts_of
+from council.pipeline.new_run import prompts_of
 from council.pipeline.plan import deliberation_of
 from council.providers import PROVIDERS
 from council.review.evaluation import TEMPLATES

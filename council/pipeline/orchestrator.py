@@ -19,11 +19,9 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from council._version import __version__
 from council.assets import prompt_hash
 from council.config import CouncilConfig, config_path_from, load_config, resolve_api_keys, simulated_config_path
 from council.config.sections import MemberConfig
@@ -35,6 +33,7 @@ from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import run_cost
 from council.pipeline.kept_session import KeptSession
 from council.pipeline.members import Member
+from council.pipeline.new_run import new_result, prompts_of
 from council.pipeline.payloads import run_finished_data
 from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import RunPlan, build_plan
@@ -44,8 +43,7 @@ from council.pipeline.stages import run_stages
 from council.pipeline.stragglers import settle_late_calls
 from council.presets import CouncilPreset
 from council.providers import Provider, build_providers, check_member_params
-from council.result import CouncilResult, Reproducibility
-from council.review.revision import PROMPTS as REVISION_PROMPTS
+from council.result import CouncilResult
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import is_rubric_path, load_rubric
 from council.rubrics.model import Rubric
@@ -55,17 +53,6 @@ from council.storage.result_cache import cached_run_id, queue_cache_entry
 from council.storage.run_records import Stage
 from council.storage.store import Store
 from council.transport.base import HttpTransport
-from council.types import ChatMessage
-
-# The revision prompts are hashed only for runs that may have a second round: other runs' records are unchanged.
-PROMPTS = ("review_system.md", "review_user.md", "chairman_system.md", "chairman_user.md", "safety_system.md",
-           "feedback_system.md")
-
-
-def prompts_of(rounds: int) -> tuple[str, ...]:
-    """The prompt templates a run of ``rounds`` rounds may use, whose hashes its record keeps."""
-    return PROMPTS + REVISION_PROMPTS if rounds > 1 else PROMPTS
-
 
 _log = get_logger("council")
 NOT_CACHED = "the result could not be remembered by the result cache"
@@ -305,22 +292,6 @@ class Council:
         """The client of one member, for pass-through calls (``KeyError`` if unknown)."""
         return self._ensure_providers()[member]
 
-    def _new_result(self, messages: list[ChatMessage], members: list[str], seed: int, run_id: str | None,
-                    rubric: Rubric, rounds: int = 1) -> CouncilResult:
-        reproducibility = Reproducibility(
-            config_hash=self._config_hash,
-            prompt_hashes={name: prompt_hash(name) for name in prompts_of(rounds)},
-            rubric_id=rubric.id,
-            rubric_version=rubric.version,
-            rubric_hash=rubric.content_hash(),
-            shuffle_seed=seed,
-            aggregation_method=self.config.review.aggregation,
-            package_version=__version__,
-        )
-        simulated = any(self.config.member(m).provider == "simulated" for m in members)
-        return CouncilResult(run_id=run_id or uuid.uuid4().hex, created_at=datetime.now(UTC), question=messages,
-                             simulated=simulated, reproducibility=reproducibility)
-
     def _queue_save(self, ctx: RunContext, stage: Stage) -> None:
         queue_save(ctx, self.store, stage)
 
@@ -329,10 +300,7 @@ class Council:
         started = time.perf_counter()
         seed = next(s for s in (plan.shuffle_seed, self.config.review.seed, secrets.randbits(31)) if s is not None)
         members = list(plan.members)
-        result = self._new_result(list(plan.messages), members, seed, run_id, plan.rubric, plan.rounds)
-        result.preset, result.judging = plan.preset, plan.judging
-        if plan.output is not None:
-            result.output_schema = plan.output.fingerprint()
+        result = new_result(self.config, self._config_hash, plan, seed, run_id)
         ctx = RunContext(plan, self.config, providers, result, sink, seed, store=self.store, moderator=self._moderator,
                          budget=plan.new_budget(self.config), call_reuse=plan.call_reuse(self.store))
         ctx.emit(RunStartedEvent(ctx.run_id, {"members": members, "chairman": plan.chairman,

@@ -33,12 +33,13 @@ from council.pipeline import Council, RunArchive
 from council.result import masked
 from council.rubrics import shipped_rubrics
 from council.server.chat import COUNCIL_MODEL, MEMBER_PREFIX, PRESET_PREFIX, ChatHandler, upstream_error
+from council.server.conversation import MessageOrigin, invalid_request
 from council.server.guards import ORIGINS_KEY, Cors, access_log_middleware, read_body
 from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from council.server.page_api import page_access_middleware, register_web
 from council.server.request_guard import is_loopback, request_guard
-from council.server.schema import ApiError, MessageOrigin, decode_body, invalid_request, is_side_task, parse_request
+from council.server.schema import ApiError, decode_body, is_side_task, parse_request
 from council.server.task_routing import TASK_MODEL_HEADER, side_task_member
 
 _log = get_logger("server")

@@ -22,6 +22,7 @@ from council.logs import get_logger
 from council.pipeline import CallKind, Council, RunPlan, RunRequest
 from council.result import CouncilResult
 from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
+from council.server.conversation import to_conversation, to_messages
 from council.server.guards import CACHE_HEADER, ORIGINS_KEY, RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
 from council.server.metrics import ServerMetrics
 from council.server.param_checks import council_request_problems, member_request_problems
@@ -38,8 +39,6 @@ from council.server.run_replies import (
 from council.server.schema import (
     ApiError,
     ChatCompletionRequest,
-    to_conversation,
-    to_messages,
 )
 from council.server.spend import DailySpend, call_cost_headers, cost_headers
 from council.server.wire import ChunkWriter, completion_body, end_cut_stream

@@ -25,7 +25,8 @@ from aiohttp import web
 
 from council.config import ServerConfig
 from council.logs import access_logger
-from council.server.schema import ApiError, MessageOrigin
+from council.server.conversation import MessageOrigin
+from council.server.schema import ApiError
 
 # The chat handler names its run here before any response exists (a client may leave before one does).
 RUN_ID_KEY = web.RequestKey("council_run_id", str)

@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from council.providers import PROVIDERS
+from council.server.conversation import to_messages
 from council.server.param_checks import council_request_problems, member_request_problems
 from council.server.schema import (
     ApiError,
     decode_body,
     parse_request,
-    to_messages,
 )
 
 JSON = st.recursive(

@@ -10,8 +10,10 @@ from playwright.async_api import expect
 from council.testing.fake_llm import Step
 from council.testing.scripted import council_member
 from tests.server.conftest import MEMBERS, quality_judge
-from tests.web.conftest import ask, finished_turn, open_page
+from tests.web.conftest import LOOP, ask, finished_turn, open_page
 from tests.web.server import CALL_USAGE, PRICE, script_usage, start_web
+
+pytestmark = LOOP
 
 # By stage: answers and reviews are one call per member; alpha chairs.
 FULL_TITLE = ("By stage: Answers $0.0090, Peer review $0.0090, Chairman $0.0030\n"

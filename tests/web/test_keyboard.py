@@ -8,8 +8,10 @@ from playwright.async_api import expect
 from council.testing.fake_llm import Step
 from council.testing.scripted import CHAIRMAN_PREFIX, council_member
 from tests.server.conftest import MEMBERS, quality_judge, script
-from tests.web.conftest import finished_turn, focus_lands_on, focused, open_page, tab_to
+from tests.web.conftest import LOOP, finished_turn, focus_lands_on, focused, open_page, tab_to
 from tests.web.server import CALL_USAGE, PRICE, WEB_KEY, start_web
+
+pytestmark = LOOP
 
 
 def slow_gamma(fake) -> None:

@@ -14,8 +14,10 @@ from council.testing.scripted import (
     request_messages,
 )
 from tests.server.conftest import MEMBERS, quality_judge, script
-from tests.web.conftest import ask, finished_turn, open_page, screenshot
+from tests.web.conftest import LOOP, ask, finished_turn, open_page, screenshot
 from tests.web.server import start_web
+
+pytestmark = LOOP
 
 
 def member(text: str, **kwargs: object):

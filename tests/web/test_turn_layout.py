@@ -8,8 +8,10 @@ from playwright.async_api import expect
 from council.testing.fake_llm import Step
 from council.testing.scripted import CHAIRMAN_PREFIX, council_member
 from tests.server.conftest import MEMBERS, quality_judge
-from tests.web.conftest import ask, finished_turn, open_page
+from tests.web.conftest import LOOP, ask, finished_turn, open_page
 from tests.web.server import start_web
+
+pytestmark = LOOP
 
 SECTIONS = ("answers", "reviews", "ranking")
 

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+import structlog.dev
 from hypothesis import settings
 
 from council.config import MemberConfig, RetryPolicy, TransportConfig
@@ -19,6 +20,13 @@ from council.transport.http import Transport
 # (parallel workers, CI) for being slow, not for being wrong.
 settings.register_profile("council", deadline=None)
 settings.load_profile("council")
+
+# council.logs renders console logs with structlog's ConsoleRenderer(colors=False), whose exception formatter is
+# Rich's traceback with every frame's locals: for a stage that crashes inside a run (a logged `*_crashed` error,
+# exc_info=True) that is tables of RunContext, config and messages, nested per frame, and took 30 to 150 s of CPU
+# here (tests/pipeline/test_deliberation_stage.py hit the 60 s timeout). The tests' own process keeps Rich's
+# traceback but without the locals; no test reads them. Commands the tests start as processes are not changed.
+structlog.dev.rich_monochrome_traceback.show_locals = False
 
 # Short waits keep the retry tests fast while exercising the same code paths.
 FAST_RETRY = RetryPolicy(max_attempts=3, initial_backoff_s=0.01, max_backoff_s=0.05, jitter_s=0.01)

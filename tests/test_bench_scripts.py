@@ -1,4 +1,8 @@
-"""The benchmark scripts the README quotes run to the end and print every figure they promise."""
+"""The benchmark scripts the README quotes run to the end and print every figure they promise.
+
+Each run is a benchmark, small but CPU-bound (7 to 20 s of CPU, 20 to 40 s on a busy machine): they are marked
+slow, so the everyday ``pytest`` leaves them to ``pytest -m slow`` (run by .ci/run). Their refusals stay in it.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_bench_pipeline_prints_every_line_with_no_failed_question():
     done = subprocess.run(
         [sys.executable, "scripts/bench_pipeline.py", "--latency-questions", "2", "--questions", "6",
@@ -91,6 +96,7 @@ def test_bench_instructions_refuses_a_baseline_that_is_not_council(tmp_path):
     assert f"{tmp_path} is not a checkout of Council (no council/ in it)" in done.stderr
 
 
+@pytest.mark.slow
 def test_bench_stragglers_prints_both_policies_and_cuts_only_with_the_policy():
     done = subprocess.run(
         [sys.executable, "scripts/bench_stragglers.py", "--questions", "4", "--median-s", "0.05",
@@ -110,6 +116,7 @@ def test_bench_stragglers_refuses_a_factor_below_one():
     assert done.returncode == 2 and "--factor at least 1" in done.stderr
 
 
+@pytest.mark.slow
 def test_simulate_juries_prints_the_weighting_table_and_the_default_holds_against_equal_weights():
     """A small run: the default is not worse than equal weights (its interval reaches 0 or above) in a
     correlated jury, and better with a careless reviewer among independent ones (its interval above 0)."""
@@ -130,6 +137,7 @@ def test_simulate_juries_prints_the_weighting_table_and_the_default_holds_agains
     assert len(re.findall(r"^\|  \| reliability \| \d\.\d{3} \| ", done.stdout, re.MULTILINE)) == 2, "a row per setting"
 
 
+@pytest.mark.slow
 def test_bench_pipeline_makes_only_the_parts_asked_for():
     done = subprocess.run(
         [sys.executable, "scripts/bench_pipeline.py", "--parts", "throughput", "--questions", "4",
@@ -143,6 +151,7 @@ def test_bench_pipeline_makes_only_the_parts_asked_for():
     assert refused.returncode == 2 and "--parts: expected some of latency, throughput, straggler" in refused.stderr
 
 
+@pytest.mark.slow
 def test_bench_one_host_compares_the_old_limits_with_the_derived_ones():
     done = subprocess.run(
         [sys.executable, "scripts/bench_one_host.py", "--questions", "6", "--latency-s", "0.01", "--rounds", "1"],
@@ -155,6 +164,7 @@ def test_bench_one_host_compares_the_old_limits_with_the_derived_ones():
     assert all(re.fullmatch(r"\d+\.\d", row[3]) and float(row[3]) > 0 for row in rows)
 
 
+@pytest.mark.slow
 def test_bench_bare_calls_prints_the_three_callers():
     done = subprocess.run([sys.executable, "scripts/bench_bare_calls.py", "--questions", "2", "--latency", "0",
                            "--repeats", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -163,6 +173,7 @@ def test_bench_bare_calls_prints_the_three_callers():
     assert rows == ["| bare ask calls", "| inside async with", "| bare aiohttp client"]
 
 
+@pytest.mark.slow
 def test_bench_deliberation_prints_all_four_strategies_with_figures_in_range():
     """A tiny run: a row per strategy, shares and tau in range, and only the two-round runs paying a second round."""
     done = subprocess.run([sys.executable, "scripts/bench_deliberation.py", "--questions", "3", "--councils", "2",

@@ -20,6 +20,10 @@ import pytest
 POLL_S = 0.01
 #: The default bound: far beyond any wait a test expects, so only a hang (or a real bug) reaches it.
 TIMEOUT_S = 20.0
+#: The bound on a command a test started (``python -m council ...``) starting, answering or exiting: only a hang
+#: reaches it. Importing the CLI alone costs over a second of CPU, and a machine running several suites at once
+#: (a load of 15 to 20 on two cores) stretched that to 13 s: a 5 or 15 s bound failed such runs for nothing.
+PROCESS_S = 60.0
 
 Condition = Callable[[], bool | Awaitable[bool]]
 #: What is awaited, in words; or a function giving them, called only on failure (to show the last state seen).

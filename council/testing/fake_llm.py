@@ -192,6 +192,15 @@ class FakeLLMServer:
         if step.hang:
             await self._closing.wait()
             return web.Response(status=503, text="shutting down")
+        if step.release is not None:
+            waiters = [asyncio.ensure_future(step.release.wait()), asyncio.ensure_future(self._closing.wait())]
+            try:
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
+            if not step.release.is_set():
+                return web.Response(status=503, text="shutting down")
         if step.latency_s:
             with contextlib.suppress(TimeoutError):  # the latency passed without a shutdown
                 await asyncio.wait_for(self._closing.wait(), timeout=step.latency_s)

@@ -7,6 +7,7 @@ HTTP machinery.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -47,6 +48,9 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     latency_s: float = 0.0
     hang: bool = False
+    #: The reply waits until the test sets this event (the fake's shutdown ends the wait with a 503, as ``hang``):
+    #: a member that is still answering for as long as the test needs it to be, on any machine, not for a guessed time.
+    release: asyncio.Event | None = None
     body: bytes | None = None
     content_type: str = "application/json"
     truncate_stream: bool = False

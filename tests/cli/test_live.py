@@ -27,6 +27,7 @@ from council.events import AnswerEvent, RunStartedEvent, StageEvent
 from council.testing.fake_llm import Step
 from council.testing.scripted import council_member
 from tests.evals.conftest import fake_council_file, fast_simulated_file, script_members, write_dataset
+from tests.waiting import PROCESS_S
 
 COUNCIL = str(Path(sys.executable).with_name("council"))
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -67,7 +68,7 @@ def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def run_in_pty(argv: list[str], env: dict[str, str], *, interrupt_when: bytes | None = None,
-               timeout_s: float = 30) -> tuple[int, str]:
+               timeout_s: float = PROCESS_S) -> tuple[int, str]:
     """Run ``argv`` with stdin, stdout and stderr on a 100x40 pseudo-terminal; its exit code and all it wrote.
 
     With ``interrupt_when``, SIGINT (what Ctrl-C sends) goes to it as soon as that text has appeared.
@@ -93,7 +94,7 @@ def run_in_pty(argv: list[str], env: dict[str, str], *, interrupt_when: bytes | 
                     interrupted = True
             elif process.poll() is not None:
                 break
-        return process.wait(timeout=5), output.decode("utf-8", "replace")
+        return process.wait(timeout=PROCESS_S), output.decode("utf-8", "replace")
     finally:
         if process.poll() is None:
             process.kill()

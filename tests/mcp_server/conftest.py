@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from tests.storage.test_store import simulated_without_latency
-from tests.waiting import wait_until_sync
+from tests.waiting import PROCESS_S, wait_until_sync
 
 KEY = "sk-mcp-test-key"
 
@@ -97,7 +97,7 @@ def running_mcp_http(tmp_path: Path, server: dict | None = None) -> Iterator[Mcp
         yield McpOverHttp(f"http://127.0.0.1:{port}/mcp", log, port, process.pid)
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=PROCESS_S)
         if drain is not None:
             drain.join(timeout=5)
         if process.stderr:

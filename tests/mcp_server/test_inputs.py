@@ -11,6 +11,7 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
@@ -19,12 +20,20 @@ import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.mcp_server.conftest import KEY
+from tests.mcp_server.conftest import KEY, McpOverHttp, running_mcp_http
 from tests.mcp_server.test_stdio import council_over_stdio
 
 HEADERS = {"Authorization": f"Bearer {KEY}", "Accept": "application/json, text/event-stream"}
 INITIALIZE = {"protocolVersion": "2025-06-18", "capabilities": {},
               "clientInfo": {"name": "raw", "version": "0"}}
+
+
+@pytest.fixture(scope="module")
+def mcp_over_http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpOverHttp]:
+    """One ``council mcp --http`` for this module's requests, rather than a server started for each: every one is
+    refused on its own, and none changes the server (no run is stored, no limit is reached)."""
+    with running_mcp_http(tmp_path_factory.mktemp("mcp-inputs")) as running:
+        yield running
 
 
 async def mistakes(client: Client) -> dict[str, str]:

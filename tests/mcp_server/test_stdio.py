@@ -122,7 +122,17 @@ async def test_mistakes_are_tool_errors_and_the_server_keeps_serving(tmp_path, s
         slow = await client.call_tool("ask_council", {"question": "Why?", "preset": "slow"})
         assert slow.is_error and "unknown preset 'slow'; presets: deliberate, full, quick" in slow.content[0].text
         quick = (await client.call_tool("ask_council", {"question": "Why?", "preset": "quick"})).structured_content
-        assert quick["preset"] == "quick" and quick["final_answer_by"] == "atlas" and quick["status"] == "complete"
+        assert quick["preset"] == "quick" and quick["status"] == "complete"
+        # No chairman: the top-ranked answer stands, as its member wrote it. Which member that is, the judges'
+        # noise decides: a simulated reviewer draws it from the review's nonce, new each run, so atlas comes first
+        # in about nine runs of ten and boreal in the rest, on any machine. The ranking says which.
+        top = quick["ranking"][0]["member"]
+        assert quick["final_answer_by"] == top
+        run = (await client.call_tool("get_run", {"run_id": quick["run_id"]})).structured_content
+        assert quick["final_answer"] == next(a["content"] for a in run["answers"] if a["member"] == top)
+        # atlas judges every other answer; boreal, the second judge, every answer but its own, atlas's included.
+        assert {r["reviewer"]: sorted(r["order"]) for r in run["reviews"]} == {
+            "atlas": ["boreal", "cirrus", "delta"], "boreal": ["atlas", "cirrus", "delta"]}
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert "quick (Fast: every member answers" in tools["ask_council"].description
 

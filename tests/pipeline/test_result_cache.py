@@ -88,10 +88,12 @@ async def test_failed_and_degraded_runs_are_never_served_from_the_cache(fake_llm
 
 async def test_an_expired_entry_is_a_miss(fake_llm, tmp_path):
     script(fake_llm)
-    async with Council(cached_config(fake_llm, str(tmp_path / "runs.db"), ttl_s=0.5), environ={}) as council:
+    # The hit must come within the entry's life: 0.5 s was too short for the second ask on a loaded machine.
+    ttl_s = 3.0
+    async with Council(cached_config(fake_llm, str(tmp_path / "runs.db"), ttl_s=ttl_s), environ={}) as council:
         first = await council.ask(QUESTION)
         assert (await council.ask(QUESTION)).cached_from == first.run_id
-        expires = first.created_at.timestamp() + first.timings.total_ms / 1000 + 0.5
+        expires = first.created_at.timestamp() + first.timings.total_ms / 1000 + ttl_s
         while datetime.now(UTC).timestamp() <= expires:  # the entry's own expiry, not a guess at the machine's speed
             await asyncio.sleep(0.05)
         assert (await council.ask(QUESTION)).cached_from is None

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
-from tests.waiting import wait_until
+from tests.waiting import TIMEOUT_S, wait_until
 
 
 async def test_slots_are_taken_at_once_until_the_limit():
@@ -46,7 +46,7 @@ async def test_a_newcomer_does_not_jump_the_queue():
     await asyncio.sleep(0)
     admission.release()  # the slot goes to the waiter, not to whoever asks next
     late = asyncio.ensure_future(admission.acquire())
-    await asyncio.wait_for(first, timeout=1)
+    await asyncio.wait_for(first, timeout=TIMEOUT_S)
     # The newcomer has asked by now one way or the other: taken a slot (the bug) or joined the line.
     await wait_until(lambda: late.done() or admission.queued == 1, what="the newcomer to be served or queued")
     assert not late.done() and admission.queued == 1
@@ -103,7 +103,7 @@ async def test_a_slot_handed_to_a_waiter_that_is_cancelled_passes_on():
     admission.release()  # handed to `first` ...
     first.cancel()  # ... which is cancelled before it runs again
     await asyncio.gather(first, return_exceptions=True)
-    await asyncio.wait_for(second, timeout=1)
+    await asyncio.wait_for(second, timeout=TIMEOUT_S)
     assert admission.running == 1
 
 
@@ -113,7 +113,7 @@ async def test_close_tells_every_waiter_at_once_and_frees_no_slot_to_anyone():
     waiters = [asyncio.ensure_future(admission.acquire()) for _ in range(5)]
     await asyncio.sleep(0)
     admission.close()
-    outcomes = await asyncio.wait_for(asyncio.gather(*waiters, return_exceptions=True), timeout=1)
+    outcomes = await asyncio.wait_for(asyncio.gather(*waiters, return_exceptions=True), timeout=TIMEOUT_S)
     assert all(isinstance(outcome, AdmissionClosedError) for outcome in outcomes)
     assert admission.queued == 0 and admission.running == 1  # the run in flight keeps its slot
     admission.release()

@@ -17,7 +17,7 @@ from council.storage.store import Store
 from council.testing.fake_llm import Step
 from tests.server.conftest import API_KEY, RunningServer, health_when, script, serve, server_config, start_server
 from tests.storage.test_store import result as stored_result
-from tests.waiting import wait_until
+from tests.waiting import TIMEOUT_S, wait_until
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 QUESTION = [{"role": "user", "content": "What is 6 x 7?"}]
@@ -112,7 +112,7 @@ async def test_a_half_sent_header_is_closed_after_the_header_timeout(fake_llm):
         writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
         await writer.drain()
         # The server hangs up: EOF, well before the 75 s it used to wait.
-        assert await asyncio.wait_for(reader.read(), timeout=5) == b""
+        assert await asyncio.wait_for(reader.read(), timeout=TIMEOUT_S) == b""
         writer.close()
     finally:
         await runner.cleanup()
@@ -126,7 +126,7 @@ async def test_a_body_shorter_than_its_content_length_gets_408_and_is_closed(fak
         writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      b"Authorization: Bearer " + API_KEY.encode() + b"\r\nContent-Length: 400\r\n\r\n{\"model\": ")
         await writer.drain()
-        answer = await asyncio.wait_for(reader.read(), timeout=5)  # read() to EOF: the server closes
+        answer = await asyncio.wait_for(reader.read(), timeout=TIMEOUT_S)  # read() to EOF: the server closes
         head, _, body = answer.partition(b"\r\n\r\n")
         assert head.startswith(b"HTTP/1.1 408")
         assert json.loads(body)["error"]["code"] == "request_timeout"
@@ -143,7 +143,7 @@ async def test_connections_over_the_cap_are_turned_away_and_real_clients_get_in_
     try:
         await wait_until(lambda: running.site.open == 4, what="the server to count the 4 idle connections")
         reader, writer = await raw_connection(running)
-        refused = await asyncio.wait_for(reader.read(), timeout=5)
+        refused = await asyncio.wait_for(reader.read(), timeout=TIMEOUT_S)
         assert refused.startswith(b"HTTP/1.1 503") and b"too_many_connections" in refused
         writer.close()
         for _reader, idle_writer in idle:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import aiohttp
@@ -126,13 +127,20 @@ async def read_sse(response: aiohttp.ClientResponse) -> list[str]:
 
 async def test_keepalive_comments_while_waiting(fake_llm):
     script(fake_llm)
-    fake_llm.script("model-beta", Step(latency_s=0.6, reply="beta quality=7"))
+    # beta answers once three keep-alives have come (a fixed 0.6 s held fewer when a loaded machine was slow).
+    beta_answers = asyncio.Event()
+    fake_llm.script("model-beta", Step(release=beta_answers, reply="beta quality=7"))
     runner, running = await start_server(fake_llm, keepalive_s=0.1)
     try:
         async with aiohttp.ClientSession(headers=AUTH) as http, http.post(
                 running.url + "/v1/chat/completions", json={**GOOD, "stream": True}) as response:
             assert response.headers["Content-Type"].startswith("text/event-stream")
-            lines = await read_sse(response)
+            lines = []
+            async for raw in response.content:
+                if line := raw.decode().rstrip("\n"):
+                    lines.append(line)
+                if lines.count(": keep-alive") == 3:
+                    beta_answers.set()
         assert lines.count(": keep-alive") >= 3
         assert lines[-1] == "data: [DONE]"
     finally:
@@ -155,7 +163,10 @@ async def test_error_after_the_stream_started(server):
 @pytest.mark.parametrize("mode", ["cancel", "finish"])
 async def test_client_disconnect(fake_llm, mode):
     script(fake_llm)
-    fake_llm.script("model-gamma", Step(latency_s=0.8, reply="gamma quality=5"))
+    # gamma answers only after the client has left (a fixed 0.8 s could pass first on a loaded machine); cancelled,
+    # it never does.
+    gamma_answers = asyncio.Event()
+    fake_llm.script("model-gamma", Step(release=gamma_answers, reply="gamma quality=5"))
     runner, running = await start_server(fake_llm, on_disconnect=mode)
     try:
         chat = running.council  # the run is observable in the store
@@ -163,6 +174,8 @@ async def test_client_disconnect(fake_llm, mode):
             response = await http.post(running.url + "/v1/chat/completions", json={**GOOD, "stream": True})
             await response.content.readline()
             response.close()
+        if mode == "finish":
+            gamma_answers.set()
         def ended():  # the run, once it has ended one way or the other
             summaries = running.store.list_runs()
             stored = running.store.get(summaries[0].run_id) if summaries else None

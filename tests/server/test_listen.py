@@ -17,7 +17,7 @@ from council.server.app import create_app
 from council.server.listen import GC_YOUNG_THRESHOLD, client_key, connection_share, start_site, tune_garbage_collector
 from council.storage.store import Store
 from tests.server.conftest import API_KEY, script, server_config, start_server
-from tests.waiting import wait_until
+from tests.waiting import TIMEOUT_S, wait_until
 
 QUESTION = [{"role": "user", "content": "What is 6 x 7?"}]
 
@@ -52,7 +52,7 @@ async def open_idle(url: str, count: int, source: str) -> list[tuple[asyncio.Str
 
 
 async def answer_of(reader: asyncio.StreamReader) -> tuple[int, dict, dict]:
-    raw = await asyncio.wait_for(reader.read(), timeout=5)  # to EOF: a turned-away connection is closed at once
+    raw = await asyncio.wait_for(reader.read(), timeout=TIMEOUT_S)  # to EOF: a turned-away connection is closed at once
     head, _, body = raw.partition(b"\r\n\r\n")
     status_line, *header_lines = head.decode().split("\r\n")
     headers = dict(line.split(": ", 1) for line in header_lines)

@@ -30,6 +30,7 @@ import pytest
 
 from council.testing.scripted import CHAIRMAN_PREFIX
 from tests.server.conftest import API_KEY, RunningServer
+from tests.waiting import PROCESS_S
 
 OUTSIDE_CALLS: list[str] = []
 _watching = True
@@ -158,7 +159,7 @@ def council_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
     finally:
         process.send_signal(signal.SIGTERM)
         try:
-            code = process.wait(timeout=15)
+            code = process.wait(timeout=PROCESS_S)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

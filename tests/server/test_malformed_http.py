@@ -9,6 +9,7 @@ import signal
 import pytest
 
 from tests.server.test_serve_process import free_port, start, wait_healthy
+from tests.waiting import PROCESS_S, TIMEOUT_S
 
 HEAD = b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 TLS_CLIENT_HELLO = bytes.fromhex("16030100c4010000c00303") + bytes(range(32)) + b"\x00\x00\x02\x13\x01\x01\x00"
@@ -53,14 +54,14 @@ async def exchange(port: int, raw: bytes) -> bytes:
     try:
         writer.write(raw)
         await writer.drain()
-        return await asyncio.wait_for(reader.read(), timeout=5)
+        return await asyncio.wait_for(reader.read(), timeout=TIMEOUT_S)
     finally:
         writer.close()
 
 
 async def stderr_after_sigterm(process: asyncio.subprocess.Process) -> str:
     process.send_signal(signal.SIGTERM)
-    _out, err = await asyncio.wait_for(process.communicate(), timeout=15)
+    _out, err = await asyncio.wait_for(process.communicate(), timeout=PROCESS_S)
     assert process.returncode == 0
     return err.decode()
 

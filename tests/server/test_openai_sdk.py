@@ -212,7 +212,8 @@ async def test_a_full_queue_answers_429_with_retry_after(fake_llm):
     from tests.server.conftest import script
 
     script(fake_llm)
-    fake_llm.script("model-alpha", Step(latency_s=1.0, reply="slow alpha quality=9"))
+    alpha_answers = asyncio.Event()  # the first run holds the one slot until the test has been refused
+    fake_llm.script("model-alpha", Step(release=alpha_answers, reply="slow alpha quality=9"))
     runner, running = await start_server(fake_llm, max_concurrent_runs=1, queue_size=1)
     try:
         async with client(running) as sdk:
@@ -224,6 +225,7 @@ async def test_a_full_queue_answers_429_with_retry_after(fake_llm):
                 await sdk.with_options(max_retries=0).chat.completions.create(model="council", messages=QUESTION)
             assert int(caught.value.response.headers["retry-after"]) >= 1
             assert "waiting" in caught.value.message
+            alpha_answers.set()
             assert (await first).choices[0].message.content
             assert (await queued).choices[0].message.content
     finally:
@@ -235,7 +237,8 @@ async def test_a_wait_longer_than_the_queue_timeout_gets_429(fake_llm):
     from tests.server.conftest import script
 
     script(fake_llm)
-    fake_llm.script("model-alpha", Step(latency_s=1.5, reply="slow alpha quality=9"))
+    alpha_answers = asyncio.Event()  # the first run holds the slot past the second's 0.3 s in the queue
+    fake_llm.script("model-alpha", Step(release=alpha_answers, reply="slow alpha quality=9"))
     runner, running = await start_server(fake_llm, max_concurrent_runs=1, queue_timeout_s=0.3)
     try:
         async with client(running) as sdk:
@@ -244,6 +247,7 @@ async def test_a_wait_longer_than_the_queue_timeout_gets_429(fake_llm):
             with pytest.raises(openai.RateLimitError) as caught:
                 await sdk.with_options(max_retries=0).chat.completions.create(model="council", messages=QUESTION)
             assert "within 0.3 s" in caught.value.message and caught.value.response.headers["retry-after"]
+            alpha_answers.set()
             assert (await first).choices[0].message.content
     finally:
         await runner.cleanup()
@@ -256,7 +260,8 @@ async def test_a_client_that_leaves_the_queue_frees_its_place(fake_llm):
     from tests.server.conftest import API_KEY, script
 
     script(fake_llm)
-    fake_llm.script("model-alpha", Step(latency_s=1.0, reply="slow alpha quality=9"))
+    alpha_answers = asyncio.Event()  # the first run holds the slot until the leaver has gone
+    fake_llm.script("model-alpha", Step(release=alpha_answers, reply="slow alpha quality=9"))
     runner, running = await start_server(fake_llm, max_concurrent_runs=1)
     try:
         async with client(running) as sdk:
@@ -270,6 +275,7 @@ async def test_a_client_that_leaves_the_queue_frees_its_place(fake_llm):
                 await asyncio.gather(leaving, return_exceptions=True)
             health = await health_when(running.url, lambda h: h["queued"] == 0)
             assert health["active_runs"] == 1, "the first run is still running: the leaver left the queue at once"
+            alpha_answers.set()
             await first
             assert len([r for r in running.fake.requests if r.model == "model-beta"]) <= 3, "the leaver never ran"
     finally:

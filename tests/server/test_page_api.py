@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from collections.abc import AsyncIterator
@@ -293,7 +294,8 @@ async def test_error_cases(server, method, path, body, status, param):
 
 async def test_a_second_question_waits_for_the_first(fake_llm, tmp_path):
     script(fake_llm)
-    fake_llm.script("model-beta", Step(latency_s=0.8, reply=council_member("beta quality=7", quality_judge)),
+    beta_answers = asyncio.Event()  # the first run works until the test has seen both turned away
+    fake_llm.script("model-beta", Step(release=beta_answers, reply=council_member("beta quality=7", quality_judge)),
                     Step(reply=council_member("beta quality=7", quality_judge)))
     runner, server = await start_web(fake_llm, tmp_path / "council.db", keys=WEB_KEY, max_concurrent_runs=1,
                                      queue_size=0)
@@ -307,6 +309,7 @@ async def test_a_second_question_waits_for_the_first(fake_llm, tmp_path):
         assert status == 429 and body["error"]["code"] == "too_many_runs"
         status, conversation = await call(server, "GET", f"/api/conversations/{cid}")
         assert conversation["messages"][0]["run_status"] == "running"
+        beta_answers.set()
         await finish(server, run_id)
         status, _ = await call(server, "POST", f"/api/conversations/{cid}/messages", {"content": "Again?"})
         assert status == 202
@@ -317,7 +320,8 @@ async def test_a_second_question_waits_for_the_first(fake_llm, tmp_path):
 
 async def test_joining_mid_run_replays_then_follows_and_resumes_after_last_event_id(fake_llm, tmp_path):
     script(fake_llm)
-    fake_llm.script("model-gamma", Step(latency_s=0.6, reply=council_member("gamma quality=5", quality_judge)),
+    gamma_answers = asyncio.Event()  # gamma still answers while the test joins mid-run
+    fake_llm.script("model-gamma", Step(release=gamma_answers, reply=council_member("gamma quality=5", quality_judge)),
                     Step(reply=council_member("gamma quality=5", quality_judge)))
     runner, server = await start_web(fake_llm, tmp_path / "council.db", keys=WEB_KEY)
     try:
@@ -333,6 +337,7 @@ async def test_joining_mid_run_replays_then_follows_and_resumes_after_last_event
         assert snapshot["finished"] is False
         early = [e["kind"] for e in snapshot["events"]]
         assert "answer" in early and "result" not in early
+        gamma_answers.set()
         frames = await sse(server, f"/api/runs/{run_id}/events", AUTH)
         events = events_of(frames)
         assert [e["seq"] for e in events] == list(range(len(events)))

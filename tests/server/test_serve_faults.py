@@ -16,7 +16,7 @@ from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 from tests.server.conftest import health_when
 from tests.server.test_serve_process import free_port, start, wait_healthy
-from tests.waiting import wait_until
+from tests.waiting import PROCESS_S, wait_until
 
 SLOW_COUNCIL = """
 members:
@@ -132,7 +132,7 @@ async def test_sigterm_past_the_grace_period_ends_every_stream_properly(tmp_path
             assert answer.status == 503
             assert (await answer.json())["error"]["code"] == "run_interrupted"
         # The members answer after 20 s: a server that waited for them, not the grace period, is still running.
-        code = await asyncio.wait_for(process.wait(), timeout=15)
+        code = await asyncio.wait_for(process.wait(), timeout=PROCESS_S)
     finally:
         if process.returncode is None:
             process.kill()
@@ -168,7 +168,7 @@ async def test_sigkill_mid_run_then_restart_marks_the_run_interrupted(tmp_path):
             finished_id = r.headers["x-council-run-id"]
     finally:
         process.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(process.wait(), timeout=15)
+        await asyncio.wait_for(process.wait(), timeout=PROCESS_S)
     process = await start("--config", config, "--port", str(port), env=env)
     try:
         await wait_healthy(url)
@@ -199,7 +199,7 @@ async def test_sigkill_mid_run_then_restart_marks_the_run_interrupted(tmp_path):
                 finished = await r.json()
     finally:
         process.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(process.wait(), timeout=15)
+        await asyncio.wait_for(process.wait(), timeout=PROCESS_S)
     assert killed["status"] == "interrupted"
     assert any("found at start-up" in reason for reason in killed["degraded_reasons"])
     assert finished["status"] == "complete" and finished["final_answer"]["content"]

@@ -11,7 +11,7 @@ import sys
 import aiohttp
 import pytest
 
-from tests.waiting import wait_until
+from tests.waiting import PROCESS_S, wait_until
 
 
 def free_port() -> int:
@@ -54,7 +54,7 @@ async def test_serves_the_simulated_council_and_stops_on_sigterm(tmp_path):
             payload = await r.json()
         assert payload["council"]["simulated"] is True and payload["choices"][0]["message"]["content"]
         process.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(process.wait(), timeout=15)
+        code = await asyncio.wait_for(process.wait(), timeout=PROCESS_S)
         assert code == 0
     finally:
         if process.returncode is None:
@@ -65,7 +65,7 @@ async def test_serves_the_simulated_council_and_stops_on_sigterm(tmp_path):
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1"])
 async def test_refuses_a_public_bind_without_keys(tmp_path, host):
     process = await start("--host", host, "--port", str(free_port()), env={"COUNCIL_DB_PATH": str(tmp_path / "s.db")})
-    _, err = await asyncio.wait_for(process.communicate(), timeout=15)
+    _, err = await asyncio.wait_for(process.communicate(), timeout=PROCESS_S)
     assert process.returncode == 2
     assert f"refusing to listen on {host} without API keys" in err.decode()
     assert "Traceback" not in err.decode()

@@ -14,7 +14,7 @@ from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 from tests.server.conftest import health_when
 from tests.server.test_serve_process import free_port, start, wait_healthy
-from tests.waiting import wait_until
+from tests.waiting import PROCESS_S, wait_until
 
 LIMIT = 3
 CLIENTS = 30
@@ -109,7 +109,7 @@ async def test_sigterm_answers_every_queued_request_and_starts_no_new_run(tmp_pa
             signalled = time.monotonic()
             process.send_signal(signal.SIGTERM)
             outcomes = await asyncio.wait_for(asyncio.gather(*clients, return_exceptions=True), timeout=40)
-        code = await asyncio.wait_for(process.wait(), timeout=15)
+        code = await asyncio.wait_for(process.wait(), timeout=PROCESS_S)
     finally:
         err = await reap(process)
     failures = [(n, o) for n, o in enumerate(outcomes)
@@ -143,7 +143,7 @@ async def test_sigterm_gives_a_member_stream_the_grace_period_then_ends_it_prope
                 assert first.startswith(b"data: ")
                 process.send_signal(signal.SIGTERM)
                 text = first.decode() + (await asyncio.wait_for(response.read(), timeout=30)).decode()
-        code = await asyncio.wait_for(process.wait(), timeout=15)
+        code = await asyncio.wait_for(process.wait(), timeout=PROCESS_S)
     finally:
         err = await reap(process)
     events = [line.removeprefix("data: ") for line in text.splitlines() if line.startswith("data: ")]

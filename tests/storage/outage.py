@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from council.testing.postgres import PostgresServer, require_pg_bindir
+from tests.waiting import PROCESS_S
 
 # The other process: opens the file, takes SQLite's exclusive lock, says so, and holds it until stdin closes.
 _HOLDER = """
@@ -42,7 +43,7 @@ def sqlite_locked_elsewhere(path: Path | str) -> Iterator[subprocess.Popen[str]]
     finally:
         if holder.stdin is not None:
             holder.stdin.close()
-        holder.wait(timeout=10)
+        holder.wait(timeout=PROCESS_S)
         if holder.stdout is not None:
             holder.stdout.close()
 

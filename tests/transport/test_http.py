@@ -49,7 +49,9 @@ async def test_wrong_field_type_is_a_protocol_error(fake_llm, make_provider):
 
 async def test_oversized_chunked_body_is_refused(fake_llm, make_provider, transport: Transport):
     def huge(_request) -> str:
-        return "y " * 200_000
+        # 300 words of 1,000 characters: over the 256 KiB cap as one body and as a stream alike. (200,000 two-byte
+        # words made the fake build and write 200,000 events: seconds of CPU, past the 5 s deadline on a busy machine.)
+        return " ".join(["y" * 999] * 300)
 
     fake_llm.script("m", Step(reply=huge))
     with pytest.raises(ProtocolError, match="cap"):

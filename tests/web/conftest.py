@@ -5,6 +5,15 @@ server, scripted as council members), and Playwright's async API drives
 the system Chromium from the same loop. Playwright never downloads a
 browser here: the tests use Debian's ``chromium`` package, and skip only
 when no Chromium can be found at all.
+
+Each xdist worker starts Playwright and one Chromium once (``chromium``, a
+session fixture), and every test opens its pages in fresh browser contexts
+of it: a context shares no cookie, storage or cache with any other, as a
+fresh profile did, at a fraction of a browser's start-up. So the tests and
+their async fixtures run in the worker's one event loop, where that
+Chromium lives: a module here sets ``pytestmark = LOOP``, and an async
+fixture is ``@pytest_asyncio.fixture(loop_scope="session")`` (the root
+``fake_llm`` is redefined below for that).
 """
 
 from __future__ import annotations
@@ -16,11 +25,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
+from playwright.async_api import (
+    Browser as Chromium,
+)
 from playwright.async_api import (
     BrowserContext,
     Locator,
     Page,
-    Playwright,
     async_playwright,
 )
 
@@ -30,6 +42,8 @@ from tests.web.server import start_web
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+#: The mark of every test module here: its tests run in the worker's one event loop, where ``chromium`` lives.
+LOOP = pytest.mark.asyncio(loop_scope="session")
 
 
 def find_chromium() -> str | None:
@@ -39,7 +53,14 @@ def find_chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
+async def fake_llm() -> AsyncIterator[FakeLLMServer]:
+    """The root ``fake_llm``, started in the worker's event loop like the tests here."""
+    async with FakeLLMServer() as server:
+        yield server
+
+
+@pytest_asyncio.fixture(loop_scope="session")
 async def web_server(fake_llm: FakeLLMServer, tmp_path: Path) -> AsyncIterator[RunningServer]:
     """A council server with no API keys, its three members scripted on the fake."""
     script(fake_llm)
@@ -51,23 +72,19 @@ async def web_server(fake_llm: FakeLLMServer, tmp_path: Path) -> AsyncIterator[R
 
 @dataclass
 class Browser:
-    """Opens pages in fresh Chromium profiles and records every uncaught page error."""
+    """Opens pages in fresh contexts of the worker's Chromium and records every uncaught page error."""
 
-    playwright: Playwright
-    executable: str
-    root: Path
+    chromium: Chromium
     contexts: list[BrowserContext] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
 
     async def page(self, url: str | None = None, **options: Any) -> Page:
-        """A new page in a new profile; ``options`` go to the context (viewport, color_scheme, ...)."""
-        profile = self.root / f"profile-{len(self.contexts)}"
+        """A new page in a new context; ``options`` go to the context (viewport, color_scheme, ...)."""
         options.setdefault("viewport", {"width": 1280, "height": 900})
-        context = await self.playwright.chromium.launch_persistent_context(
-            profile, executable_path=self.executable, headless=True, args=CHROMIUM_ARGS, **options)
+        context = await self.chromium.new_context(**options)
         self.contexts.append(context)
-        page = context.pages[0] if context.pages else await context.new_page()
+        page = await context.new_page()
         page.set_default_timeout(15_000)
         page.on("pageerror", lambda error: self.page_errors.append(str(error)))
         # Kept, not failed on: a page asking for an API key logs its 401s; tests that expect none assert it.
@@ -78,19 +95,29 @@ class Browser:
         return page
 
 
-@pytest.fixture
-async def browser(tmp_path: Path) -> AsyncIterator[Browser]:
-    """Headless system Chromium; the test fails if any page threw an uncaught error."""
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium() -> AsyncIterator[Chromium]:
+    """The worker's headless system Chromium, started once (the tests skip when there is none)."""
     executable = find_chromium()
     if executable is None:
         pytest.skip("no Chromium found (/usr/bin/chromium or chromium on PATH): apt-get install chromium")
     async with async_playwright() as playwright:
-        opened = Browser(playwright, executable, tmp_path)
+        shared = await playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         try:
-            yield opened
+            yield shared
         finally:
-            for context in opened.contexts:
-                await context.close()
+            await shared.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(chromium: Chromium) -> AsyncIterator[Browser]:
+    """Pages in fresh contexts of the worker's Chromium; the test fails if any page threw an uncaught error."""
+    opened = Browser(chromium)
+    try:
+        yield opened
+    finally:
+        for context in opened.contexts:
+            await context.close()
     assert not opened.page_errors, f"the page threw: {opened.page_errors}"
 
 

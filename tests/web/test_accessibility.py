@@ -15,8 +15,10 @@ from playwright.async_api import Locator, Page, expect
 from council.testing.fake_llm import Step
 from council.testing.scripted import CHAIRMAN_PREFIX, council_member
 from tests.server.conftest import MEMBERS, quality_judge
-from tests.web.conftest import ask, finished_turn, open_page
+from tests.web.conftest import LOOP, ask, finished_turn, open_page
 from tests.web.server import PRICE, script_usage, start_web
+
+pytestmark = LOOP
 
 # Every rule axe runs by default: WCAG 2.x A and AA and its best practices.
 AXE = Axe()

@@ -6,8 +6,10 @@ from playwright.async_api import expect
 
 from council.testing.scripted import CHAIRMAN_PREFIX
 from tests.server.conftest import script
-from tests.web.conftest import ask, finished_turn
+from tests.web.conftest import LOOP, ask, finished_turn
 from tests.web.server import WEB_KEY, start_web
+
+pytestmark = LOOP
 
 
 async def test_key_is_asked_for_once_then_sent_with_every_call(fake_llm, tmp_path, browser):

@@ -5,13 +5,17 @@ $0.021."""
 
 from __future__ import annotations
 
+import asyncio
+
 from playwright.async_api import expect
 
 from council.testing.fake_llm import Step
 from council.testing.scripted import council_member
 from tests.server.conftest import MEMBERS, quality_judge
-from tests.web.conftest import ask, finished_turn, open_page
+from tests.web.conftest import LOOP, ask, finished_turn, open_page
 from tests.web.server import CALL_USAGE, PRICE, script_usage, start_web
+
+pytestmark = LOOP
 
 # By stage: answers and reviews are one call per member; alpha chairs.
 FULL_TITLE = ("By stage: Answers $0.0090, Peer review $0.0090, Chairman $0.0030\n"
@@ -47,8 +51,9 @@ async def test_each_turn_and_the_conversation_show_their_cost(fake_llm, tmp_path
         await expect(total).to_have_text("Total cost $0.0210")
 
         # While the second question is answered the total counts the finished turn only; it grows when it ends.
+        gamma_answers = asyncio.Event()  # set once the page has been seen mid-run
         fake_llm.script("model-gamma",
-                        Step(latency_s=1.5, reply=council_member("gamma thinks 42. quality=5", quality_judge),
+                        Step(release=gamma_answers, reply=council_member("gamma thinks 42. quality=5", quality_judge),
                              usage=dict(CALL_USAGE)),
                         Step(reply=council_member("gamma thinks 42. quality=5", quality_judge), usage=dict(CALL_USAGE)))
         await ask(page, "And this one?")
@@ -56,6 +61,7 @@ async def test_each_turn_and_the_conversation_show_their_cost(fake_llm, tmp_path
         await expect(second.locator("[data-testid=run-waiting]")).to_contain_text("Waiting for gamma")
         await expect(total).to_have_text("Total cost $0.0210")
         await expect(second.locator("[data-testid=run-cost]")).to_be_hidden()
+        gamma_answers.set()
         second = await finished_turn(page, 1)
         await expect(second.locator("[data-testid=run-cost]")).to_have_text("Cost $0.0210")
         await expect(total).to_have_text("Total cost $0.0420")

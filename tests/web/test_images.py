@@ -6,7 +6,9 @@ import base64
 
 from playwright.async_api import expect
 
-from tests.web.conftest import finished_turn, open_page
+from tests.web.conftest import LOOP, finished_turn, open_page
+
+pytestmark = LOOP
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6"
                        "kgAAAABJRU5ErkJggg==")

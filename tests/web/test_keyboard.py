@@ -3,25 +3,32 @@ dialog, checking after each step where focus landed (never lost to the page's bo
 
 from __future__ import annotations
 
+import asyncio
+
 from playwright.async_api import expect
 
 from council.testing.fake_llm import Step
 from council.testing.scripted import CHAIRMAN_PREFIX, council_member
 from tests.server.conftest import MEMBERS, quality_judge, script
-from tests.web.conftest import finished_turn, focus_lands_on, focused, open_page, tab_to
+from tests.web.conftest import LOOP, finished_turn, focus_lands_on, focused, open_page, tab_to
 from tests.web.server import CALL_USAGE, PRICE, WEB_KEY, start_web
 
+pytestmark = LOOP
 
-def slow_gamma(fake) -> None:
-    """Members that report CALL_USAGE a call; gamma takes a second to answer, so a run can be caught working."""
+
+def slow_gamma(fake) -> asyncio.Event:
+    """Members that report CALL_USAGE a call; gamma answers once the event returned is set, so a run can be caught
+    working (a fixed second was not always enough for the keys pressed meanwhile, on a loaded machine)."""
+    gamma_answers = asyncio.Event()
     for name, quality in MEMBERS.items():
         reply = council_member(f"{name} thinks 42. quality={quality}", quality_judge)
-        first = Step(latency_s=1.0, reply=reply, usage=dict(CALL_USAGE)) if name == "gamma" else None
+        first = Step(release=gamma_answers, reply=reply, usage=dict(CALL_USAGE)) if name == "gamma" else None
         fake.script(f"model-{name}", *([first] if first else []), Step(reply=reply, usage=dict(CALL_USAGE)))
+    return gamma_answers
 
 
 async def test_ask_and_read_the_answer_from_the_keyboard(fake_llm, tmp_path, browser):
-    slow_gamma(fake_llm)
+    gamma_answers = slow_gamma(fake_llm)
     runner, server = await start_web(fake_llm, tmp_path / "council.db", prices=dict.fromkeys(MEMBERS, PRICE))
     try:
         page = await open_page(browser, server.url + "/")
@@ -41,6 +48,7 @@ async def test_ask_and_read_the_answer_from_the_keyboard(fake_llm, tmp_path, bro
         await expect(page.locator("#composer-status")).to_contain_text("still answering")
         assert await page.locator("#question").input_value() == "And at sunset?"
         await focus_lands_on(page, "#question")
+        gamma_answers.set()
         turn = await finished_turn(page)
         await expect(page.locator("#announcer")).to_contain_text(CHAIRMAN_PREFIX + "model-alpha")
         await expect(page.locator("#composer-status")).to_have_text("")

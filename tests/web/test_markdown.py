@@ -13,7 +13,9 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from tests.web.conftest import open_page
+from tests.web.conftest import LOOP, open_page
+
+pytestmark = LOOP
 
 LINK = 'rel="noopener noreferrer nofollow" target="_blank"'
 

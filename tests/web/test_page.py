@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from playwright.async_api import expect
 
 from council.testing.fake_llm import Step
@@ -14,8 +16,10 @@ from council.testing.scripted import (
     request_messages,
 )
 from tests.server.conftest import MEMBERS, quality_judge, script
-from tests.web.conftest import ask, finished_turn, open_page, screenshot
+from tests.web.conftest import LOOP, ask, finished_turn, open_page, screenshot
 from tests.web.server import start_web
+
+pytestmark = LOOP
 
 
 def member(text: str, **kwargs: object):
@@ -306,9 +310,12 @@ async def test_an_answer_blocked_by_the_safety_gate_is_withheld(fake_llm, tmp_pa
 
 
 async def test_reload_mid_run_replays_and_continues(fake_llm, tmp_path, browser):
+    # Gamma answers when the test lets it, after the reload: with a fixed 1.5 s, a loaded machine had finished the
+    # whole run before the reloaded page looked.
+    gamma_answers = asyncio.Event()
     for name, quality in MEMBERS.items():
         reply = member(f"{name} thinks 42. quality={quality}")
-        first = Step(latency_s=1.5, reply=reply) if name == "gamma" else Step(reply=reply)
+        first = Step(release=gamma_answers, reply=reply) if name == "gamma" else Step(reply=reply)
         fake_llm.script(f"model-{name}", first, Step(reply=reply))
     runner, server = await start_web(fake_llm, tmp_path / "council.db")
     try:
@@ -321,6 +328,8 @@ async def test_reload_mid_run_replays_and_continues(fake_llm, tmp_path, browser)
         # The answers so far are replayed at once; the rest arrives live.
         await expect(page.locator('.answer-card[data-member="alpha"]')).to_have_attribute("data-status", "ok")
         await expect(page.locator("#send")).to_be_disabled()
+        assert await page.locator('.answer-card[data-member="gamma"]').get_attribute("data-status") == "pending"
+        gamma_answers.set()
         turn = await finished_turn(page)
         await expect(turn.locator(".answer-card[data-status=ok]")).to_have_count(3)
         await expect(turn.locator("[data-testid=final-answer] .markdown")).to_have_text(CHAIRMAN_PREFIX + "model-alpha")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tests.web.conftest import open_page
+from tests.web.conftest import LOOP, open_page
+
+pytestmark = LOOP
 
 SCRIPT = """
 async (events) => {

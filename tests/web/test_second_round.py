@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
+import pytest_asyncio
 from aiohttp import web
 from playwright.async_api import expect
 
@@ -24,7 +24,9 @@ from council.result import DeliberationRecord
 from council.server.app import create_app
 from council.server.listen import start_site
 from council.storage.store import Store
-from tests.web.conftest import ask, finished_turn, open_page
+from tests.web.conftest import LOOP, ask, finished_turn, open_page
+
+pytestmark = LOOP
 
 UNSURE = "How does the heart pump blood?"
 SURE = "Why is the sky blue?"
@@ -65,7 +67,7 @@ async def stop(server: SimulatedServer) -> None:
     server.store.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def simulated(tmp_path: Path) -> AsyncIterator[SimulatedServer]:
     server = await start(tmp_path)
     yield server

@@ -3,13 +3,17 @@ and while it runs, the stage and the members still outstanding."""
 
 from __future__ import annotations
 
+import asyncio
+
 from playwright.async_api import expect
 
 from council.testing.fake_llm import Step
 from council.testing.scripted import CHAIRMAN_PREFIX, council_member
 from tests.server.conftest import MEMBERS, quality_judge
-from tests.web.conftest import ask, finished_turn, open_page
+from tests.web.conftest import LOOP, ask, finished_turn, open_page
 from tests.web.server import start_web
+
+pytestmark = LOOP
 
 SECTIONS = ("answers", "reviews", "ranking")
 
@@ -106,11 +110,14 @@ async def test_narrow_screen_puts_the_summary_under_the_final_answer(web_server,
 
 
 async def test_a_run_in_progress_shows_its_stage_and_who_is_outstanding(fake_llm, tmp_path, browser):
-    # gamma is slow to answer and to review, and the chairman (alpha) slow to start: each stage can be seen.
+    # gamma answers and reviews, and the chairman (alpha) writes, only when the test has seen the stage before:
+    # each stage can be seen, however slow the machine (a fixed 1.5 s each could pass before the page looked).
+    gamma_answers, gamma_reviews, chairman_writes = asyncio.Event(), asyncio.Event(), asyncio.Event()
     fake_llm.script("model-alpha", Step(reply=reply("alpha")), Step(reply=reply("alpha")),
-                    Step(latency_s=1.5, reply=reply("alpha")))
+                    Step(release=chairman_writes, reply=reply("alpha")))
     fake_llm.script("model-beta", Step(reply=reply("beta")))
-    fake_llm.script("model-gamma", Step(latency_s=1.5, reply=reply("gamma")), Step(latency_s=1.5, reply=reply("gamma")))
+    fake_llm.script("model-gamma", Step(release=gamma_answers, reply=reply("gamma")),
+                    Step(release=gamma_reviews, reply=reply("gamma")))
     runner, server = await start_web(fake_llm, tmp_path / "council.db")
     try:
         page = await open_page(browser, server.url + "/")
@@ -124,12 +131,15 @@ async def test_a_run_in_progress_shows_its_stage_and_who_is_outstanding(fake_llm
         await expect(turn.locator('.answer-card[data-member="gamma"]')).to_have_attribute("data-status", "pending")
         await expect(answers.locator("summary")).to_have_text("Members' answers · 2 answered, 1 waiting")
         await expect(turn.locator("[data-testid=final-answer]")).to_be_hidden()
+        gamma_answers.set()
 
         await expect(status).to_have_text("The members are reviewing each other's answers… 2 reviews in so far.")
         await expect(answers).to_have_js_property("open", True)
+        gamma_reviews.set()
         await expect(status).to_have_text("Writing the final answer… Waiting for the chairman, alpha.")
         await expect(turn.locator("[data-testid=ranking-summary]")).to_be_visible()
         assert await turn.locator(".run.finished").count() == 0
+        chairman_writes.set()
 
         turn = await finished_turn(page)
         await expect(status).to_contain_text("Done in")
@@ -143,7 +153,8 @@ async def test_a_run_in_progress_shows_its_stage_and_who_is_outstanding(fake_llm
 async def test_a_section_opened_during_the_run_stays_open(fake_llm, tmp_path, browser):
     fake_llm.script("model-alpha", Step(reply=reply("alpha")))
     fake_llm.script("model-beta", Step(reply=reply("beta")))
-    fake_llm.script("model-gamma", Step(reply=reply("gamma")), Step(latency_s=1.5, reply=reply("gamma")))
+    gamma_reviews = asyncio.Event()  # set once the clicks are done: the run is still working while they come
+    fake_llm.script("model-gamma", Step(reply=reply("gamma")), Step(release=gamma_reviews, reply=reply("gamma")))
     runner, server = await start_web(fake_llm, tmp_path / "council.db")
     try:
         page = await open_page(browser, server.url + "/")
@@ -156,6 +167,7 @@ async def test_a_section_opened_during_the_run_stays_open(fake_llm, tmp_path, br
         await answers.click()
         await answers.click()
         assert await turn.locator(".run.finished").count() == 0, "the clicks came while the run worked"
+        gamma_reviews.set()
         turn = await finished_turn(page)
         await expect(turn.locator("details[data-section=reviews]")).to_have_js_property("open", True)
         await expect(turn.locator("details[data-section=answers]")).to_have_js_property("open", True)

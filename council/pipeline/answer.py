@@ -35,13 +35,18 @@ async def _answer(provider: Provider, question: list[ChatMessage], params: Gener
             ctx.call_reuse if ctx else None, "answer", provider, question, params,
             lambda: complete(budget, provider, question, params, f"{provider.member.name}'s answer"),
             kept=ctx.kept if ctx else None)
-    except ProviderError as error:
-        return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
     except Exception as error:
-        _log.error("answer_crashed", member=provider.member.name, error=error)
-        failure = Failure(reason="upstream_error", message=f"internal error: {type(error).__name__}: {error}")
-        return AnswerRecord(**base, status="failed", error=failure, latency_ms=elapsed_ms(started))
+        return failed_answer(base, error, started)
     return answer_record(base, completion)
+
+
+def failed_answer(base: dict[str, Any], error: Exception, started: float) -> AnswerRecord:
+    """The record of a call that raised: a provider's error as it is typed, anything else as a member's bug."""
+    if isinstance(error, ProviderError):
+        return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
+    _log.error("answer_crashed", member=base["member"], error=error)
+    failure = Failure(reason="upstream_error", message=f"internal error: {type(error).__name__}: {error}")
+    return AnswerRecord(**base, status="failed", error=failure, latency_ms=elapsed_ms(started))
 
 
 def answer_record(base: dict[str, Any], completion: Completion) -> AnswerRecord:
@@ -70,12 +75,8 @@ async def _structured_answer(provider: Provider, question: list[ChatMessage], pa
 
     try:
         reply = await ask_structured(spec, messages, call)
-    except ProviderError as error:
-        return AnswerRecord(**base, status="failed", error=Failure.from_error(error), latency_ms=elapsed_ms(started))
     except Exception as error:
-        _log.error("answer_crashed", member=provider.member.name, error=error)
-        failure = Failure(reason="upstream_error", message=f"internal error: {type(error).__name__}: {error}")
-        return AnswerRecord(**base, status="failed", error=failure, latency_ms=elapsed_ms(started))
+        return failed_answer(base, error, started)
     completion = reply.completion
     if reply.error is not None:
         # Kept with its text: the record, the page and `council show` say what was wrong with it.

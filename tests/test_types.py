@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from council.types import IMAGE_TYPES, ChatMessage, ImageRef, as_messages, image_bytes_problem
+from council.types import IMAGE_TYPES, ChatMessage, ConversationError, ImageRef, as_messages, image_bytes_problem
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6"
                        "kgAAAABJRU5ErkJggg==")
@@ -25,9 +25,10 @@ def test_each_type_knows_its_own_bytes_and_no_other(declared):
 
 def test_the_python_api_refuses_an_image_whose_bytes_are_not_its_type():
     renamed = ImageRef(url="data:image/gif;base64," + base64.b64encode(PNG).decode())
-    with pytest.raises(ValueError, match=r"messages\[1\]\.images\[0\]: .*not a GIF image \(its bytes are a PNG"):
+    with pytest.raises(ConversationError, match=r"not a GIF image \(its bytes are a PNG") as refused:
         as_messages([ChatMessage(role="assistant", content="hi"), ChatMessage(role="user", content="and this?",
                                                                               images=(renamed,))])
+    assert (refused.value.message_index, refused.value.image_index) == (1, 0), "where the image is, said apart"
 
 
 def test_a_stored_image_still_loads_whatever_its_bytes():

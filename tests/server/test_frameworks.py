@@ -2,7 +2,7 @@
 
 LangChain's ``with_structured_output`` (JSON schema and function calling),
 pydantic-ai's ``output_type`` (tool output, its default, and
-``NativeOutput``), and instructor (``TOOLS`` and ``JSON``): each gets back a
+``NativeOutput``, ``PromptedOutput``): each gets back a
 validated object from ``council`` and from ``council/quick`` (no chairman),
 run by the shipped simulated council.
 """
@@ -10,7 +10,6 @@ run by the shipped simulated council.
 from __future__ import annotations
 
 import httpx
-import instructor
 import openai
 import pytest
 from langchain_openai import ChatOpenAI
@@ -56,13 +55,3 @@ async def test_pydantic_ai_output_type(simulated, model, output):  # noqa: F811
         agent = Agent(OpenAIChatModel(model, provider=OpenAIProvider(openai_client=client)), output_type=output_type)
         result = await agent.run(QUESTION)
     assert isinstance(result.output, City) and result.output.name and isinstance(result.output.population, int)
-
-
-@pytest.mark.parametrize("model", MODELS)
-@pytest.mark.parametrize("mode", [instructor.Mode.TOOLS, instructor.Mode.JSON, instructor.Mode.JSON_SCHEMA])
-async def test_instructor(simulated, model, mode):  # noqa: F811
-    async with openai.AsyncOpenAI(base_url=simulated.base_url, api_key="unused", max_retries=0) as sdk:
-        client = instructor.from_openai(sdk, mode=mode)
-        city = await client.chat.completions.create(model=model, response_model=City, max_retries=0,
-                                                    messages=[{"role": "user", "content": QUESTION}])
-    assert isinstance(city, City) and city.name

@@ -44,6 +44,10 @@ class CouncilPreset(BaseModel):
     rounds: Literal[1, 2] | None = Field(
         default=None, exclude_if=lambda rounds: rounds is None,
         description="2: a second round when the first ranking is unsure (default: review.rounds).")
+    tools: Literal["text", "decide"] | None = Field(
+        default=None, exclude_if=lambda tools: tools is None,
+        description="decide: the council may answer with a tool call when the client leaves the choice to it "
+                    "(default: server.council_tools).")
     deliberate_below: float | None = Field(
         default=None, gt=0.0, le=1.0, exclude_if=lambda threshold: threshold is None,
         description="The confidence below which a second round runs (default: review.deliberate_below).")

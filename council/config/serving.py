@@ -75,6 +75,12 @@ class ServerConfig(_Strict):
         default_factory=list,
         description="Host header values served besides loopback ones on a loopback bind (a reverse proxy's name: "
                     "council.example.com for any port, or host:port); on another bind, when set, the only ones.")
+    council_tools: Literal["text", "decide"] = Field(
+        default="text",
+        description="What a council model does with a request's tools when the client leaves the choice to it "
+                    "(tool_choice auto): text answers in text, as chat apps that attach tools to every question "
+                    "expect; decide lets the council answer with a tool call when its top-ranked answer is one. A "
+                    "forced choice (required, a named function) is always decided. A preset's tools overrides it.")
     task_model: str = Field(
         default="auto",
         description="Where chat apps' side tasks (titles, tags, follow-ups) go: auto (one member: the chairman, "

@@ -66,8 +66,9 @@ class RunRequest:
     #: A structured answer: a pydantic model class, a JSON Schema, or an OpenAI ``response_format``
     #: (None: prose; a ``response_format`` in ``params`` asks the same).
     output_type: OutputSpec | type[BaseModel] | Mapping[str, Any] | None = None
-    #: Function tools (OpenAI's shape) and the choice among them: a forced choice (``"required"``, a named
-    #: function) has the council decide the call; otherwise the council answers in text.
+    #: Function tools (OpenAI's shape) and the choice among them: the council decides a call (a forced
+    #: choice: ``"required"``, a named function), or whether to call one at all (``"auto"`` or no choice:
+    #: the result is a call or ``{"reply": TEXT}``); ``"none"``: the council answers in text.
     tools: Sequence[Mapping[str, Any]] | None = None
     tool_choice: str | Mapping[str, Any] | None = None
     #: The review shuffle seed (None: ``review.seed``, else one drawn per run).

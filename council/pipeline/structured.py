@@ -47,6 +47,8 @@ class OutputSpec:
     #: A tool call the council decides: the functions it may call (one: the value is its arguments; several:
     #: ``{"name": ..., "arguments": ...}``). Empty: the value is the answer itself.
     calls: tuple[str, ...] = ()
+    #: The council may answer in text instead (``tool_choice: "auto"``): the value is ``{"reply": TEXT}`` or a call.
+    may_reply: bool = False
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, OutputSpec) and self.fingerprint() == other.fingerprint()
@@ -98,16 +100,23 @@ class OutputSpec:
 
     @classmethod
     def for_tools(cls, tools: Sequence[Mapping[str, Any]], choice: str | Mapping[str, Any] | None) -> OutputSpec | None:
-        """The call a forced ``tool_choice`` asks the council to decide (None when the choice leaves it free).
+        """The call ``tool_choice`` asks the council to decide (None: no function tools, or ``"none"``).
 
-        ``"required"`` with one function, or a named function: the answer is
+        ``"auto"`` (or no choice): call one of them or answer in text, as
+        ``{"name", "arguments"}`` or ``{"reply"}``. ``"required"`` with one function, or a named function: the answer is
         its arguments, valid for its ``parameters``. ``"required"`` with
         several: ``{"name", "arguments"}``, one of them. Raises
         :class:`InvalidRequestError` (``option`` ``tools``/``tool_choice``) naming what is wrong.
         """
         functions = _functions(tools)
-        if choice is None or choice in ("auto", "none"):
+        if choice == "none" or (not functions and choice in (None, "auto")):
             return None
+        if choice is None or choice == "auto":
+            # Free to call or not: every member says which, and the top-ranked decision stands.
+            reply = {"type": "object", "properties": {"reply": {"type": "string", "description": _REPLY_HINT}},
+                     "required": ["reply"], "additionalProperties": False}
+            return cls(schema={"oneOf": [reply, *_call_options(functions)]}, name="reply_or_tool_call",
+                       calls=tuple(functions), may_reply=True)
         if isinstance(choice, Mapping):
             name = (choice.get("function") or {}).get("name") if choice.get("type") == "function" else None
             if not isinstance(name, str):
@@ -123,16 +132,20 @@ class OutputSpec:
         if len(functions) == 1:
             (name, parameters), = functions.items()
             return cls(schema=parameters, name=name, calls=(name,))
-        options = [{"type": "object", "properties": {"name": {"const": name}, "arguments": parameters},
-                    "required": ["name", "arguments"], "additionalProperties": False}
-                   for name, parameters in functions.items()]
-        return cls(schema={"oneOf": options}, name="tool_call", calls=tuple(functions))
+        return cls(schema={"oneOf": _call_options(functions)}, name="tool_call", calls=tuple(functions))
 
-    def call_of(self, value: Any) -> tuple[str, Any]:
-        """The function a decided call names, and its arguments."""
-        if len(self.calls) == 1:
+    def call_of(self, value: Any) -> tuple[str, Any] | None:
+        """The function a decided call names, and its arguments (None: the council answered in text)."""
+        if self.may_reply and isinstance(value, dict) and "reply" in value:
+            return None
+        if len(self.calls) == 1 and not self.may_reply:
             return self.calls[0], value
         return str(value["name"]), value["arguments"]
+
+    @staticmethod
+    def reply_of(value: Any) -> str | None:
+        """The text answer of a council that was free to call a tool and did not."""
+        return value["reply"] if isinstance(value, dict) and isinstance(value.get("reply"), str) else None
 
     def response_format(self) -> dict[str, Any]:
         """The OpenAI ``response_format`` asking a member for this output."""
@@ -145,12 +158,16 @@ class OutputSpec:
 
     def fingerprint(self) -> str:
         """A hash of what decides a valid answer (the run record and the cache key keep it)."""
-        text = json.dumps({"schema": self.schema, "name": self.name, "strict": self.strict, "calls": self.calls},
-                          sort_keys=True)
+        text = json.dumps({"schema": self.schema, "name": self.name, "strict": self.strict, "calls": self.calls,
+                           "may_reply": self.may_reply}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def instruction(self) -> str:
         """What a member whose wire format has no structured output is told, in the prompt."""
+        if self.may_reply:
+            return ("You may call one of the tools below or answer in text. Reply with a single JSON object and "
+                    'nothing else: {"name": TOOL, "arguments": {...}} to call a tool, or {"reply": TEXT} to answer. '
+                    "It must validate against this JSON Schema:\n" + json.dumps(self.schema, ensure_ascii=False))
         if self.schema is None:
             return ("Reply with a single JSON object and nothing else: no prose before or after it, no code fence.")
         return ("Reply with a single JSON value that validates against this JSON Schema, and nothing else: no prose "
@@ -176,6 +193,16 @@ class OutputSpec:
     def output_of(self, value: Any) -> Any:
         """The value as the caller asked for it: an instance of its pydantic model, else the JSON value."""
         return self.model.model_validate(value) if self.model is not None else value
+
+
+_REPLY_HINT = "Your answer in text, when no tool call is needed (for example once the tool results are in)"
+
+
+def _call_options(functions: Mapping[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One schema per function: a call naming it, with arguments valid for its parameters."""
+    return [{"type": "object", "properties": {"name": {"const": name}, "arguments": parameters},
+             "required": ["name", "arguments"], "additionalProperties": False}
+            for name, parameters in functions.items()]
 
 
 def _functions(tools: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -121,6 +121,11 @@ class ChatHandler:
                 task.cancel()
             raise
 
+    def decides_tools(self, preset: str | None) -> bool:
+        """Whether the council (or preset ``council/NAME``) may answer tools with a call of its own choice."""
+        chosen = self.council.config.councils[preset].tools if preset in self.council.config.councils else None
+        return (chosen or self.config.council_tools) == "decide"
+
     async def council_completion(self, request: web.Request, body: ChatCompletionRequest,
                                  preset: str | None = None) -> web.StreamResponse:
         """Run the council (or one of its presets: model ``council/NAME``) for one request."""
@@ -130,7 +135,9 @@ class ChatHandler:
                                 "and tool_choice", param="function_call", code="tool_choice_not_supported")
         extra_headers: dict[str, str] = {}
         forced = body.forced_tool_param() is not None
-        if body.tool_definitions and not forced:
+        # Tools go to the run when a call is forced, or when the council may decide one (its setting).
+        decides = forced or (body.tool_choice != "none" and self.decides_tools(preset))
+        if body.tool_definitions and not decides:
             # Chat apps attach their tools to every question; the council answers in text, and says so.
             request[TOOLS_IGNORED_KEY] = body.tool_definitions
             extra_headers[TOOLS_IGNORED_HEADER] = str(body.tool_definitions)
@@ -141,7 +148,8 @@ class ChatHandler:
         # A rubric by name only: over HTTP the reference must not reach the file system.
         run_request = RunRequest(messages=messages, rubric=body.council_rubric, rubric_source="named",
                                  params=body.params(), preset=preset, max_usd=body.council_max_usd, cache=not fresh,
-                                 tools=body.tools if forced else None, tool_choice=body.tool_choice if forced else None)
+                                 tools=body.tools if decides else None,
+                                 tool_choice=body.tool_choice if decides else None)
         # A registered rubric is read from the database: not on the event loop.
         plan = (await asyncio.to_thread(self.council.plan, run_request) if body.council_rubric
                 else self.council.plan(run_request))
@@ -159,8 +167,8 @@ class ChatHandler:
         result = await self._await_run(task)
         if not answered(result) or result.final_answer is None:
             raise failure_error(result)
-        call = decided_call(plan, result)
-        payload = completion_body(completion_id, created, body.model, None if call else result.final_answer.content,
+        content, call = decided_call(plan, result)
+        payload = completion_body(completion_id, created, body.model, content,
                                   "tool_calls" if call else finish_reason(result), result.usage,
                                   {"council": council_summary(result)}, tool_calls=call)
         return web.json_response(payload, headers={"x-council-run-id": run_id, **cost_headers(result),

@@ -20,13 +20,23 @@ from council.server.schema import SURROGATE, ApiError, ChatCompletionRequest, Co
 from council.types import ChatMessage, ConversationError, ImageRef, as_messages
 
 
+def _calls_of(message: RequestMessage) -> str:
+    """An assistant turn's tool calls as text the members read: each function's name and arguments."""
+    lines = []
+    for call in message.tool_calls or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        function = function if isinstance(function, dict) else {}
+        lines.append(f"[called tool {function.get('name', '?')} with arguments {function.get('arguments') or '{}'}]")
+    return "\n".join(lines)
+
+
 def _content_of(message: RequestMessage, index: int) -> tuple[str, tuple[ImageRef, ...]]:
     """The text of a message and the images it carries; a 400 naming the part for anything else."""
+    calls = _calls_of(message)
     if message.content is None:
-        calls = ", ".join(str((c.get("function") or {}).get("name", "?")) for c in message.tool_calls or [])
-        return (f"[called tools: {calls}]" if calls else ""), ()
+        return calls, ()
     if isinstance(message.content, str):
-        return message.content, ()
+        return "\n".join(t for t in (message.content, calls) if t), ()
     texts: list[str] = []
     images: list[ImageRef] = []
     for part_index, part in enumerate(message.content):
@@ -73,7 +83,11 @@ def to_conversation(request: ChatCompletionRequest) -> tuple[list[ChatMessage], 
     """
     messages: list[ChatMessage] = []
     origins: list[MessageOrigin] = []
+    called: dict[str, str] = {}  # tool call id -> function name, to say whose result a tool message is
     for index, message in enumerate(request.messages):
+        for call in message.tool_calls or []:
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                called[call["id"]] = str((call.get("function") or {}).get("name", "?"))
         text, images = _content_of(message, index)
         param = f"messages[{index}].content"
         if SURROGATE.search(text):
@@ -85,7 +99,8 @@ def to_conversation(request: ChatCompletionRequest) -> tuple[list[ChatMessage], 
         if message.role in ("system", "developer"):
             messages.append(ChatMessage(role="system", content=text))
         elif message.role in ("tool", "function"):
-            messages.append(ChatMessage(role="user", content=f"[tool result]\n{text}"))
+            tool = message.name or called.get(message.tool_call_id or "", "")
+            messages.append(ChatMessage(role="user", content=f"[tool result{' of ' + tool if tool else ''}]\n{text}"))
         elif text or images or message.role == "user":
             messages.append(ChatMessage(role=message.role, content=text, images=images))
         else:

@@ -71,14 +71,24 @@ def finish_reason(result: CouncilResult) -> str:
     return "content_filter" if result.final_answer is not None and result.final_answer.blocked else "stop"
 
 
-def decided_call(plan: RunPlan, result: CouncilResult) -> list[dict[str, Any]] | None:
-    """The ``tool_calls`` of a run that decided a call (None for an answer in text, or a run without one)."""
+def decided_call(plan: RunPlan, result: CouncilResult) -> tuple[str | None, list[dict[str, Any]] | None]:
+    """What a run that decided about tools answers: its text (None for a call) and its ``tool_calls`` (None for text).
+
+    A run with no tools decision, or one that failed or was blocked,
+    answers its final text as it is.
+    """
     output, final = plan.output, result.final_answer
-    if output is None or not output.calls or final is None or final.blocked or not answered(result):
-        return None
-    name, arguments = output.call_of(json.loads(final.content))
-    return [{"id": f"call_{result.run_id[:24]}", "type": "function",
-             "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}]
+    if final is None:
+        return None, None
+    if output is None or not output.calls or final.blocked or not answered(result):
+        return final.content, None
+    value = json.loads(final.content)
+    call = output.call_of(value)
+    if call is None:
+        return output.reply_of(value), None
+    name, arguments = call
+    return None, [{"id": f"call_{result.run_id[:24]}", "type": "function",
+                   "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}]
 
 
 class CouncilStream:
@@ -86,9 +96,10 @@ class CouncilStream:
 
     def __init__(self, writer: ChunkWriter, task: asyncio.Task[CouncilResult], queue: asyncio.Queue[StageEvent],
                  progress: str, keepalive_s: float,
-                 calls: Callable[[CouncilResult], list[dict[str, Any]] | None] | None = None) -> None:
+                 calls: Callable[[CouncilResult], tuple[str | None, list[dict[str, Any]] | None]] | None = None,
+                 ) -> None:
         self.writer = writer
-        #: A run that decides a tool call sends it at the end, as ``tool_calls``, and no content.
+        #: A run that decides about tools sends its decision at the end: ``tool_calls`` and no content, or its text.
         self.calls = calls
         self.task = task
         self.queue = queue
@@ -178,11 +189,11 @@ class CouncilStream:
             await self.writer.error(f"the council could not answer: {result.error}", code="council_failed")
             await self.writer.done()
             return
-        call = self.calls(result) if self.calls is not None else None
+        content, call = self.calls(result) if self.calls is not None else (None, None)
         if call:
             await self.writer.delta({"tool_calls": [{"index": 0, **c} for c in call]})
-        elif self.calls is not None and result.final_answer is not None:
-            await self.writer.delta({"content": result.final_answer.content})  # the withheld line, when blocked
+        elif self.calls is not None and content:
+            await self.writer.delta({"content": content})  # the text answer, or the withheld line when blocked
         await self.writer.delta({}, "tool_calls" if call else finish_reason(result))
         await self.writer.usage(result.usage)
         await self.writer.done()

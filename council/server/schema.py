@@ -100,6 +100,7 @@ class RequestMessage(_Lenient):
     content: StrictStr | list[ContentPart] | None = None
     name: StrictStr | None = None
     tool_calls: list[dict[str, Any]] | None = None
+    tool_call_id: StrictStr | None = None
 
 
 class StreamOptions(_Lenient):

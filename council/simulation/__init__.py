@@ -41,6 +41,7 @@ from council.simulation.personas import (
     write_revision,
     write_synthesis,
 )
+from council.simulation.tool_use import decide
 from council.types import ChatMessage
 
 
@@ -73,6 +74,10 @@ def behaviour_for(member: MemberConfig) -> SimulatedBehaviour:
         schema = (response_format.get("json_schema") or {}).get("schema") \
             if response_format.get("type") == "json_schema" \
             else prompted_schema([m.content for m in messages if m.role in ("system", "user")])
+        if (decision := decide(schema, messages, f"{member.name}/{topic_of(messages)}",
+                               lambda conversation: write_answer(persona, conversation, member.name))) is not None \
+                and not isinstance(read_call(messages).task, ChairmanTask):
+            return decision
         if isinstance(synthesis := read_call(messages).task, ChairmanTask):
             # The chairman keeps the best-ranked candidate that still validates.
             return next((text for text in synthesis.answers if valid_for(schema, text)),

@@ -20,7 +20,7 @@ from council.types import ReusedMark, Usage, is_falsy, is_none
 
 AnswerStatus = Literal["ok", "failed", "blocked"]
 FailureReason = Literal["timeout", "rate_limited", "auth", "upstream_error", "protocol", "deadline", "parse", "skipped",
-                        "budget", "late", "invalid_output"]
+                        "budget", "late", "invalid_output", "refused"]
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -234,6 +234,19 @@ class CouncilResult(_Record):
         value = json.loads(final.content)
         return self._read_output(value) if self._read_output is not None else value
 
+    @property
+    def refusal(self) -> str | None:
+        """Why a structured run has no answer when members refused: the first refusal's text (None otherwise).
+
+        OpenAI's structured outputs answer a refusal in ``message.refusal``
+        instead of an object; a council whose every candidate failed, one
+        of them by refusing, answers the same way.
+        """
+        if self.output_schema is None or self.final_answer is not None or any(a.status == "ok" for a in self.answers):
+            return None
+        return next((a.content or a.error.message for a in self.answers
+                     if a.error is not None and a.error.reason == "refused"), None)
+
     def degrade(self, *reasons: str | None) -> None:
         """Mark the run degraded for each reason given (None is no reason), keeping every reason once."""
         for reason in reasons:

@@ -345,3 +345,5 @@ class Completion(BaseModel):
     latency_ms: float = 0.0
     attempts: int = 1
     simulated: bool = False
+    #: The model declined (``content`` holds its refusal): a structured run records it as ``refused``.
+    refused: bool = False

@@ -80,7 +80,9 @@ async def _structured_answer(provider: Provider, question: list[ChatMessage], pa
     completion = reply.completion
     if reply.error is not None:
         # Kept with its text: the record, the page and `council show` say what was wrong with it.
-        failure = Failure(reason="invalid_output", message=f"the answer {reply.error}", attempts=reply.attempts)
+        failure = Failure(reason="refused", message="the member refused to answer", attempts=reply.attempts) \
+            if completion.refused else \
+            Failure(reason="invalid_output", message=f"the answer {reply.error}", attempts=reply.attempts)
         return AnswerRecord(**base, status="failed", error=failure, content=completion.content,
                             latency_ms=elapsed_ms(started), usage=completion.usage, attempts=reply.attempts)
     valid = completion.model_copy(update={"content": as_text(reply.value), "latency_ms": elapsed_ms(started)})
@@ -112,6 +114,8 @@ async def answers_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
 async def quorum_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """Stop the run when too few members answered; else say how few answers are left to review, if few are."""
     if problem := quorum_problem(list(so_far.answers), len(ctx.plan.members), ctx.config.stages.quorum):
+        return so_far.then(stop=problem)
+    if ctx.plan.output is not None and (problem := no_valid_output(list(so_far.answers))):
         return so_far.then(stop=problem)
     return so_far.then(degraded=(survivor_problem(so_far.surviving),))
 
@@ -163,13 +167,26 @@ def member_failures(answers: list[AnswerRecord]) -> str | None:
 def quorum_problem(answers: list[AnswerRecord], members: int, quorum: int) -> str | None:
     """Why the run cannot go on (too few members answered), or None.
 
-    Blocked answers count toward the quorum: the quorum is about members being reachable.
+    Blocked answers, and structured ones that did not validate or were refused, count toward the quorum:
+    the quorum is about members being reachable.
     """
-    answered = sum(a.status != "failed" for a in answers)
+    answered = sum(a.status != "failed" or (a.error is not None and a.error.reason in _REACHED) for a in answers)
     needed = min(quorum, members)
     if answered < needed:
         return f"quorum not met: {answered} of {members} members answered, {needed} needed"
     return None
+
+
+#: Failures of a member that answered: it was reached, and what it said was not a usable answer.
+_REACHED = frozenset({"invalid_output", "refused"})
+
+
+def no_valid_output(answers: list[AnswerRecord]) -> str | None:
+    """Why a structured run has no candidate at all (every answer failed to validate or refused), or None."""
+    if any(a.status != "failed" for a in answers):
+        return None
+    why = "; ".join(f"{a.member}: {a.error.message}" for a in answers if a.error is not None)
+    return f"no member produced a valid answer for the schema ({why})"
 
 
 def survivor_problem(surviving: list[AnswerRecord]) -> str | None:

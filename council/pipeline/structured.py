@@ -181,9 +181,9 @@ class OutputSpec:
         try:
             value = json.loads(body)
         except ValueError as error:
-            return None, f"not valid JSON: {error}"
+            return None, f"is not valid JSON: {error}"
         if self.schema is None:
-            return (value, None) if isinstance(value, dict) else (None, "not a JSON object")
+            return (value, None) if isinstance(value, dict) else (None, "is not a JSON object")
         errors = sorted(Draft202012Validator(self.schema).iter_errors(value), key=lambda e: list(e.absolute_path))
         if errors:
             where = "/".join(str(p) for p in errors[0].absolute_path) or "(the top level)"
@@ -261,12 +261,16 @@ async def ask_structured(spec: OutputSpec, messages: list[ChatMessage],
                          call: Callable[[list[ChatMessage]], Awaitable[Completion]]) -> StructuredReply:
     """Call, read the reply as ``spec``; once more quoting the validation error when it does not validate."""
     completion = await call(messages)
+    if completion.refused:
+        return StructuredReply(completion, error="refused")  # asking again would not change a refusal
     value, error = spec.read(completion.content)
     if error is None:
         return StructuredReply(completion, value)
     retry = [*messages, ChatMessage(role="assistant", content=completion.content),
-             ChatMessage(role="user", content=f"That reply is not a valid answer ({error}). Reply again with only "
+             ChatMessage(role="user", content=f"That reply {error}. Reply again with only "
                                               "the JSON value, corrected.")]
     again = await call(retry)
+    if again.refused:
+        return StructuredReply(again, error="refused", attempts=2)
     value, error = spec.read(again.content)
     return StructuredReply(again, value, error, attempts=2)

@@ -59,6 +59,8 @@ class Reply:
     finish_reason: str | None
     usage: Usage
     model_version: str | None
+    #: The model declined to answer (OpenAI's ``refusal``, Anthropic's ``refusal`` stop): ``content`` says why.
+    refused: bool = False
 
 
 class AnswerStream(Protocol):
@@ -178,6 +180,7 @@ class Provider(ABC):
             finish_reason=reply.finish_reason,
             usage=reply.usage,
             model_version=reply.model_version,
+            refused=reply.refused or reply.finish_reason == "refusal",
             latency_ms=round((time.perf_counter() - started) * 1000, 3),  # to the microsecond, as a run's timings
             attempts=attempts,
             simulated=self.simulated,

@@ -46,6 +46,7 @@ class StreamDecoder(ABC):
         self.finish_reason: str | None = None
         self.usage = Usage()
         self.model_version: str | None = None
+        self.refused = False
         # complete: the answer is whole (a finish reason or end event was seen).
         # ended: the stream's own terminator arrived, so nothing more is read.
         self.complete = False
@@ -59,7 +60,7 @@ class StreamDecoder(ABC):
         """The reply once the stream has ended; a truncated stream is a ProtocolError."""
         if not self.complete:
             raise self.endpoint.error(ProtocolError, "the stream ended before the answer was complete")
-        return Reply("".join(self.parts), self.finish_reason, self.usage, self.model_version)
+        return Reply("".join(self.parts), self.finish_reason, self.usage, self.model_version, self.refused)
 
     def json_object(self, event: SSEEvent) -> dict[str, Any]:
         """The event's data as a JSON object; a ProtocolError naming the event when it is not one."""

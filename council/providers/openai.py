@@ -119,13 +119,14 @@ class OpenAIProvider(HttpProvider):
         choices = field(data, "choices", endpoint=self.endpoint, kind=list)
         message = field(choices, 0, "message", endpoint=self.endpoint, kind=dict)
         content = message.get("content")
-        if content is None:
+        refused = content is None and isinstance(message.get("refusal"), str)
+        if refused:
             # A refusal arrives in its own field with null content.
-            content = message.get("refusal")
+            content = message["refusal"]
         if not isinstance(content, str):
             content = field(message, "content", endpoint=self.endpoint, kind=str)
         finish = choices[0].get("finish_reason") if isinstance(choices[0], dict) else None
-        return Reply(content, finish, read_usage(data.get("usage")), data.get("model"))
+        return Reply(content, finish, read_usage(data.get("usage")), data.get("model"), refused)
 
     def stream_decoder(self) -> StreamDecoder:
         return OpenAIStreamDecoder(self.endpoint)
@@ -157,6 +158,9 @@ class OpenAIStreamDecoder(StreamDecoder):
             self.complete = True
         delta = choice.get("delta") or {}
         text = delta.get("content") if isinstance(delta, dict) else None
+        if isinstance(delta, dict) and isinstance(delta.get("refusal"), str) and delta["refusal"]:
+            self.refused = True
+            text = delta["refusal"]
         if isinstance(text, str) and text:
             self.parts.append(text)
             return text

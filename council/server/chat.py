@@ -165,6 +165,12 @@ class ChatHandler:
             return await self._council_stream(request, body, plan, run_id, completion_id, created, extra_headers, hit)
         task = self.start_admitted(self.council.ask(plan, run_id=run_id, cache_hit=hit, cache_checked=True))
         result = await self._await_run(task)
+        if (refusal := result.refusal) is not None:
+            # As OpenAI answers a refused structured output: the refusal in its own field, no content.
+            return web.json_response(
+                completion_body(completion_id, created, body.model, None, "stop", result.usage,
+                                {"council": council_summary(result)}, refusal=refusal),
+                headers={"x-council-run-id": run_id, **cost_headers(result), **extra_headers})
         if not answered(result) or result.final_answer is None:
             raise failure_error(result)
         content, call = decided_call(plan, result)

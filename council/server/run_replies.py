@@ -185,6 +185,12 @@ class CouncilStream:
 
     async def _finish(self, result: CouncilResult) -> None:
         await self._close_thinking()
+        if (refusal := result.refusal) is not None:
+            await self.writer.delta({"refusal": refusal})
+            await self.writer.delta({}, "stop")
+            await self.writer.usage(result.usage)
+            await self.writer.done()
+            return
         if not answered(result):
             await self.writer.error(f"the council could not answer: {result.error}", code="council_failed")
             await self.writer.done()

@@ -37,9 +37,9 @@ def finish_fields(finish_reason: str | None, upstream: str | None = None) -> dic
 def completion_body(completion_id: str, created: int, model: str, content: str | None, finish_reason: str,
                     usage: Usage, extra: dict[str, Any] | None = None,
                     upstream_finish_reason: str | None = None,
-                    tool_calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                    tool_calls: list[dict[str, Any]] | None = None, refusal: str | None = None) -> dict[str, Any]:
     """A whole ``chat.completion`` object (``upstream_finish_reason``: the member's own, kept beside OpenAI's)."""
-    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": refusal}
     if tool_calls:
         message["tool_calls"] = tool_calls
     body: dict[str, Any] = {

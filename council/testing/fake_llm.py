@@ -270,7 +270,8 @@ class FakeLLMServer:
         if not recorded.stream:
             return web.json_response({
                 **base, "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": None, "refusal": text}
+                             if step.refuse else {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                 "usage": usage,
             })
 
@@ -279,7 +280,8 @@ class FakeLLMServer:
                        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
             return f"data: {json.dumps(payload)}\n\n".encode()
 
-        events = [chunk({"role": "assistant", "content": ""})] + [chunk({"content": w}) for w in _words(text)]
+        said = "refusal" if step.refuse else "content"
+        events = [chunk({"role": "assistant", "content": ""})] + [chunk({said: w}) for w in _words(text)]
         terminal = [chunk({}, "stop")]
         if (body.get("stream_options") or {}).get("include_usage") and not step.omit_usage:
             usage_chunk = {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}
@@ -307,7 +309,8 @@ class FakeLLMServer:
         if not recorded.stream:
             return web.json_response({
                 "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "usage": usage,
+                "content": [{"type": "text", "text": text}], "stop_reason": "refusal" if step.refuse else "end_turn",
+                "usage": usage,
             })
 
         def event(name: str, payload: dict[str, Any]) -> bytes:

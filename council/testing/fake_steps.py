@@ -62,6 +62,8 @@ class Step:
     usage: dict[str, Any] | None = None
     #: Send no usage chunk in an OpenAI-format stream even when asked (some servers never do).
     omit_usage: bool = False
+    #: The reply is a refusal: OpenAI's ``refusal`` field (content null), Anthropic's ``refusal`` stop reason.
+    refuse: bool = False
 
 
 @dataclass(frozen=True)

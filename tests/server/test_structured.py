@@ -114,7 +114,7 @@ async def test_a_candidate_in_prose_is_dropped_visibly_and_a_valid_one_wins(fake
         assert stored is not None
         alpha = next(a for a in stored.answers if a.member == "alpha")
         assert alpha.status == "failed" and alpha.error is not None and alpha.error.reason == "invalid_output"
-        assert alpha.error.message.startswith("the answer not valid JSON") and alpha.attempts == 2
+        assert alpha.error.message.startswith("the answer is not valid JSON") and alpha.attempts == 2
         assert alpha.content == "It is Lagos, a very large city.", "the invalid text is kept for the record"
         asked = [r.body for r in fake_llm.requests if r.body.get("model") == "model-beta"]
         assert asked[0]["response_format"]["type"] == "json_schema", "an OpenAI-format member is asked natively"
@@ -174,3 +174,55 @@ async def test_a_choice_naming_no_tool_is_a_400(simulated):
             await sdk.chat.completions.create(model="council", messages=QUESTION, tools=[WEATHER],
                                               tool_choice={"type": "function", "function": {"name": "nope"}})
     assert refused.value.body["param"] == "tool_choice" and "no tool named 'nope'" in refused.value.body["message"]
+
+
+async def structured_server(fake_llm: FakeLLMServer) -> tuple[str, Store, object]:
+    config = server_config(fake_llm)
+    store = Store(":memory:")
+    council = Council(config, store=store, environ={})
+    runner, site = await start_site(create_app(config, environ={}, council=council), config.server, "127.0.0.1", 0)
+    return f"http://127.0.0.1:{site.port}/v1", store, runner
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_council_whose_members_refuse_answers_a_refusal_as_openai_does(fake_llm, stream):
+    for name in ("alpha", "beta", "gamma"):
+        fake_llm.script(f"model-{name}", Step(reply="I can't help with that request.", refuse=True))
+    base_url, store, runner = await structured_server(fake_llm)
+    try:
+        async with openai.AsyncOpenAI(base_url=base_url, api_key="k", max_retries=0) as sdk:
+            if stream:
+                async with sdk.chat.completions.stream(model="council", messages=QUESTION,
+                                                       response_format=City) as events:
+                    completion = await events.get_final_completion()
+            else:
+                completion = await sdk.chat.completions.parse(model="council", messages=QUESTION,
+                                                              response_format=City)
+        message = completion.choices[0].message
+        assert message.refusal == "I can't help with that request." and message.parsed is None
+        assert not message.content and completion.choices[0].finish_reason == "stop"
+        (run,) = store.list_runs(limit=5)
+        stored = store.get(run.run_id)
+        assert stored is not None
+        assert {a.error.reason for a in stored.answers if a.error is not None} == {"refused"}
+        assert all(a.attempts == 1 for a in stored.answers), "a refusal is not asked again"
+    finally:
+        await runner.cleanup()  # type: ignore[attr-defined]
+        store.close()
+
+
+async def test_when_no_member_writes_a_valid_object_the_error_says_so(fake_llm):
+    for name in ("alpha", "beta", "gamma"):
+        fake_llm.script(f"model-{name}", Step(reply=council_member(f"{name} thinks it is Lagos.", quality_judge)))
+    base_url, store, runner = await structured_server(fake_llm)
+    try:
+        async with aiohttp.ClientSession() as http, http.post(f"{base_url}/chat/completions", json={
+                "model": "council", "messages": QUESTION, "response_format": {"type": "json_schema", "json_schema": {
+                    "name": "City", "schema": City.model_json_schema()}}}) as response:
+            body = await response.json()
+        assert response.status == 502 and body["error"]["code"] == "council_failed"
+        assert "no member produced a valid answer for the schema" in body["error"]["message"]
+        assert "alpha: the answer is not valid JSON" in body["error"]["message"]
+    finally:
+        await runner.cleanup()  # type: ignore[attr-defined]
+        store.close()

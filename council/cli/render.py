@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import textwrap
@@ -92,6 +93,31 @@ def agreement_line(result: CouncilResult) -> str:
     return "reviewer agreement: not enough reviews to measure"
 
 
+def candidate_blocks(result: CouncilResult) -> list[tuple[str, str]]:
+    """A structured run's candidates: a title and the body for each, valid JSON formatted, failed ones with why.
+
+    Empty for a prose run: its answers are the members table's business.
+    """
+    if result.output_schema is None:
+        return []
+    blocks = []
+    for answer in result.answers:
+        if answer.status == "ok" and answer.content is not None:
+            blocks.append((f"{answer.member}: valid", _formatted(answer.content)))
+        elif answer.error is not None and answer.error.reason in ("invalid_output", "refused"):
+            text = (answer.content or "").strip()
+            shown = text if len(text) <= 600 else text[:600] + " …"
+            blocks.append((f"{answer.member}: {answer.error.reason}: {answer.error.message}", shown or "(no text)"))
+    return blocks
+
+
+def _formatted(text: str) -> str:
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False, indent=2)
+    except ValueError:
+        return text.strip()
+
+
 def render_report(result: CouncilResult) -> str:
     """The readable report of ``council ask`` and ``council show``."""
     parts: list[str] = []
@@ -117,6 +143,9 @@ def render_report(result: CouncilResult) -> str:
     for flag in result.bias_flags:
         parts.append(f"bias flag: {flag.reviewer}: {flag.detail}")
     parts.append(f"Members:\n{members_table(result)}\n")
+    if blocks := candidate_blocks(result):
+        shown = (f"  {title}\n{textwrap.indent(body, '    ')}" for title, body in blocks)
+        parts.append("Candidates:\n" + "\n".join(shown) + "\n")
     if result.degraded:
         parts.append("DEGRADED:\n" + "\n".join(f"  - {reason}" for reason in result.degraded_reasons) + "\n")
     usage = result.usage

@@ -12,6 +12,7 @@ import re
 from rich.console import Group, RenderableType
 from rich.markdown import Markdown
 from rich.panel import Panel
+from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -20,6 +21,7 @@ from council.cli.render import (
     MEMBER_HEADER,
     agreement_line,
     blocked_reason,
+    candidate_blocks,
     confidence_line,
     cost_line,
     member_rows,
@@ -143,6 +145,10 @@ def render_rich_report(result: CouncilResult) -> RenderableType:
         parts.append(deliberation_rich(result.deliberation))
     parts += [Text(f"bias flag: {clean(f.reviewer)}: {clean(f.detail)}", style="yellow") for f in result.bias_flags]
     parts.append(members_rich_table(result))
+    for title, body in candidate_blocks(result):
+        valid = title.endswith(": valid")
+        parts.append(Panel(Syntax(body, "json", word_wrap=True) if valid else Text(clean(body)), title=clean(title),
+                           title_align="left", border_style="green" if valid else "red"))
     parts += _degraded(result)
     usage = result.usage
     judged = f"; {result.judging.describe()}" if result.judging else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -47,3 +48,31 @@ def test_a_bad_schema_file_is_exit_2_naming_it(tmp_path, env, capsys, content, m
     assert main(["ask", "Name a city.", "--schema", str(schema)], env) == 2
     _out, err = capsys.readouterr()
     assert message in err and "Traceback" not in err
+
+
+async def test_council_show_prints_candidates_as_json_and_the_invalid_one_with_its_error(tmp_path, fake_llm, capsys):
+    from council.testing.fake_llm import Step
+    from council.testing.scripted import council_member
+    from tests.server.conftest import quality_judge
+
+    fake_llm.script("model-a", Step(reply=council_member("Paris is my pick, it ranks first.", quality_judge)))
+    for name, city in (("b", "Lyon"), ("c", "Nice")):
+        fake_llm.script(f"model-{name}", Step(reply=council_member(json.dumps({"city": city, "rank": 2}),
+                                                                     quality_judge)))
+    config = tmp_path / "council.yaml"
+    url = fake_llm.base_url("openai")
+    members = "".join(f"  - {{name: {n}, provider: openai, model: model-{n}, base_url: '{url}'}}\n" for n in "abc")
+    config.write_text(f"members:\n{members}chairman: null\nstorage: {{path: '{tmp_path / 'runs.db'}'}}\n",
+                      encoding="utf-8")
+    schema = tmp_path / "city.json"
+    schema.write_text(json.dumps(SCHEMA), encoding="utf-8")
+    env = {"COUNCIL_CONFIG": str(config), "OPENAI_API_KEY": "k"}
+    assert await asyncio.to_thread(main, ["ask", "Name a city and rank it.", "--schema", str(schema), "--json"],
+                                   env) == 0
+    run_id = json.loads(capsys.readouterr().out)["run_id"]
+    assert await asyncio.to_thread(main, ["show", run_id], env) == 0
+    shown = capsys.readouterr().out
+    candidates = shown.split("Candidates:", 1)[1]
+    assert "b: valid" in candidates and '"city": "Lyon"' in candidates, "a valid candidate, formatted"
+    assert "a: invalid_output: the answer is not valid JSON" in candidates
+    assert "Paris is my pick" in candidates, "the invalid text is shown with its error"

@@ -68,3 +68,42 @@ async def test_events_build_the_view(web_server, browser):
                                   "Agreement: Kendall's W 0.81 (3 reviewers)1 bias flag: see the full ranking")
     assert out["folded"] == [["answers", False], ["reviews", False], ["ranking", False]]
     assert out["finalFirst"] is True
+
+
+JSON_SCRIPT = """
+async (events) => {
+  const { RunView } = await import('/static/run_view.js');
+  const view = new RunView('run-j', { dimensions: [], scale: [1, 10] });
+  document.getElementById('transcript').append(view.root);
+  for (const event of events) view.apply(event);
+  const card = (member) => view.root.querySelector(`.answer-card[data-member="${member}"]`);
+  return {
+    valid: card('a').querySelector('[data-testid=json-answer]')?.textContent ?? null,
+    validMarkdown: Boolean(card('a').querySelector('.markdown')),
+    badge: card('b').querySelector('.badge').textContent,
+    failure: card('b').querySelector('.failure').textContent,
+    invalid: card('b').querySelector('[data-testid=invalid-output]')?.textContent ?? null,
+    prose: card('c').querySelector('[data-testid=json-answer]'),
+  };
+}
+"""
+
+
+async def test_a_structured_runs_candidates_show_as_json_and_the_invalid_one_with_its_error(web_server, browser):
+    page = await open_page(browser, web_server.url + "/")
+    out = await page.evaluate(JSON_SCRIPT, [
+        {"seq": 0, "kind": "run_started", "data": {"members": ["a", "b", "c"], "chairman": None}},
+        {"seq": 1, "kind": "answer", "data": {"member": "a", "status": "ok", "latency_ms": 900, "error": None,
+                                              "content": '{"city":"Lyon","rank":2}'}},
+        {"seq": 2, "kind": "answer", "data": {
+            "member": "b", "status": "failed", "latency_ms": 1200, "content": "<b>Paris</b>, surely",
+            "error": {"reason": "invalid_output", "message": "the answer is not valid JSON: Expecting value",
+                      "status": None, "attempts": 2}}},
+        {"seq": 3, "kind": "answer", "data": {"member": "c", "status": "ok", "latency_ms": 700, "error": None,
+                                              "content": "A prose answer."}},
+    ])
+    assert out["valid"] == '{\n  "city": "Lyon",\n  "rank": 2\n}' and not out["validMarkdown"]
+    assert out["badge"].startswith("failed: invalid output")
+    assert out["failure"] == "No answer: the answer is not valid JSON: Expecting value"
+    assert out["invalid"] == "<b>Paris</b>, surely", "the invalid text is shown as text, never as markup"
+    assert out["prose"] is None, "prose answers stay Markdown"

@@ -9,6 +9,18 @@ const REASONS = {
   timeout: "timed out", rate_limited: "rate limited", auth: "authentication failed",
   upstream_error: "upstream error", protocol: "unusable response", deadline: "missed the deadline",
   parse: "unreadable ballot", skipped: "skipped", budget: "over budget", late: "not waited for",
+  invalid_output: "invalid output", refused: "refused",
+};
+
+/** A JSON answer (a structured run's candidate) formatted for reading, or null for prose. */
+export const formattedJson = (text) => {
+  const trimmed = (text || "").trim();
+  if (!/^[[{]/.test(trimmed)) return null;
+  try {
+    return JSON.stringify(JSON.parse(trimmed), null, 2);
+  } catch {
+    return null;
+  }
 };
 
 /** A failure's reason in words ("timed out"), or "failed" when there is none. */

@@ -13,7 +13,7 @@
 
 import { h, rankingChart, signed } from "./chart.js";
 import { setMarkdown } from "./markdown.js";
-import { plural, reasonText, reviewBlocks, section } from "./reviews.js";
+import { formattedJson, plural, reasonText, reviewBlocks, section } from "./reviews.js";
 import { SecondRound } from "./second_round.js";
 
 const STAGES = {
@@ -278,12 +278,21 @@ export class RunView {
     if (status === "blocked") badge = "withheld by the safety gate";
     const head = h("header", {}, h("h4", { text: member }), h("span", { class: `badge badge-${status}`, text: badge }));
     const body = h("div", { class: "answer-body" });
-    if (status === "ok") {
+    const json = status === "ok" ? formattedJson(answer.content) : null;
+    if (json !== null) {
+      // A structured run's candidate: its JSON, formatted, as text.
+      body.append(h("pre", { class: "json-answer", "data-testid": "json-answer", tabindex: "0", text: json }));
+    } else if (status === "ok") {
       const markdown = h("div", { class: "markdown" });
       setMarkdown(markdown, answer.content || "", 5);
       body.append(markdown);
     } else if (status === "failed") {
       body.append(h("p", { class: "failure", text: `No answer: ${answer.error?.message || "the member failed"}` }));
+      if (answer.content) {
+        // What a member wrote that did not validate (or its refusal), kept for the reader beside the error.
+        body.append(h("pre", { class: "json-answer invalid", "data-testid": "invalid-output", tabindex: "0",
+          text: answer.content }));
+      }
     } else if (status === "blocked") {
       // The badge says the gate withheld it; this line says why, once.
       const found = (verdict?.findings || []).map((f) => `${f.category} (${f.rule})`);

@@ -56,6 +56,8 @@ THRESHOLD_FLAGS = {
     "max_latency_e2e_p95_ms": ("--max-latency-p95-ms", float, "gate: longest latency_e2e_p95_ms (10000)"),
     "max_spent_tokens_per_sample": ("--max-spent-tokens-per-sample", int,
                                     "gate: largest spent_tokens_per_sample_mean, every call of a sample (20000)"),
+    "min_schema_valid_rate": ("--min-schema-valid-rate", float,
+                              "gate: least schema_valid_rate, samples with an output_schema only (1.0)"),
     "min_accuracy": ("--min-accuracy", int, "a passing sample's least accuracy score (1)"),
     "min_faithfulness": ("--min-faithfulness", int, "a passing sample's least faithfulness score (1)"),
     "max_latency_e2e_ms": ("--max-sample-latency-ms", float, "a passing sample's longest latency (8000)"),

@@ -9,7 +9,10 @@ One sample per line::
 ``id`` (a non-empty string, unique in the file) and ``task`` (a question, or
 a list of chat messages ending with a user turn) are required.
 ``reference_answer``, ``context`` (a string or a list of passages) and
-``rubric`` (grading notes for the evaluator) are optional, as is
+``rubric`` (grading notes for the evaluator) and ``output_schema`` (a JSON
+Schema the answer must be a JSON value of: the council is asked for it as a
+structured answer, and whether the answer validates is a scored, gated
+criterion) are optional, as is
 ``metadata``, an object kept with the sample and otherwise ignored. Any other
 key is an error, as in the config: a typo must not silently drop a field.
 Blank lines are skipped.
@@ -27,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from council.errors import ConfigError, CouncilError
@@ -34,7 +39,7 @@ from council.rubrics.model import Rubric
 from council.strict_json import reject_constant
 from council.types import ChatMessage, as_messages
 
-ALLOWED_FIELDS = ("id", "task", "reference_answer", "context", "rubric", "metadata")
+ALLOWED_FIELDS = ("id", "task", "reference_answer", "context", "rubric", "output_schema", "metadata")
 MAX_SAMPLES = 100_000
 
 
@@ -52,6 +57,8 @@ class Sample(BaseModel):
     reference_answer: str | None = Field(default=None, description="What a correct answer says.")
     context: str | None = Field(default=None, description="Material the answer should stay faithful to.")
     rubric: str | None = Field(default=None, description="Grading notes for the evaluator.")
+    output_schema: dict[str, Any] | None = Field(default=None, description="The JSON Schema the answer must "
+                                                                           "validate against (None: prose).")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Kept with the sample, otherwise unused.")
     line: int = Field(default=0, description="Line number in the file, for messages.")
 
@@ -137,6 +144,19 @@ def parse_line(text: str, line: int, source: str = "<dataset>") -> Sample:
     return _sample(raw, where, line)
 
 
+def _schema(raw: dict[str, Any], where: str) -> dict[str, Any] | None:
+    value = raw.get("output_schema")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise DatasetError(f"{where}: field 'output_schema': must be a JSON Schema object, got {type(value).__name__}")
+    try:
+        Draft202012Validator.check_schema(value)
+    except SchemaError as exc:
+        raise DatasetError(f"{where}: field 'output_schema': not a valid JSON Schema: {exc.message}") from None
+    return value
+
+
 def _sample(raw: dict[str, Any], where: str, line: int) -> Sample:
     sample_id = _text(raw, "id", where, required=True)
     metadata = raw.get("metadata", {})
@@ -148,6 +168,7 @@ def _sample(raw: dict[str, Any], where: str, line: int) -> Sample:
         reference_answer=_text(raw, "reference_answer", where),
         context=_context(raw, where),
         rubric=_text(raw, "rubric", where),
+        output_schema=_schema(raw, where),
         metadata=metadata,
         line=line,
     )

@@ -4,8 +4,10 @@ The gate (:func:`check_gate`) holds when ``aggregate_score >= 0.80``,
 ``pass_rate >= 0.85``, ``faithfulness_failure_rate <= 0.05`` and
 ``latency_e2e_p95_ms <= 10000`` (the evaluation spec's four conditions),
 and, Council's own fifth, when ``spent_tokens_per_sample_mean`` (what the
-whole council spent on a sample, every call counted) is at most 20,000. A
-metric with no value fails its check. Every threshold is a field of
+whole council spent on a sample, every call counted) is at most 20,000; a
+sixth, when the dataset has samples with an ``output_schema``, when
+``schema_valid_rate`` is at least 1.0 (every structured answer validates).
+A metric with no value fails its check, except that sixth, which is left out. Every threshold is a field of
 :class:`~council.evals.metrics.Thresholds`.
 """
 
@@ -25,7 +27,10 @@ CONDITIONS = (
     ("faithfulness_failure_rate", "<=", "max_faithfulness_failure_rate"),
     ("latency_e2e_p95_ms", "<=", "max_latency_e2e_p95_ms"),
     ("spent_tokens_per_sample_mean", "<=", "max_spent_tokens_per_sample"),
+    ("schema_valid_rate", ">=", "min_schema_valid_rate"),
 )
+#: Conditions on a measurement only some datasets have: left out of the gate when it has no value.
+OPTIONAL = frozenset({"schema_valid_rate"})
 
 
 class GateCheck(BaseModel):
@@ -58,6 +63,8 @@ def check_gate(metrics: RunMetrics, thresholds: Thresholds) -> Gate:
     checks = []
     for metric, op, bound in CONDITIONS:
         threshold, value = float(getattr(thresholds, bound)), getattr(metrics, metric)
+        if value is None and metric in OPTIONAL:
+            continue
         ok = value is not None and (value >= threshold if op == ">=" else value <= threshold)
         checks.append(GateCheck(metric=metric, op=op, threshold=threshold, value=value, passed=ok))
     return Gate(passed=all(c.passed for c in checks), checks=checks)

@@ -93,6 +93,9 @@ class Thresholds(BaseModel):
     max_latency_e2e_p95_ms: float = Field(default=10000.0, gt=0, description="Gate: longest latency_e2e_p95_ms.")
     max_spent_tokens_per_sample: int = Field(default=20000, ge=1, description="Gate: largest "
                                              "spent_tokens_per_sample_mean (every call of a sample counted).")
+    min_schema_valid_rate: float = Field(default=1.0, ge=0, le=1, description="Gate: least schema_valid_rate (the "
+                                         "samples with an output_schema whose answer validates); checked only when "
+                                         "the dataset has such samples.")
 
 
 class SampleMetrics(BaseModel):
@@ -116,6 +119,8 @@ class SampleMetrics(BaseModel):
                                                              "or the member's call); None when unknown, never 0.")
     cost_partial: bool = Field(default=False, description="Some of the answer's calls have no known cost (a member "
                                                           "without a price): cost_usd is a lower bound.")
+    schema_valid: bool | None = Field(default=None, description="The answer is a JSON value valid for the sample's "
+                                                                "output_schema; None when the sample has none.")
 
     @model_validator(mode="before")
     @classmethod
@@ -185,6 +190,8 @@ def failed_conditions(metrics: SampleMetrics, thresholds: Thresholds) -> list[st
         reasons.append(f"latency {metrics.latency_e2e_ms:.0f} ms > {thresholds.max_latency_e2e_ms:g}")
     if metrics.total_tokens > thresholds.max_total_tokens:
         reasons.append(f"tokens {metrics.total_tokens} > {thresholds.max_total_tokens}")
+    if metrics.schema_valid is False:
+        reasons.append("schema: the answer is not a JSON value valid for the sample's output_schema")
     return reasons + list(metrics.other_failures)
 
 
@@ -223,6 +230,8 @@ class RunMetrics(BaseModel):
     cost_partial: bool = False
     pass_rate: float | None = None
     aggregate_score: float | None = None
+    schema_valid_rate: float | None = Field(default=None, description="Of the samples with an output_schema, the share "
+                                                                      "whose answer validates (None: no such sample).")
 
     @model_validator(mode="before")
     @classmethod
@@ -314,6 +323,7 @@ def aggregate_metrics(samples: Sequence[SampleMetrics], thresholds: Thresholds) 
         cost_partial=any(s.cost_usd is None or s.cost_partial for s in samples),
         pass_rate=_mean([float(sample_passes(s, thresholds)) for s in samples]),
         aggregate_score=_mean([sample_score(s) for s in samples]),
+        schema_valid_rate=_mean([float(s.schema_valid) for s in samples if s.schema_valid is not None]),
     )
 
 

@@ -71,6 +71,8 @@ class SampleRecord(_Record):
                                                                            "kind (call reuse): no upstream call.")
     reused_usd: float = Field(default=0.0, description="What the reused calls cost when they were made: part of "
                                                        "the costs above, not spent again by this run.")
+    candidates_valid: dict[str, bool] = Field(default_factory=dict, description="A structured council sample: per "
+                                              "member, whether its candidate validated.")
 
     @model_validator(mode="after")
     def _rubric_failures_count(self) -> SampleRecord:
@@ -221,6 +223,9 @@ class EvalSummary(_Record):
     cost: CostSummary | None = Field(default=None, description="None in runs stored before cost was recorded.")
     budget: BudgetStatus | None = Field(default=None, description="Only when the session ran under --max-usd.")
     warnings: list[str] = Field(default_factory=list)
+    member_schema_valid_rate: dict[str, float] = Field(
+        default_factory=dict, description="Council mode, samples with an output_schema: each member's share of "
+                                          "candidates that validated (the council's own is schema_valid_rate).")
 
 
 class StoredRun(_Record):

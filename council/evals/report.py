@@ -27,7 +27,7 @@ METRICS = (
     ("latency_model_p50_ms", 0), ("latency_model_p95_ms", 0), ("total_input_tokens", 0),
     ("total_output_tokens", 0), ("total_tokens", 0), ("token_efficiency_ratio_mean", 3),
     ("tokens_per_correct_answer", 0), ("total_spent_tokens", 0), ("spent_tokens_per_sample_mean", 0),
-    ("pass_rate", 3), ("aggregate_score", 3),
+    ("pass_rate", 3), ("aggregate_score", 3), ("schema_valid_rate", 3),
 )
 COST_METRICS = ("cost_usd_total", "cost_per_sample_usd", "cost_per_correct_answer_usd")
 
@@ -210,6 +210,10 @@ def render_summary(summary: EvalSummary, manifest: RunManifest) -> str:
              "", text_table(metric_table(summary)), "",
              f"Gate: {'PASS' if summary.gate_passed else 'FAIL'}", text_table(gate_table(summary))]
     parts += [failures_line(s) for s in summary.subjects.values() if s.failed_because]
+    if summary.member_schema_valid_rate:
+        council_rate = next(iter(summary.subjects.values())).metrics.schema_valid_rate
+        members = ", ".join(f"{m} {rate:.0%}" for m, rate in summary.member_schema_valid_rate.items())
+        parts.append(f"valid structured answers: council {fmt(council_rate, 3)}; members' candidates: {members}")
     header, rows = leaderboard_table(summary)
     if rows:
         parts += ["", _board_caption(summary, manifest) + ":", text_table((header, rows))]

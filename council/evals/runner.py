@@ -103,13 +103,14 @@ from council.evals.records import (
 )
 from council.evals.reuse import reuse_scope, runner_reuse, sample_seed, settle_kept
 from council.evals.spending import budget_spend, cost_summary
+from council.evals.structured import candidates_valid, member_valid_rates, schema_valid, structured_member_answer
 from council.pipeline.call_reuse import reusable_call, reused_in
 from council.pipeline.cost import usd_of
 from council.pipeline.judge import judge_answer
 from council.pipeline.orchestrator import Council
 from council.pipeline.request import RunRequest
 from council.result import CouncilResult
-from council.types import Completion, Usage
+from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 RecordSink = Callable[[SampleRecord], None]
 Unit = tuple[int, Sample, str]
@@ -197,6 +198,7 @@ class EvalRunner:
         status, error = "ok", None
         plan = self.council.plan(RunRequest(
             messages=sample.messages, members=self.manifest.members, params=params, preset=self.manifest.preset,
+            output_type=sample.output_schema,
             reuse_scope=reuse_scope(repeat) if self.manifest.reuse_calls else None,
             shuffle_seed=sample_seed(self.council.config.review.seed, sample.id, repeat)))
         try:
@@ -228,11 +230,13 @@ class EvalRunner:
             # What the answer costs, reused calls at what they cost when made (the spend is the budget's business).
             cost_usd=cost.total_usd + cost.reused_usd if cost and cost.total_usd is not None else None,
             cost_partial=cost.partial if cost else False,
+            schema_valid=schema_valid(sample, answer),
         )
         versions = {a.member: a.model_version for a in result.answers if a.model_version} if result else {}
-        return await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
-                                  metrics, list(cost.unpriced) if cost else [],
-                                  reused_in(result) if result is not None else {}, cost.reused_usd if cost else 0.0)
+        record = await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
+                                    metrics, list(cost.unpriced) if cost else [],
+                                    reused_in(result) if result is not None else {}, cost.reused_usd if cost else 0.0)
+        return record.model_copy(update={"candidates_valid": candidates_valid(result)})
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)
@@ -241,11 +245,19 @@ class EvalRunner:
         status, error, reused = "ok", None, False
         params = self.manifest.generation_params
         reuse = runner_reuse(self.council.store, self.manifest.reuse_calls, repeat)
+        async def call(messages: list[ChatMessage], asked: GenerationParams | None) -> Completion:
+            nonlocal reused
+            answered, reused = await reusable_call(reuse, "answer", provider, messages, asked,
+                                                   functools.partial(provider.complete, messages, asked),
+                                                   kept=self._writes.append)
+            return answered
+
         try:
             async with asyncio.timeout(self.manifest.sample_timeout_s):
-                completion, reused = await reusable_call(
-                    reuse, "answer", provider, sample.messages, params,
-                    functools.partial(provider.complete, sample.messages, params), kept=self._writes.append)
+                if sample.output_schema is not None:
+                    completion = await structured_member_answer(provider, sample, params, call)
+                else:
+                    completion = await call(list(sample.messages), params)
         except TimeoutError:
             status, error = "timed_out", f"no answer within {self.manifest.sample_timeout_s:g}s"
         except ProviderError as exc:
@@ -262,7 +274,7 @@ class EvalRunner:
             latency_model_ms=completion.latency_ms if completion is not None else None,
             input_tokens=completion.usage.prompt_tokens if completion else 0,
             output_tokens=completion.usage.completion_tokens if completion else 0,
-            cost_usd=usd,
+            cost_usd=usd, schema_valid=schema_valid(sample, answer),
         )
         versions = {member: completion.model_version} if completion and completion.model_version else {}
         return await self._finish(repeat, sample, member, status, error, answer, member, None, versions, metrics,
@@ -370,6 +382,7 @@ class EvalRunner:
             evaluator_tokens_total=sum(r.evaluation.usage.total_tokens for r in records),
             cost=cost_summary(records), budget=self._budget_status(len(records)),
             warnings=self.manifest.warnings,
+            member_schema_valid_rate=member_valid_rates([r.candidates_valid for r in records if r.candidates_valid]),
         )
 
     def _budget_status(self, done: int) -> BudgetStatus | None:

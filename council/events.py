@@ -47,6 +47,8 @@ class StageStartedData(TypedDict):
 
     stage: Literal["answers", "review", "deliberation", "final"]
     reason: NotRequired[str]
+    #: ``final`` only: who gives the final answer, the chairman or the top-ranked answer as it stands.
+    writer: NotRequired[Literal["chairman", "top_answer"]]
 
 
 class FailureData(TypedDict):
@@ -321,6 +323,8 @@ def describe(event: StageEvent) -> str | None:
     None for events that are not worth a line (deltas, the final answer itself).
     """
     if event.kind == "stage_started":
+        if event.data["stage"] == "final" and event.data.get("writer") == "top_answer":
+            return "No chairman: the top-ranked answer stands."
         return _STAGE_WORDS.get(event.data["stage"])
     if event.kind == "answer":
         answer = event.data

@@ -101,7 +101,8 @@ def _second_round(result: CouncilResult, rounds: DeliberationRecord, labels: boo
 
 
 def _final(run_id: str, final: FinalAnswer, deltas: bool) -> list[StageEvent]:
-    events: list[StageEvent] = [StageStartedEvent(run_id, {"stage": "final"})]
+    events: list[StageEvent] = [StageStartedEvent(run_id, {"stage": "final", "writer": "chairman"
+                                                           if final.source == "chairman" else "top_answer"})]
     if deltas and final.source == "chairman":
         text = final.content
         events += [FinalDeltaEvent(run_id, {"text": text[start:start + REPLAY_CHUNK_CHARS], "by": final.by})

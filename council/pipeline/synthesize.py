@@ -180,7 +180,8 @@ async def final_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     """Stage 4 in the run: the final answer, and why it is not the chairman's when a chairman was asked."""
     ranked = so_far.ranked or Ranked([])
     if so_far.surviving:
-        ctx.emit(StageStartedEvent(ctx.run_id, {"stage": "final"}))
+        ctx.emit(StageStartedEvent(ctx.run_id, {"stage": "final", "writer": "chairman" if ctx.plan.chairman is not None
+                                                else "top_answer"}))
     final = await final_answer(ctx, ranked.ranking, list(so_far.answers), confidence=ranked.confidence,
                                tied_for_first=ranked.tied_for_first)
     if ctx.listening:

@@ -9,6 +9,7 @@ from council.config import CouncilConfig
 from council.storage.store import Store
 from council.testing.scripted import is_chairman_prompt, read_review_task, request_messages
 from tests.server.conftest import MEMBERS, script, serve, server_config
+from tests.server.test_structured import simulated  # noqa: F401  (the fixture: `council serve` on defaults)
 
 PRESETS = {
     "quick": {"description": "one judge, no chairman", "chairman": "none", "review": "judge", "judge": "beta"},
@@ -78,3 +79,13 @@ async def test_an_unknown_preset_is_a_404_naming_the_model(preset_server):
         with pytest.raises(openai.NotFoundError) as caught:
             await sdk.chat.completions.create(model="council/slow", messages=[{"role": "user", "content": "Why?"}])
     assert "council/slow" in str(caught.value) and caught.value.code == "model_not_found"
+
+
+async def test_council_quick_progress_says_the_top_answer_stands(simulated):  # noqa: F811
+    async with openai.AsyncOpenAI(base_url=simulated.base_url, api_key="unused", max_retries=0) as sdk:
+        stream = await sdk.chat.completions.create(model="council/quick", stream=True,
+                                                   messages=[{"role": "user", "content": "Why is the sky blue?"}])
+        progress = "".join([getattr(c.choices[0].delta, "reasoning_content", None) or ""
+                            async for c in stream if c.choices])
+    assert "No chairman: the top-ranked answer stands." in progress
+    assert "Writing the final answer" not in progress

@@ -21,6 +21,7 @@ const STAGES = {
   review: "The members are reviewing each other's answers…",
   deliberation: "Second round: the members read the critiques, may revise, and are reviewed again…",
   final: "Writing the final answer…",
+  top_answer: "No chairman: the top-ranked answer stands.",
 };
 // How many members the ranking summary names; the full ranking is one click away.
 const SUMMARY_TOP = 3;
@@ -172,7 +173,7 @@ export class RunView {
         for (const member of this.members) this.drawAnswer(member);
         break;
       case "stage_started":
-        this.stage = data.stage;
+        this.stage = data.stage === "final" && data.writer === "top_answer" ? "top_answer" : data.stage;
         if (data.stage === "deliberation") {
           this.second.start(data.reason, [...this.cards].filter(([, card]) => card.dataset.status === "ok").map(([m]) => m));
         }

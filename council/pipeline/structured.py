@@ -269,7 +269,9 @@ async def ask_structured(spec: OutputSpec, messages: list[ChatMessage],
     retry = [*messages, ChatMessage(role="assistant", content=completion.content),
              ChatMessage(role="user", content=f"That reply {error}. Reply again with only "
                                               "the JSON value, corrected.")]
-    again = await call(retry)
+    # Both calls were made and paid for: the record counts the first one's tokens too.
+    second = await call(retry)
+    again = second.model_copy(update={"usage": completion.usage + second.usage})
     if again.refused:
         return StructuredReply(again, error="refused", attempts=2)
     value, error = spec.read(again.content)

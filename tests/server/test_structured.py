@@ -116,6 +116,9 @@ async def test_a_candidate_in_prose_is_dropped_visibly_and_a_valid_one_wins(fake
         assert alpha.status == "failed" and alpha.error is not None and alpha.error.reason == "invalid_output"
         assert alpha.error.message.startswith("the answer is not valid JSON") and alpha.attempts == 2
         assert alpha.content == "It is Lagos, a very large city.", "the invalid text is kept for the record"
+        served = [r for r in fake_llm.requests if r.body.get("model") == "model-alpha"][:2]  # the answer and retry
+        assert alpha.usage.prompt_tokens == sum(len(m["content"].split()) for r in served for m in r.messages), \
+            "both calls' tokens are counted"
         asked = [r.body for r in fake_llm.requests if r.body.get("model") == "model-beta"]
         assert asked[0]["response_format"]["type"] == "json_schema", "an OpenAI-format member is asked natively"
     finally:

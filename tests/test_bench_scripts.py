@@ -6,6 +6,7 @@ slow, so the everyday ``pytest`` leaves them to ``pytest -m slow`` (run by .ci/r
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -194,3 +195,62 @@ def test_bench_deliberation_prints_all_four_strategies_with_figures_in_range():
     assert figures["d"][4:6] == figures["a"][4:6], "the majority vote makes no call of its own"
     assert figures["b"][4] > figures["a"][4] and figures["a"][4] <= figures["c"][4] <= figures["b"][4]
     assert "Machine: " in done.stdout and "3 questions x 2 simulated councils" in done.stdout
+
+
+@pytest.mark.slow
+def test_bench_structured_rates_agree_and_the_council_is_valid_whenever_a_member_was():
+    """A tiny run of both setups: rates in range and consistent, the goal met with a quorum of one, the cost above
+    one member's. The fake's members fail often here (half their first answers, a third of the questions)."""
+    done = subprocess.run(
+        [sys.executable, "scripts/bench_structured.py", "--questions", "6", "--latency-ms", "0", "--invalid-rate",
+         "0.5", "--hard-rate", "0.3", "--quorum", "1", "--seed", "7", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    setups = json.loads(done.stdout)["setups"]
+    assert set(setups) == {"simulated", "fake"}
+    for name, setup in setups.items():
+        council, members, n = setup["council"], setup["members"], setup["questions"]
+        assert n == 6 and setup["quorum"] == 1 and sum(setup["schemas"].values()) == n
+        for member in members.values():
+            assert 0 <= member["valid_first_try"] <= member["valid_after_retry"] <= 1, name
+            alone = member["alone"]
+            assert 0 <= alone["valid_first_try"] <= alone["valid_after_retry"] <= 1, name
+            assert 1 <= alone["calls_per_question"] <= 2 and alone["tokens_per_question"] > 0
+        final = council["final_by"]
+        assert sum(final.values()) == n
+        assert round(council["valid"] * n) == final["chairman"] + final["fallback"], name
+        assert round(council["valid"] * n) <= council["questions_with_a_valid_member"]
+        assert council["valid_given_a_valid_member"] == 1, (name, setup["missed"])
+        assert council["valid"] >= max(m["valid_after_retry"] for m in members.values()), name
+        assert council["calls_vs_one_member"] > 1 and council["tokens_vs_one_member"] > 1
+        assert 0 < council["latency_median_s"] <= council["latency_p95_s"]
+    simulated, fake = setups["simulated"], setups["fake"]
+    assert simulated["council"]["valid"] == 1 and simulated["council"]["final_by"]["chairman"] == 6
+    assert all(m["valid_first_try"] == 1 for m in simulated["members"].values()), "simulated members write valid JSON"
+    assert {m["wire_format"] for m in fake["members"].values()} == {"openai", "anthropic", "gemini"}
+    for member in fake["members"].values():  # alone, a member gets the same draws as in the council
+        assert (member["alone"]["valid_first_try"], member["alone"]["valid_after_retry"]) == \
+            (member["valid_first_try"], member["valid_after_retry"])
+    assert any(m["valid_first_try"] < 1 for m in fake["members"].values()), "some candidates fail on the fake"
+    assert fake["council"]["questions_with_a_valid_member"] < 6, "seed 7: every member fails some question"
+
+
+@pytest.mark.slow
+def test_bench_structured_prints_a_table_per_setup():
+    done = subprocess.run([sys.executable, "scripts/bench_structured.py", "--questions", "2", "--setups", "fake",
+                           "--latency-ms", "0"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("### fake: 2 questions (flat 1, nested 1), chairman alpha, quorum 2")
+    rows = [line.split(" | ")[0] for line in done.stdout.splitlines() if line.startswith("| ") and " s |" in line]
+    assert rows == ["| **council**", "| alpha in the council / alone", "| beta in the council / alone",
+                    "| gamma in the council / alone", "| delta in the council / alone"]
+    assert "the council's answer was valid on" in done.stdout and "x the calls and" in done.stdout
+
+
+def test_bench_structured_refuses_an_unknown_setup_or_a_rate_out_of_range():
+    for argv, message in ((["--setups", "real"], "--setups: expected simulated, fake or both"),
+                          (["--invalid-rate", "1.5"], "rates are between 0 and 1"),
+                          (["--member-invalid", "omega=0.2"], "--member-invalid: no fake member omega")):
+        done = subprocess.run([sys.executable, "scripts/bench_structured.py", *argv],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and message in done.stderr, argv

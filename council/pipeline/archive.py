@@ -36,12 +36,13 @@ from council.rubrics.target_evaluation import TargetEvaluation
 from council.storage.backlog import BacklogFigures
 from council.storage.conversations import Conversation, ConversationStore, Message
 from council.storage.direct_calls import CallKind, DirectCall, DirectCallTotals, direct_cost_since, queue_call
+from council.storage.responses import StoredResponse, delete_response, queue_response, stored_response
 from council.storage.schema import SCHEMA_VERSION, Migration, pending_migrations, upgrade
 from council.storage.spend import queue_spend, spent_on, today
 from council.storage.store import RunSummary, Store
 
 __all__ = ["SCHEMA_VERSION", "BacklogFigures", "CallKind", "Conversation", "Conversations", "DirectCall",
-           "DirectCallTotals", "Message", "Migration", "RunArchive", "RunSummary", "spend_day"]
+           "DirectCallTotals", "Message", "Migration", "RunArchive", "RunSummary", "StoredResponse", "spend_day"]
 
 T = TypeVar("T")
 
@@ -153,6 +154,19 @@ class RunArchive:
     def record_call(self, call: DirectCall) -> asyncio.Future[None]:
         """Add one direct call's row through the store's writer (from an event loop): kept through an outage."""
         return queue_call(self._store, call)
+
+    def keep_response(self, owner: str, body: dict[str, Any], conversation: list[dict[str, Any]],
+                      ) -> asyncio.Future[None]:
+        """Keep a Responses API response and the conversation it ends, for ``owner`` (written behind)."""
+        return queue_response(self._store, owner, body, conversation)
+
+    def stored_response(self, owner: str, response_id: str) -> StoredResponse | None:
+        """The response ``owner`` kept as ``response_id``, or None (blocking)."""
+        return stored_response(self._store, owner, response_id)
+
+    def delete_response(self, owner: str, response_id: str) -> bool:
+        """Forget a kept response of ``owner``; False when there was none (blocking)."""
+        return delete_response(self._store, owner, response_id)
 
     def write_backlog(self) -> BacklogFigures:
         """The writes waiting for the database now, and those written late or dropped so far (this process)."""

@@ -247,6 +247,10 @@ def with_note(messages: list[ChatMessage], note: str) -> list[ChatMessage]:
     return [*messages[:-1], last.model_copy(update={"content": f"{last.content}\n\n{note}"})]
 
 
+#: How the retry of an answer that did not validate ends (after the validation error it quotes).
+RETRY_NOTE = "Reply again with only the JSON value, corrected."
+
+
 @dataclass(frozen=True)
 class StructuredReply:
     """A member's structured reply: its value and text when valid, else the last text and why it is not."""
@@ -267,8 +271,7 @@ async def ask_structured(spec: OutputSpec, messages: list[ChatMessage],
     if error is None:
         return StructuredReply(completion, value)
     retry = [*messages, ChatMessage(role="assistant", content=completion.content),
-             ChatMessage(role="user", content=f"That reply {error}. Reply again with only "
-                                              "the JSON value, corrected.")]
+             ChatMessage(role="user", content=f"That reply {error}. {RETRY_NOTE}")]
     # Both calls were made and paid for: the record counts the first one's tokens too.
     second = await call(retry)
     again = second.model_copy(update={"usage": completion.usage + second.usage})

@@ -13,6 +13,7 @@ import hmac
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
+from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
@@ -39,7 +40,8 @@ from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from council.server.page_api import page_access_middleware, register_web
 from council.server.request_guard import is_loopback, request_guard
-from council.server.schema import ApiError, decode_body, is_side_task, parse_request
+from council.server.responses import ResponsesApi, register_responses
+from council.server.schema import ApiError, ChatCompletionRequest, decode_body, is_side_task, parse_request
 from council.server.task_routing import TASK_MODEL_HEADER, side_task_member
 
 _log = get_logger("server")
@@ -192,12 +194,19 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
                 return web.json_response(model)
         raise ApiError(404, f"The model '{wanted}' does not exist", param="model", code="model_not_found")
 
-    async def chat_completions(request: web.Request) -> web.StreamResponse:
+    async def read_limited(request: web.Request) -> bytes:
         limit = config.server.max_body_bytes
         if request.content_length is not None and request.content_length > limit:
             raise ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
-        raw = decode_body(await read_body(request, config.server.body_timeout_s))
+        return await read_body(request, config.server.body_timeout_s)
+
+    async def chat_completions(request: web.Request) -> web.StreamResponse:
+        raw = decode_body(await read_limited(request))
         body = parse_request(raw, allow_private_images=config.transport.allow_private_image_urls)
+        return await route_chat(request, body, raw)
+
+    async def route_chat(request: web.Request, body: ChatCompletionRequest, raw: dict[str, Any]) -> web.StreamResponse:
+        """Who answers a chat request: a side task's member, the council, a preset, or a member."""
         preset_name = body.model.removeprefix(PRESET_PREFIX) if body.model.startswith(PRESET_PREFIX) else None
         council_model = body.model == COUNCIL_MODEL or preset_name in council.presets
         if council_model and is_side_task(body):
@@ -240,6 +249,8 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     app.router.add_get("/v1/models", list_models)
     app.router.add_get("/v1/models/{model_id:.+}", get_model)
     app.router.add_post("/v1/chat/completions", chat_completions)
+    register_responses(app, ResponsesApi(council, route_chat, read_limited,
+                                         config.transport.allow_private_image_urls))
     app.router.add_get("/v1/council/runs/{run_id}", get_run)
     app.router.add_get("/v1/council/rubrics", list_rubrics)
     app.router.add_get("/healthz", healthz)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -192,10 +193,11 @@ class ChatHandler:
         })
         try:
             await response.prepare(request)
-            writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
+            writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
             # A structured answer's content is its JSON alone: progress never goes into it as <think> text.
-            progress = "reasoning_content" if plan.output is not None and self.config.progress == "think" \
-                else self.config.progress
+            # Nor into a Responses API stream's text: there progress is a reasoning item.
+            progress = "reasoning_content" if (plan.output is not None or STREAM_WRITER_KEY in request) \
+                and self.config.progress == "think" else self.config.progress
             await CouncilStream(writer, task, queue, progress, self.config.keepalive_s,
                                 calls=(lambda result: decided_call(plan, result))
                                 if plan.output is not None and plan.output.calls else None).play()
@@ -267,7 +269,7 @@ class ChatHandler:
             async for delta in stream:
                 if not started:
                     await response.prepare(request)
-                    writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
+                    writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
                     await writer.delta({"role": "assistant", "content": ""})
                     started = True
                 await writer.delta({"content": delta})
@@ -288,7 +290,7 @@ class ChatHandler:
             await stream.aclose()
         if not started:
             await response.prepare(request)
-            writer = ChunkWriter(response, completion_id, created, body.model, body.include_usage)
+            writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
             await writer.delta({"role": "assistant", "content": ""})
         streamed = stream.completion
         if streamed is not None:
@@ -300,6 +302,18 @@ class ChatHandler:
         await writer.done()
         await response.write_eof()
         return response
+
+
+#: A request answered in another API's words (the Responses API) sets the writer its streams are told with.
+StreamWriterFactory = Callable[[web.StreamResponse], Any]
+STREAM_WRITER_KEY: web.RequestKey[StreamWriterFactory] = web.RequestKey("council_stream_writer")
+
+
+def stream_writer(request: web.Request, response: web.StreamResponse, completion_id: str, created: int, model: str,
+                  include_usage: bool) -> Any:
+    """The writer of a streamed answer: chat chunks, unless the request set another (``STREAM_WRITER_KEY``)."""
+    make = request.get(STREAM_WRITER_KEY)
+    return make(response) if make is not None else ChunkWriter(response, completion_id, created, model, include_usage)
 
 
 def _cancelling() -> bool:

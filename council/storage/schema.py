@@ -262,6 +262,18 @@ def _v13(session: Session, backend: str) -> None:
     _script(session, backend, _V13)
 
 
+# The Responses API's stored responses (store: true): the response object, the conversation it ends, its owner.
+_V14 = """
+CREATE TABLE IF NOT EXISTS responses (
+    response_id TEXT PRIMARY KEY, owner TEXT NOT NULL, body TEXT NOT NULL, conversation TEXT NOT NULL,
+    created_at TEXT NOT NULL)
+"""
+
+
+def _v14(session: Session, backend: str) -> None:
+    _script(session, backend, _V14)
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -286,6 +298,7 @@ MIGRATIONS = (
     Migration(11, "each rubric id's latest pointer, so deleting an id keeps its versions for audit", _v11),
     Migration(12, "the result cache: a run's key to the stored run that answered it, until it expires", _v12),
     Migration(13, "call reuse: the reply of each answer, review, chairman and evaluator call an evaluation made", _v13),
+    Migration(14, "the Responses API's stored responses, each with the conversation it ends and its owner", _v14),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

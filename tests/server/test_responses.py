@@ -1,0 +1,193 @@
+"""The Responses API (`POST /v1/responses`, GET, DELETE) with the openai SDK and pydantic-ai, on defaults.
+
+The server runs the shipped simulated council. Every response object is
+checked by the SDK's own types and, where the helpers below say so, by
+OpenAI's published schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import openai
+import pytest
+from openai.types.responses import Response
+from pydantic import BaseModel
+from pydantic_ai import Agent
+from pydantic_ai.models.openai import OpenAIResponsesModel
+from pydantic_ai.providers.openai import OpenAIProvider
+
+from council import Council
+from council.config import load_config, simulated_config_path
+from council.server.app import create_app
+from council.server.listen import start_site
+from council.storage.store import Store
+from tests.server.conftest import RunningServer
+from tests.server.test_tool_decisions import config_with
+
+WEATHER = {"type": "function", "name": "get_weather", "description": "The weather in a city now",
+           "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
+                          "additionalProperties": False}, "strict": True}
+
+
+class City(BaseModel):
+    name: str
+    population: int
+
+
+async def start(path: Path | None = None, keys: str | None = None) -> tuple[RunningServer, object]:
+    config = load_config(path or simulated_config_path(), {})
+    store = Store(":memory:")
+    environ = {"COUNCIL_API_KEYS": keys} if keys else {}
+    council = Council(config, store=store, environ={})
+    runner, site = await start_site(create_app(config, environ=environ, council=council), config.server,
+                                    "127.0.0.1", 0)
+    return RunningServer(f"http://127.0.0.1:{site.port}", None, council, store, site), runner  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[RunningServer]:
+    server, runner = await start()
+    yield server
+    await runner.cleanup()  # type: ignore[attr-defined]
+    server.store.close()
+
+
+def sdk(server: RunningServer, key: str = "unused") -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=server.base_url, api_key=key, max_retries=0)
+
+
+def checked(body: dict) -> Response:
+    """The body as the SDK's Response type, validated (not constructed), so a missing field fails."""
+    body = dict(body)
+    body.pop("council", None)  # Council's own field beside OpenAI's
+    return Response.model_validate(body)
+
+
+@pytest.mark.parametrize("model", ["council", "council/quick", "member/atlas"])
+async def test_a_response_answers_in_the_responses_shape(served, model):
+    async with sdk(served) as client:
+        raw = await client.responses.with_raw_response.create(model=model, input="Why is the sky blue?",
+                                                              instructions="Answer briefly.")
+    response = checked(json.loads(raw.http_response.text))
+    assert response.id.startswith("resp_") and response.status == "completed" and response.output_text
+    assert response.usage is not None and response.usage.total_tokens == \
+        response.usage.input_tokens + response.usage.output_tokens > 0
+    assert response.instructions == "Answer briefly." and response.model == model
+    if model != "member/atlas":
+        assert raw.headers["x-council-run-id"], "the council run that answered is named, as on chat completions"
+
+
+async def test_a_streamed_response_carries_progress_as_reasoning_and_its_text_as_deltas(served):
+    async with sdk(served) as client, client.responses.stream(model="council", input="Why is the sky blue?") as s:
+        events = [event async for event in s]
+        final = await s.get_final_response()
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    assert events[0].type == "response.created" and events[-1].type == "response.completed"
+    reasoning = [item for item in final.output if item.type == "reasoning"]
+    assert reasoning and "Asking the council members" in reasoning[0].summary[0].text
+    text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    assert text and text == final.output_text
+    assert "<think>" not in text and "Asking the council" not in text, "progress never goes into the text"
+
+
+async def test_previous_response_id_continues_and_get_and_delete_reach_a_stored_response(served):
+    async with sdk(served) as client:
+        first = await client.responses.create(model="council/quick", input="Name a prime number.")
+        raw = await client.responses.with_raw_response.create(model="council/quick", input="Double it.",
+                                                              previous_response_id=first.id)
+        second = raw.parse()
+        assert second.previous_response_id == first.id
+        run = served.store.get(raw.headers["x-council-run-id"])
+        assert run is not None
+        asked = [m.content for m in run.question]
+        assert asked[0] == "Name a prime number." and asked[1] == first.output_text and asked[2] == "Double it."
+        fetched = await client.responses.retrieve(first.id)
+        assert fetched.id == first.id and fetched.output_text == first.output_text
+        deleted = await client.responses.delete(first.id)
+        assert deleted is None or getattr(deleted, "deleted", True)
+        with pytest.raises(openai.NotFoundError):
+            await client.responses.retrieve(first.id)
+        with pytest.raises(openai.NotFoundError) as missing:
+            await client.responses.create(model="council", input="Go on.", previous_response_id=first.id)
+    assert missing.value.body["param"] == "previous_response_id"
+
+
+async def test_a_stored_response_belongs_to_the_key_that_made_it():
+    server, runner = await start(keys="key-one,key-two")
+    try:
+        async with sdk(server, "key-one") as one, sdk(server, "key-two") as two:
+            made = await one.responses.create(model="council/quick", input="Hello?")
+            with pytest.raises(openai.NotFoundError):
+                await two.responses.retrieve(made.id)
+            with pytest.raises(openai.NotFoundError):
+                await two.responses.create(model="council/quick", input="And?", previous_response_id=made.id)
+            assert (await one.responses.retrieve(made.id)).id == made.id
+            unkept = await one.responses.create(model="council/quick", input="Hello?", store=False)
+            with pytest.raises(openai.NotFoundError):
+                await one.responses.retrieve(unkept.id)
+    finally:
+        await runner.cleanup()  # type: ignore[attr-defined]
+        server.store.close()
+
+
+@pytest.mark.parametrize("model", ["council", "council/quick"])
+async def test_parse_returns_a_typed_object(served, model):
+    async with sdk(served) as client:
+        parsed = await client.responses.parse(model=model, input="Name a large city.", text_format=City)
+    assert isinstance(parsed.output_parsed, City) and parsed.output_parsed.name
+
+
+async def test_a_forced_tool_call_is_a_function_call_item_and_its_result_is_answered(tmp_path):
+    server, runner = await start(config_with(tmp_path, {"council_tools": "decide"}))
+    try:
+        async with sdk(server) as client:
+            called = await client.responses.create(model="council", input="What is the weather in Paris now?",
+                                                   tools=[WEATHER], tool_choice="required")
+            (call,) = [item for item in called.output if item.type == "function_call"]
+            assert call.name == "get_weather" and json.loads(call.arguments)["city"]
+            answered = await client.responses.create(
+                model="council", tools=[WEATHER], previous_response_id=called.id,
+                input=[{"type": "function_call_output", "call_id": call.call_id, "output": "18 degrees, sunny"}])
+        assert "18 degrees, sunny" in answered.output_text
+        assert not [item for item in answered.output if item.type == "function_call"]
+    finally:
+        await runner.cleanup()  # type: ignore[attr-defined]
+        server.store.close()
+
+
+async def test_a_streamed_tool_call_arrives_as_function_call_events(served):
+    async with sdk(served) as client, client.responses.stream(
+            model="council", input="What is the weather in Paris now?", tools=[WEATHER],
+            tool_choice={"type": "function", "name": "get_weather"}) as s:
+        kinds = [event.type async for event in s]
+        final = await s.get_final_response()
+    assert "response.function_call_arguments.done" in kinds
+    (call,) = [item for item in final.output if item.type == "function_call"]
+    assert json.loads(call.arguments)["city"]
+
+
+@pytest.mark.parametrize(("body", "param"), [
+    ({"input": [{"type": "item_reference", "id": "x"}]}, "input[0].type"),
+    ({"input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]}, "input[0].content[0].type"),
+    ({"input": "hi", "tools": [{"type": "web_search"}]}, "tools[0].type"),
+    ({"input": "hi", "text": {"format": {"type": "yaml"}}}, "text.format"),
+    ({"input": 5}, "input"),
+    ({"input": "hi", "previous_response_id": "resp_nothing"}, "previous_response_id"),
+])
+async def test_what_cannot_be_answered_is_refused_naming_the_parameter(served, body, param):
+    async with aiohttp.ClientSession() as http, http.post(f"{served.base_url}/responses",
+                                                          json={"model": "council", **body}) as response:
+        error = (await response.json())["error"]
+    assert response.status in (400, 404) and error["param"] == param and error["message"]
+
+
+async def test_pydantic_ai_responses_model_gets_a_typed_answer(served):
+    async with sdk(served) as client:
+        agent = Agent(OpenAIResponsesModel("council", provider=OpenAIProvider(openai_client=client)),
+                      output_type=City)
+        result = await agent.run("Name a large city.")
+    assert isinstance(result.output, City) and result.output.name

@@ -2,7 +2,8 @@
 
 The AI SDK (``ai`` 6 with ``@ai-sdk/openai``): ``generateObject``,
 ``streamObject``, and ``generateText`` / ``streamText`` with ``output:
-Output.object(...)``, on ``createOpenAI({baseURL}).chat(model)``.
+Output.object(...)``, on ``createOpenAI({baseURL}).chat(model)`` (Chat Completions) and on
+the default ``openai(model)`` (the Responses API).
 LangChain.js (``@langchain/openai`` 1.x): ``ChatOpenAI.withStructuredOutput``
 with its default method (``jsonSchema`` for a model named ``council``),
 ``functionCalling`` and ``jsonSchema``, invoked and streamed. Pinned in
@@ -39,10 +40,12 @@ def node() -> str:
     return path
 
 
+@pytest.mark.parametrize("api", ["chat", "responses"])
 @pytest.mark.parametrize("call", ["generateObject", "streamObject", "generateText", "streamText"])
 @pytest.mark.parametrize("model", MODELS)
-def test_ai_sdk_object(node: str, council_serve: Served, model: str, call: str) -> None:
-    printed = run_client([node, str(JS / "ai_sdk.mjs"), council_serve.base_url, model, call], council_serve)
+def test_ai_sdk_object(node: str, council_serve: Served, model: str, call: str, api: str) -> None:
+    # "responses": the provider's default `openai(id)`, which speaks the Responses API.
+    printed = run_client([node, str(JS / "ai_sdk.mjs"), council_serve.base_url, model, call, api], council_serve)
     assert_client_got_the_councils_answer(printed, council_serve)
 
 

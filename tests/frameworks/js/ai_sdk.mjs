@@ -1,6 +1,6 @@
 // The Vercel AI SDK (ai 6, @ai-sdk/openai 3) against `council serve`, as its docs show.
 //
-//   node ai_sdk.mjs BASE_URL MODEL generateObject|streamObject|generateText|streamText
+//   node ai_sdk.mjs BASE_URL MODEL generateObject|streamObject|generateText|streamText [chat|responses]
 //
 // Prints one JSON object: {"city": <the object the SDK returned>, "updates": <partial objects seen>}.
 // generateText and streamText take `output: Output.object({schema})`, which v6 documents in place of the
@@ -9,7 +9,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { generateObject, generateText, Output, streamObject, streamText } from 'ai';
 import { z } from 'zod';
 
-const [baseURL, modelId, call] = process.argv.slice(2);
+const [baseURL, modelId, call, api = 'chat'] = process.argv.slice(2);
 
 const City = z.object({
   name: z.string().min(1),
@@ -18,9 +18,8 @@ const City = z.object({
 });
 
 const openai = createOpenAI({ baseURL, apiKey: 'unused' });
-// .chat(): the Chat Completions API. The default `openai(id)` uses the Responses API (/v1/responses), which
-// `council serve` does not serve yet: that is a separate issue.
-const model = openai.chat(modelId);
+// .chat(): the Chat Completions API; the default `openai(id)`: the Responses API (/v1/responses).
+const model = api === 'responses' ? openai(modelId) : openai.chat(modelId);
 const prompt = 'Name a large city and a few words about it.';
 // maxRetries: 0: a failure is reported, not retried.
 const settings = { model, prompt, maxRetries: 0 };

@@ -11,6 +11,7 @@ formats on the fake upstream, each stop reason scripted as its API sends it.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import aiohttp
@@ -22,7 +23,7 @@ from council.storage.store import Store
 from council.testing.fake_llm import FakeLLMServer, Step
 from council.testing.scripted import council_member
 from tests.server.conftest import quality_judge, serve
-from tests.server.openai_schemas import SCHEMAS, SHARED_SCHEMAS, assert_valid, problems
+from tests.server.openai_schemas import RESPONSES_SCHEMAS, SCHEMAS, SHARED_SCHEMAS, assert_valid, problems
 
 WIRES = {"alpha": "openai", "beta": "anthropic", "gamma": "gemini"}
 PRESETS = {"quick": {"description": "one judge, no chairman", "chairman": "none", "review": "judge", "judge": "beta"}}
@@ -112,6 +113,55 @@ def test_nullable_fields_take_null():
     chunk = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m", "usage": None,
              "choices": [{"index": 0, "delta": {"content": "a"}, "finish_reason": None, "logprobs": None}]}
     assert_valid(chunk, CHUNK)
+
+
+# -- the Responses API schemas (tests/data/openai/openai-responses-schemas.json) -------------------------
+
+MINIMAL_RESPONSE = {
+    "id": "resp_1", "object": "response", "created_at": 1741476542, "status": "completed", "model": "council",
+    "error": None, "incomplete_details": None, "instructions": None, "metadata": {}, "parallel_tool_calls": True,
+    "temperature": None, "top_p": None, "tool_choice": "auto", "tools": [],
+    "output": [{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+                "content": [{"type": "output_text", "text": "42", "annotations": [], "logprobs": []}]}],
+    "usage": {"input_tokens": 5, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
+              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 6},
+}
+TEXT_DELTA = {"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0,
+              "delta": "4", "sequence_number": 3, "logprobs": []}
+
+
+def test_the_responses_schemas_are_whole():
+    loaded = json.loads(RESPONSES_SCHEMAS.read_text(encoding="utf-8"))
+    named = loaded["components"]["schemas"]
+    assert {"Response", "ResponseStreamEvent", "ResponseItemList"} <= set(loaded["roots"]) <= set(named)
+    text = json.dumps(loaded["components"])
+    refs = {ref.removeprefix("#/components/schemas/") for ref in re.findall(r'"\$ref": "([^"]*)"', text)}
+    assert refs <= set(named), f"unresolved: {sorted(refs - set(named))}"
+
+
+def test_a_minimal_response_is_valid():
+    assert_valid(MINIMAL_RESPONSE, "Response", schemas="responses")
+
+
+@pytest.mark.parametrize(("change", "where"), [
+    ({"created_at": "yesterday"}, "created_at"),
+    ({"status": "done"}, "status"),
+    ({"object": "chat.completion"}, "object"),
+])
+def test_a_response_with_a_wrong_field_is_refused(change, where):
+    found = problems({**MINIMAL_RESPONSE, **change}, "Response", schemas="responses")
+    assert any(problem.startswith(f"{where}:") for problem in found), found
+
+
+def test_an_output_text_delta_is_a_valid_stream_event():
+    assert_valid(TEXT_DELTA, "ResponseStreamEvent", schemas="responses")
+    assert problems({**TEXT_DELTA, "delta": 4}, "ResponseStreamEvent", schemas="responses")
+    assert problems({**TEXT_DELTA, "type": "response.output_text.delta_x"}, "ResponseStreamEvent", schemas="responses")
+
+
+def test_the_chat_schemas_stay_the_default():
+    with pytest.raises(KeyError, match=r"openai-chat-schemas\.json"):
+        problems(MINIMAL_RESPONSE, "Response")
 
 
 # -- the council and its presets ---------------------------------------------------------------------

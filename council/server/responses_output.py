@@ -65,7 +65,8 @@ class ResponseDraft:
 
     def fail(self, message: str, code: str | None) -> None:
         self.status = "failed"
-        self.error = {"code": code or "server_error", "message": message}
+        # The response's error code is one of OpenAI's few; Council's own code stays on the error event.
+        self.error = {"code": "rate_limit_exceeded" if code == "rate_limited" else "server_error", "message": message}
 
     def text(self) -> str:
         """The answer's text, all message items' output text joined (``output_text`` in the SDKs)."""
@@ -92,6 +93,9 @@ class ResponseDraft:
             "usage": usage_object(self.usage) if self.usage is not None else None,
             "user": request.user, "safety_identifier": request.safety_identifier,
         }
+        for optional in ("usage", "user", "safety_identifier"):
+            if body[optional] is None:
+                del body[optional]  # optional, and not nullable in OpenAI's schema: absent, never null
         return {**body, **self.extra}
 
     def read_chat(self, chat: dict[str, Any]) -> None:

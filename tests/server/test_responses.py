@@ -26,6 +26,7 @@ from council.server.app import create_app
 from council.server.listen import start_site
 from council.storage.store import Store
 from tests.server.conftest import RunningServer
+from tests.server.openai_schemas import assert_valid
 from tests.server.test_tool_decisions import config_with
 
 WEATHER = {"type": "function", "name": "get_weather", "description": "The weather in a city now",
@@ -61,10 +62,32 @@ def sdk(server: RunningServer, key: str = "unused") -> openai.AsyncOpenAI:
 
 
 def checked(body: dict) -> Response:
-    """The body as the SDK's Response type, validated (not constructed), so a missing field fails."""
+    """The body checked by OpenAI's published schema and by the SDK's Response type (validated, not constructed)."""
     body = dict(body)
     body.pop("council", None)  # Council's own field beside OpenAI's
+    assert_valid(body, "Response", schemas="responses")
     return Response.model_validate(body)
+
+
+async def raw_events(server: RunningServer, body: dict) -> list[dict]:
+    """The events of a streamed response as they came over the wire, each checked by OpenAI's schema."""
+    events = []
+    async with aiohttp.ClientSession() as http, http.post(f"{server.base_url}/responses",
+                                                          json={**body, "stream": True}) as response:
+        assert response.status == 200
+        kind = None
+        async for line in response.content:
+            text = line.decode().strip()
+            if text.startswith("event: "):
+                kind = text.removeprefix("event: ")
+            elif text.startswith("data: "):
+                event = json.loads(text.removeprefix("data: "))
+                assert event["type"] == kind, "the SSE event name is the event's type"
+                if "response" in event:
+                    event["response"].pop("council", None)
+                assert_valid(event, "ResponseStreamEvent", schemas="responses")
+                events.append(event)
+    return events
 
 
 @pytest.mark.parametrize("model", ["council", "council/quick", "member/atlas"])
@@ -159,6 +182,20 @@ async def test_a_forced_tool_call_is_a_function_call_item_and_its_result_is_answ
         server.store.close()
 
 
+@pytest.mark.parametrize("body", [
+    {"model": "council", "input": "Why is the sky blue?"},
+    {"model": "council/quick", "input": "Name a city.", "text": {"format": {
+        "type": "json_schema", "name": "City", "schema": City.model_json_schema()}}},
+    {"model": "council", "input": "Weather in Paris?", "tools": [WEATHER], "tool_choice": "required"},
+    {"model": "member/atlas", "input": [{"role": "user", "content": [{"type": "input_text", "text": "Hi!"}]}]},
+])
+async def test_every_streamed_event_validates_against_openais_schema(served, body):
+    events = await raw_events(served, body)
+    assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    checked(events[-1]["response"])
+
+
 async def test_a_streamed_tool_call_arrives_as_function_call_events(served):
     async with sdk(served) as client, client.responses.stream(
             model="council", input="What is the weather in Paris now?", tools=[WEATHER],
@@ -191,3 +228,25 @@ async def test_pydantic_ai_responses_model_gets_a_typed_answer(served):
                       output_type=City)
         result = await agent.run("Name a large city.")
     assert isinstance(result.output, City) and result.output.name
+
+
+async def test_a_run_that_fails_mid_stream_ends_with_error_and_response_failed(fake_llm):
+    from council.testing.fake_llm import Step
+    from tests.server.conftest import MEMBERS, server_config
+
+    for name in MEMBERS:
+        fake_llm.script(f"model-{name}", Step(status=500))
+    config = server_config(fake_llm)
+    store = Store(":memory:")
+    council = Council(config, store=store, environ={})
+    runner, site = await start_site(create_app(config, environ={}, council=council), config.server, "127.0.0.1", 0)
+    try:
+        server = RunningServer(f"http://127.0.0.1:{site.port}", fake_llm, council, store, site)
+        events = await raw_events(server, {"model": "council", "input": "Why is the sky blue?"})
+    finally:
+        await runner.cleanup()
+        store.close()
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "response.created" and kinds[-2:] == ["error", "response.failed"]
+    failed = events[-1]["response"]
+    assert failed["status"] == "failed" and "the council could not answer" in failed["error"]["message"]

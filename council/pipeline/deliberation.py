@@ -35,6 +35,7 @@ from council.pipeline.progress import AutomaticScores, Ranked, RevisionCall, Run
 from council.pipeline.rank_stage import emit_ranking, rank_round
 from council.pipeline.review_stage import round_reviews
 from council.pipeline.revisions import gather_revisions, revised_answers, revision_calls
+from council.pipeline.safety_stage import manipulation_problem
 from council.pipeline.verdicts import automatic_scores
 from council.result import (
     AgreementRecord,
@@ -180,7 +181,11 @@ async def revision_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     pending = _pending(so_far)
     answers, revisions = await revised_answers(ctx, list(so_far.answers),
                                                await gather_revisions(ctx, list(pending.calls)))
-    return so_far.then(second_round=replace(pending, answers=tuple(answers), revisions=tuple(revisions)))
+    # Text aimed at the reviewers added while revising degrades the run as in the first round (and so keeps it
+    # out of the result cache): the flag alone would pass unnoticed.
+    added = manipulation_problem([a for a in answers if a.revised])
+    return so_far.then(second_round=replace(pending, answers=tuple(answers), revisions=tuple(revisions)),
+                       degraded=(f"in the second round, {added}" if added else None,))
 
 
 async def second_review_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:

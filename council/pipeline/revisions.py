@@ -10,6 +10,7 @@ reply that cannot be read, leaves the member's first answer standing.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import random
 import time
@@ -24,6 +25,7 @@ from council.pipeline.payloads import failure_data
 from council.pipeline.progress import RevisionCall
 from council.pipeline.review_stage import mark_oversized, presentation_order
 from council.pipeline.safety_stage import apply_safety_gate, flag_manipulation
+from council.pipeline.stragglers import missing_calls
 from council.result import AnswerRecord, Failure, ReviewRecord, RevisionRecord
 from council.review.prompt import labels_for, shown_to_reviewers
 from council.review.revision import Critique, parse_revision_reply, render_revision_prompt
@@ -105,7 +107,12 @@ async def _revise(ctx: RunContext, call: RevisionCall) -> tuple[RevisionRecord, 
 
 
 async def gather_revisions(ctx: RunContext, calls: list[RevisionCall]) -> dict[str, tuple[RevisionRecord, str | None]]:
-    """Every member's revision at once, within the stage deadline (one that misses it keeps its first answer)."""
+    """Every member's revision at once, within the stage deadline (one that misses it keeps its first answer).
+
+    The straggler policy holds here as in the first round: once enough
+    revisions are in, a member still revising is not waited for past the
+    time the policy allows; its call is stopped and its first answer stands.
+    """
     started = time.perf_counter()
 
     def report(_name: str, outcome: tuple[RevisionRecord, str | None]) -> None:
@@ -113,11 +120,15 @@ async def gather_revisions(ctx: RunContext, calls: list[RevisionCall]) -> dict[s
             ctx.emit(RevisionEvent(ctx.run_id, revision_event(outcome[0])))
 
     jobs = {call.member: _revise(ctx, call) for call in calls}
-    gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report)
+    cut = ctx.straggler_cut(len(jobs))
+    gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report, cut,
+                                  succeeded=lambda outcome: outcome[0].decision != "failed")
+    for call in gathered.late.values():
+        call.cancel()  # a revision that comes late has nothing left to change: the second review has begun
+    await asyncio.gather(*gathered.late.values(), return_exceptions=True)
     outcomes = dict(gathered.finished)
-    for name in gathered.timed_out:
-        failure = Failure(reason="timeout", message=f"no revision by the stage deadline of "
-                                                    f"{ctx.config.stages.stage_deadline_s:g}s")
+    for name, failure in missing_calls("revision", gathered.timed_out, list(gathered.late),
+                                       ctx.config.stages.stage_deadline_s, cut, gathered.cut_after_s):
         outcomes[name] = (RevisionRecord(member=name, decision="failed", reason="its first answer stands",
                                          error=failure, latency_ms=elapsed_ms(started)), None)
         report(name, outcomes[name])

@@ -248,3 +248,19 @@ async def test_text_aimed_at_reviewers_added_in_a_revision_degrades_the_run_and_
     assert beta is not None and beta.revised and beta.flags, "the revised text carries the flag"
     assert first.degraded and any("second round" in r and "beta" in r for r in first.degraded_reasons)
     assert again.cached_from is None and again.run_id != first.run_id, "a flagged run is never served from the cache"
+
+
+async def test_the_straggler_policy_holds_for_revisions(fake_llm, store):
+    script(fake_llm, TIE)
+    answer = council_member("delta says the answer is 42. quality=3", judge)
+    # delta answers and reviews at once, then hangs in its revision (until the fake shuts down).
+    fake_llm.script("model-delta", Step(reply=answer), Step(reply=answer), Step(hang=True), Step(reply=answer))
+    config = make_config(fake_llm, rounds=2)
+    config = config.model_copy(update={"stages": config.stages.model_copy(update={"straggler_factor": 2.0})})
+    result = await ask(config, store)
+    rounds = result.deliberation
+    assert rounds is not None and rounds.rounds == 2
+    delta = next(r for r in rounds.revisions if r.member == "delta")
+    assert delta.decision == "failed" and delta.error is not None and delta.error.reason == "late", \
+        "not waited for past the policy's time (before: the whole stage deadline, as a timeout)"
+    assert result.answer("delta") is not None and not result.answer("delta").revised

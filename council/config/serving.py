@@ -23,10 +23,15 @@ class CacheConfig(_Strict):
         description="How long a finished run answers the same request again (same messages, members and their "
                     "models, rubric, review, generation parameters, config and prompts), at no upstream cost; "
                     "0 (the default) turns the cache off. Failed, degraded and interrupted runs are never served.")
+    outage_pause_s: float = Field(
+        default=5.0, gt=0, le=3600,
+        description="After a lookup fails (the database down or slow), the cache is not asked for this long: "
+                    "requests are misses at no cost. Then one lookup probes; while probes fail the pause doubles, "
+                    "up to 60 s.")
 
     def is_default(self) -> bool:
         """Off: left out of the config's dump, so existing configs keep their hash."""
-        return self.ttl_s == 0
+        return self.ttl_s == 0 and self.outage_pause_s == 5.0
 
 
 class ServerConfig(_Strict):

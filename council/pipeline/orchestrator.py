@@ -38,7 +38,7 @@ from council.pipeline.payloads import run_finished_data
 from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import RunPlan, build_plan
 from council.pipeline.request import Question, RunRequest
-from council.pipeline.result_cache import cacheable, run_key, serve_hit
+from council.pipeline.result_cache import CacheCircuit, cacheable, run_key, serve_hit
 from council.pipeline.stages import run_stages
 from council.pipeline.stragglers import settle_late_calls
 from council.presets import CouncilPreset
@@ -101,6 +101,9 @@ class Council:
         self.store: Store | None = self._open_store() if self._owns_store else (store if isinstance(store, Store)
                                                                                  else None)
         self._config_hash = hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
+        #: The result cache's circuit: open after a failed lookup, so an outage costs one wait, not one a request.
+        self.cache_circuit = CacheCircuit(first_pause_s=config.cache.outage_pause_s,
+                                          max_pause_s=max(60.0, config.cache.outage_pause_s))
 
     @classmethod
     def from_config(cls, path: str | Path | None = None, *, environ: Mapping[str, str] | None = None,
@@ -241,7 +244,7 @@ class Council:
         after ``storage.critical_wait_s`` the run goes on as a miss.
         """
         store, key = self.store, plan.cache_key
-        if key is None or store is None:
+        if key is None or store is None or not self.cache_circuit.allows():
             return None
 
         def read() -> CouncilResult | None:
@@ -251,8 +254,10 @@ class Council:
         try:
             cached = await asyncio.wait_for(asyncio.to_thread(read), timeout=self.config.storage.critical_wait_s)
         except (TimeoutError, StorageError) as error:
-            _log.warning("result_cache_unavailable", cause=str(error) or "timed out")
+            # Once it failed, the next lookups cost nothing until a probe finds the database back.
+            self.cache_circuit.failed(str(error) or "timed out")
             return None
+        self.cache_circuit.succeeded()
         return cached if cached is not None and cacheable(cached) else None
 
     @property

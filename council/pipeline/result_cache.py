@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,6 +28,7 @@ from council._version import __version__
 from council.config import CouncilConfig
 from council.errors import StorageError
 from council.events import EventSink, RunFinishedEvent, RunStartedEvent, ignore_events
+from council.logs import get_logger
 from council.pipeline.payloads import run_finished_data
 from council.pipeline.plan import RunPlan
 from council.pipeline.replay import stage_events
@@ -34,6 +36,8 @@ from council.result import CouncilResult, RunCost, Timings
 from council.storage.run_writes import prepare_stage
 from council.storage.store import Store
 from council.types import Usage
+
+_log = get_logger("council.cache")
 
 
 def run_key(plan: RunPlan, config: CouncilConfig, config_hash: str, prompt_hashes: dict[str, str]) -> str:
@@ -59,6 +63,53 @@ def run_key(plan: RunPlan, config: CouncilConfig, config_hash: str, prompt_hashe
     if plan.output is not None:
         facts["output"] = plan.output.fingerprint()
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class CacheCircuit:
+    """Whether the result cache's database is worth asking: a circuit that opens when a lookup fails.
+
+    A cache is an optimisation. When its database is down, a lookup that
+    waits ``storage.critical_wait_s`` every time would cost every request
+    that wait for the whole outage. After a failure the circuit opens:
+    lookups are skipped (a miss, at no cost) for ``first_pause_s``; then one
+    lookup probes, and the pause doubles (up to ``max_pause_s``) while the
+    probes fail. One warning when it opens, one line when it closes again.
+    """
+
+    def __init__(self, first_pause_s: float = 5.0, max_pause_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.first_pause_s = first_pause_s
+        self.max_pause_s = max_pause_s
+        self.clock = clock
+        self.pause_s = first_pause_s
+        self.open_until: float | None = None
+        self.probing = False
+        #: Lookups that failed, and lookups skipped while the circuit was open (for tests and metrics).
+        self.failures = 0
+        self.skipped = 0
+
+    def allows(self) -> bool:
+        """Whether to ask the database now (closed, or the one probe of an open circuit whose pause is over)."""
+        if self.open_until is None:
+            return True
+        if not self.probing and self.clock() >= self.open_until:
+            self.probing = True
+            return True
+        self.skipped += 1
+        return False
+
+    def succeeded(self) -> None:
+        if self.open_until is not None:
+            _log.info("result_cache_available", after_failures=self.failures)
+        self.open_until, self.pause_s, self.probing = None, self.first_pause_s, False
+
+    def failed(self, cause: str) -> None:
+        self.failures += 1
+        if self.open_until is None:
+            _log.warning("result_cache_unavailable", cause=cause, skipped_for_s=self.pause_s)
+        self.open_until = self.clock() + self.pause_s
+        self.pause_s = min(self.pause_s * 2, self.max_pause_s)
+        self.probing = False
 
 
 def cacheable(result: CouncilResult) -> bool:

@@ -89,7 +89,7 @@ async def test_with_the_result_cache_on_a_stopped_database_is_a_miss_and_the_que
         fake_llm, private_postgres):
     server: PostgresServer = private_postgres
     script_members(fake_llm)
-    config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600},
+    config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600, "outage_pause_s": 0.2},
                          storage={"url": server.create_database("cached"), "critical_wait_s": BOUND_S})
     async with Council(config, environ={}) as council:
         first = await ask(council, "What is six times seven?")
@@ -104,8 +104,29 @@ async def test_with_the_result_cache_on_a_stopped_database_is_a_miss_and_the_que
             server.resume()
         assert during.status == "complete" and during.cached_from is None and during.final_answer.content
         assert len(fake_llm.requests) > calls, "the council ran: a database that is down serves no hit"
-        again = await ask(council, "What is six times seven?")
-        assert again.cached_from == first.run_id, "back up: the first run answers again"
+
+        async def answered_from_the_cache() -> bool:
+            # Back up: once the circuit's pause is over, a probe finds it, and the first run answers again.
+            return (await ask(council, "What is six times seven?")).cached_from == first.run_id
+        await wait_until(answered_from_the_cache, what="a hit once the database is back")
+
+
+async def test_a_cache_outage_costs_one_wait_then_lookups_cost_nothing_until_a_probe(fake_llm, private_postgres):
+    server: PostgresServer = private_postgres
+    script_members(fake_llm)
+    config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600, "outage_pause_s": 3600},
+                         storage={"url": server.create_database("circuit"), "critical_wait_s": BOUND_S})
+    async with Council(config, environ={}) as council:
+        await ask(council, "What is six times seven?")
+        plan = council.plan("What is six times seven?")
+        server.halt()
+        try:
+            for _ in range(5):
+                assert await asyncio.wait_for(council.lookup_cache(plan), timeout=TIMEOUT_S) is None
+        finally:
+            server.resume()
+        circuit = council.cache_circuit
+        assert (circuit.failures, circuit.skipped) == (1, 4), "only the first lookup waited for the database"
 
 
 async def test_a_second_round_during_a_postgres_outage_is_answered_and_stored_whole_when_it_is_back(

@@ -1,9 +1,10 @@
-"""What a simulated member writes for a chat app's side task: the JSON the app parses.
+"""What a simulated member writes for a chat app's side task: the shape the app parses.
 
-A chat app pointed at the simulated council (Open WebUI, LibreChat) asks
-for a title, tags and follow-up suggestions as JSON objects. Answering them
-in prose would leave the app's chat list untitled; this writes the shape it
-asks for, from the words of the user's question. Deterministic, offline.
+A chat app pointed at the simulated council asks for a title, tags and
+follow-up suggestions: Open WebUI as JSON objects, LibreChat for a title as
+the reply's bare text. Answering them in prose would leave the app's chat
+list untitled; this writes the shape it asks for, from the words of the
+user's question. Deterministic, offline.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ def write_side_task(kind: SideTaskKind, task_text: str) -> str:
     topic = topic_of([ChatMessage(role="user", content=question)]) if question else "the question"
     if kind == "title":
         return json.dumps({"title": topic.capitalize()[:60]})
+    if kind == "title_text":
+        # LibreChat keeps the whole reply as the title and asks for at most five words in title case.
+        return " ".join(word.capitalize() for word in topic.split()[:5])
     if kind == "tags":
         return json.dumps({"tags": ["General"]})
     if kind == "follow_ups":

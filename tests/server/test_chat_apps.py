@@ -27,6 +27,11 @@ from tests.waiting import wait_until
 TITLE_TASK = ("### Task:\nGenerate a concise, 3-5 word title with an emoji summarizing the chat history.\n"
               "### Output:\nJSON format: { \"title\": \"your concise title here\" }\n### Chat History:\n"
               "<chat_history>\nUSER: Why is the sky blue?\nASSISTANT: Rayleigh scattering.\n</chat_history>")
+# LibreChat's title request (titleMethod "completion", its default): its default prompt, then the chat as
+# "User: …\nAI: …" (see tests/data/librechat/task-title.json); the reply's whole text becomes the title.
+LIBRECHAT_TITLE = ("Provide a concise, 5-word-or-less title for the conversation, using title case conventions. "
+                   "Only return the title itself.\n\nConversation:\nUser: Why is the sky blue?\nAI: \n"
+                   "Rayleigh scattering.")
 WEATHER_TOOL = {"type": "function", "function": {"name": "weather", "description": "Weather in a city",
                                                  "parameters": {"type": "object",
                                                                 "properties": {"city": {"type": "string"}}}}}
@@ -78,6 +83,29 @@ async def test_a_question_that_only_looks_like_a_task_runs_the_council(task_serv
     assert completion.model_extra["council"]["run_id"]
     reviews = [r for r in task_server.fake.requests if read_review_task(request_messages(r))]
     assert len(reviews) == 3, "a whole council run: every member reviewed"
+
+
+async def test_librechats_title_goes_to_the_task_model_alone(task_server):
+    async with sdk(task_server) as client:
+        raw = await client.chat.completions.with_raw_response.create(
+            model="council", user="67a1f2c3d4e5f60718293a4b", messages=[{"role": "user", "content": LIBRECHAT_TITLE}])
+    assert raw.headers["x-council-task-model"] == "member/gamma"
+    assert [r.model for r in task_server.fake.requests] == ["model-gamma"], "one call, no council run"
+
+
+@pytest.mark.parametrize("question", [
+    # LibreChat's prompt asked about, with no conversation quoted after it.
+    "Provide a concise, 5-word-or-less title for the conversation. What does that prompt do?",
+    # The conversation's shape without the prompt.
+    "Summarise this.\n\nConversation:\nUser: Why is the sky blue?\nAI: Rayleigh scattering.",
+    # The prompt quoted inside a question rather than opening it.
+    "What does this do? " + LIBRECHAT_TITLE,
+])
+async def test_a_question_that_only_looks_like_librechats_title_runs_the_council(task_server, question):
+    async with sdk(task_server) as client:
+        completion = await client.chat.completions.create(model="council",
+                                                          messages=[{"role": "user", "content": question}])
+    assert completion.model_extra["council"]["run_id"]
 
 
 async def test_on_defaults_a_side_task_goes_to_the_chairman(fake_llm):

@@ -70,3 +70,15 @@ def test_every_role_is_played_in_a_form_its_parser_reads():
     assert verdict is not None and verdict.passed
     assert "title" in json.loads(played("side_task"))
     assert played("feedback")
+
+
+def test_librechats_title_is_a_side_task_answered_as_a_bare_title():
+    # LibreChat's default title request; the question may run over several lines, its first one names the topic.
+    title_task = ("Provide a concise, 5-word-or-less title for the conversation, using title case conventions. "
+                  "Only return the title itself.\n\nConversation:\nUser: Why is the sky blue?\nAnd the sunset red?\n"
+                  "AI: \nRayleigh scattering.")
+    messages = [ChatMessage(role="user", content=title_task)]
+    read = read_call(messages)
+    assert (read.stage, read.side_task) == ("side_task", "title_text")
+    written = plays_every_role("My answer.")(messages, CallInfo(member="m", stage="side_task"))
+    assert written == "The Sky Blue", "LibreChat keeps the whole reply as the title"

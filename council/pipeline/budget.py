@@ -54,6 +54,8 @@ class RunBudget:
     spent_usd: float = 0.0
     reserved_usd: float = 0.0
     refused: list[str] = field(default_factory=list)
+    #: Calls whose upstream reported more output tokens than the call allowed: counted as reported, and named.
+    over_reported: list[str] = field(default_factory=list)
 
     @property
     def left_usd(self) -> float:
@@ -117,6 +119,7 @@ class RunBudget:
             return completion
         finally:
             self.settle(provider.member, bound, usage)
+            self._check_report(provider.member, bounded, usage)
 
     @contextlib.asynccontextmanager
     async def stream(self, provider: Provider, messages: list[ChatMessage], params: GenerationParams | None,
@@ -128,7 +131,16 @@ class RunBudget:
             async with stream:
                 yield stream
         finally:
-            self.settle(provider.member, bound, stream.completion.usage if stream.completion else None)
+            usage = stream.completion.usage if stream.completion else None
+            self.settle(provider.member, bound, usage)
+            self._check_report(provider.member, bounded, usage)
+
+    def _check_report(self, member: MemberConfig, bounded: GenerationParams, usage: Usage | None) -> None:
+        """Name a member whose upstream reported more output than the call allowed (its bound did not hold)."""
+        allowed = member.params.merged(bounded).max_tokens
+        if usage is not None and allowed is not None and usage.completion_tokens > allowed:
+            self.over_reported.append(f"{member.name} reported {usage.completion_tokens} output tokens for a call "
+                                      f"allowed {allowed}")
 
 
 async def complete(budget: RunBudget | None, provider: Provider, messages: list[ChatMessage],

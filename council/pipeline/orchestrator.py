@@ -350,6 +350,11 @@ class Council:
             result.cost.budget_usd = ctx.budget.limit_usd
             if ctx.budget.refused:
                 result.degrade(f"budget ${ctx.budget.limit_usd:g} reached: not called: {', '.join(ctx.budget.refused)}")
+            if ctx.budget.over_reported:
+                # The bound a call reserved assumes the upstream keeps to max_tokens; these did not, so the run
+                # may have spent past its cap: what they reported is counted, and they are named.
+                result.degrade(f"upstream over-reported its usage (counted as reported, the budget's bound did not "
+                               f"hold): {'; '.join(ctx.budget.over_reported)}")
         result.timings.total_ms = elapsed_ms(started)
         if ctx.plan.cache_key is not None and self.store is not None and cacheable(result):
             # Written with the run's last row, so the next identical question finds it.

@@ -110,3 +110,19 @@ def test_an_attached_image_counts_toward_a_calls_bound():
     with_image = text.model_copy(update={"images": (ImageRef(url=pixel),)})
     assert prompt_tokens_bound([text]) == 10 + 8
     assert prompt_tokens_bound([with_image]) == 10 + 8 + IMAGE_TOKENS
+
+
+async def test_an_upstream_that_over_reports_its_usage_is_counted_named_and_stops_the_run_at_the_cap(fake_llm):
+    script(fake_llm)
+    full = await full_cost(fake_llm)
+    # beta's upstream says every reply took 50 times the output tokens the call allowed.
+    fake_llm.script("model-beta", Step(reply=council_member("beta says 42. quality=7", quality_judge),
+                                       usage={"completion_tokens": 64 * 50}))
+    async with Council(config(fake_llm), store=False, environ={}) as council:
+        result = await council.ask("What is six times seven?", max_usd=full * 2)
+    reason = next(r for r in result.degraded_reasons if r.startswith("upstream over-reported its usage"))
+    assert "beta reported 3200 output tokens for a call allowed 64" in reason
+    beta = result.answer("beta")
+    assert beta is not None and beta.usage.completion_tokens == 3200, "what it reported is what is counted"
+    assert any(r.startswith(f"budget ${full * 2:g} reached: not called:") for r in result.degraded_reasons), \
+        "once over the cap, no further call is made"

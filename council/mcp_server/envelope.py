@@ -37,9 +37,12 @@ def rpc_error(code: int, message: str) -> dict[str, Any]:
 
 def envelope_error(raw: str | bytes) -> dict[str, Any] | None:
     """The error response for a message the SDK would misread or drop; None for one it reads as sent."""
+    if (depth := nesting_depth(raw)) > MAX_DEPTH:
+        # The SDK's parser and models recurse: deeper than this, they crash instead of answering.
+        return rpc_error(PARSE_ERROR, f"the message is nested {depth} levels deep; at most {MAX_DEPTH} are read")
     try:
         message = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return rpc_error(PARSE_ERROR, "the message is not valid JSON")
     if isinstance(message, list):
         return rpc_error(INVALID_REQUEST, "a batch (a JSON array) is not supported: send one message at a time")
@@ -55,6 +58,33 @@ def envelope_error(raw: str | bytes) -> dict[str, Any] | None:
             answer["id"] = message["id"]
         return answer
     return None
+
+
+#: How deeply a message's JSON may nest (MCP messages need a handful of levels; tool arguments a few more).
+MAX_DEPTH = 64
+
+
+def nesting_depth(raw: str | bytes) -> int:
+    """How deeply the arrays and objects in a JSON text nest, read without parsing (strings skipped)."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
 
 
 def _usable_id(value: Any) -> bool:

@@ -148,3 +148,18 @@ def test_a_malformed_line_on_stdin_is_answered_and_the_server_goes_on(tmp_path: 
     assert surrogate == {"jsonrpc": "2.0", "id": 4, "error": {"code": -32600, "message": (
         "the message holds an unpaired surrogate (an escape such as \\ud800 without its pair): text must be "
         "valid Unicode")}}
+
+
+@pytest.mark.parametrize("depth", [100, 1000, 100_000])
+async def test_json_nested_too_deep_is_a_parse_error_over_http(mcp_over_http, depth):
+    body = '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": ' + "[" * depth + "]" * depth + "}}"
+    async with aiohttp.ClientSession(headers={**HEADERS, "Content-Type": "application/json"}) as http, \
+            http.post(mcp_over_http.url, data=body) as response:
+        assert response.status == 400
+        error = await response.json()
+    assert error["error"]["code"] == -32700 and f"nested {depth + 2} levels deep" in error["error"]["message"]
+
+
+def test_the_nesting_depth_skips_brackets_inside_strings():
+    from council.mcp_server.envelope import nesting_depth
+    assert nesting_depth('{"a": "[[[{{{\\"]]]", "b": [[1]]}') == 3

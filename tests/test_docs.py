@@ -126,3 +126,22 @@ def test_the_public_import_check_finds_an_internal_import():
     assert [not_public(module, names) for module, names in shown] == [
         ["council.evals.runner is a module inside a package, not a package's public names"], [],
         ["council.pipeline.Secret"]]
+
+
+def test_every_council_command_a_config_file_shows_is_one_the_cli_accepts():
+    import shlex
+
+    from council.cli.app import _parser
+
+    shown = []
+    for path in sorted((ROOT / "config").glob("*.yaml")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            text = line.lstrip("# ").split("   (")[0].strip()
+            if text.startswith("council "):
+                shown.append((path.name, text))
+    assert shown, "the config files show how to run Council"
+    for name, command in shown:
+        try:
+            _parser().parse_args(shlex.split(command)[1:])
+        except SystemExit as refused:
+            raise AssertionError(f"{name} shows `{command}`, which the CLI refuses") from refused

@@ -9,6 +9,10 @@ Of the generation params, ``user`` travels as ``metadata.user_id``;
 ``response_format`` have no Messages API counterpart and are refused (see
 ``Provider.unsupported_params``); ``seed`` has none either and, being a
 best-effort hint, is left out.
+
+A ``member/NAME`` request that uses tools is translated to and from the
+Messages API's tool use by :mod:`council.providers.anthropic_tools`
+(:meth:`AnthropicProvider.tool_request`, ``tool_reply``, ``tool_stream``).
 """
 
 from __future__ import annotations

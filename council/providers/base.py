@@ -19,7 +19,7 @@ from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
 from council.errors import ConfigError, ProviderError
-from council.providers.tool_request import RelayRefusal, read_tool_request
+from council.providers.tool_request import UntranslatableError, read_tool_request
 from council.transport.http import Endpoint, SSEEvent
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
@@ -182,7 +182,7 @@ class Provider(ABC):
         """An answer as text deltas: iterate it, then read ``.completion``."""
 
     # -- relaying a request Council does not model (tools above all) ---------------------------------
-    def relay_refusal(self, body: dict[str, Any]) -> RelayRefusal | None:
+    def relay_refusal(self, body: dict[str, Any]) -> UntranslatableError | None:
         """What in ``body`` (a chat-completions request) this wire format cannot carry, or None.
 
         A wire format other than OpenAI's gets the body translated
@@ -190,7 +190,7 @@ class Provider(ABC):
         """
         try:
             read_tool_request(body)
-        except RelayRefusal as refusal:
+        except UntranslatableError as refusal:
             return refusal
         return None
 

@@ -13,6 +13,9 @@ is only a label and ``strict`` is how Gemini always treats a schema, and its
 ``description`` joins the schema's own). ``user`` and
 ``reasoning_effort`` are refused: the API has no end-user id, and its
 thinking settings differ between model generations (budgets, levels).
+
+A ``member/NAME`` request that uses tools is translated to and from
+Gemini's function calling by :mod:`council.providers.gemini_tools`.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from typing import Any
 from council.errors import UpstreamServerError, error_for_status
 from council.providers.base import CORE_PARAMS, RelayEvents, Reply
 from council.providers.http import HttpProvider, StreamDecoder, field
-from council.providers.tool_request import RelayRefusal
+from council.providers.tool_request import UntranslatableError
 from council.transport.http import Endpoint, HttpRequest, SSEEvent
 from council.transport.retry import call_with_retry
 from council.types import ChatMessage, GenerationParams, Usage
@@ -116,7 +116,7 @@ class OpenAIProvider(HttpProvider):
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return HttpRequest(url=f"{self.base_url}/chat/completions", json=forwarded, headers=headers)
 
-    def relay_refusal(self, body: dict[str, Any]) -> RelayRefusal | None:
+    def relay_refusal(self, body: dict[str, Any]) -> UntranslatableError | None:
         """None: the body goes on as it came, in the format client and member both speak."""
         return None
 

@@ -9,7 +9,7 @@ tools; the tool choice), which :mod:`.anthropic_tools`,
 and :mod:`.relay_reply` writes the answer back in OpenAI's.
 
 What no other wire format can carry (custom tools, a custom tool choice,
-content parts other than text and images) is a :class:`RelayRefusal`,
+content parts other than text and images) is an :class:`UntranslatableError`,
 which the server turns into a 400 naming the parameter.
 """
 
@@ -27,7 +27,7 @@ from council.types import ChatMessage, ImageRef
 ToolMode = Literal["auto", "none", "required"]
 
 
-class RelayRefusal(ValueError):
+class UntranslatableError(ValueError):
     """A part of the request the member's wire format cannot carry: ``param`` names it, the message says why."""
 
     def __init__(self, param: str, message: str) -> None:
@@ -127,9 +127,9 @@ def _text(content: Any, param: str, role: str) -> tuple[str, tuple[ImageRef, ...
                 images.append(ImageRef(url=str(url)))
             except ValidationError as exc:
                 reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
-                raise RelayRefusal(f"{param}[{index}].image_url.url", reason) from None
+                raise UntranslatableError(f"{param}[{index}].image_url.url", reason) from None
         else:
-            raise RelayRefusal(f"{param}[{index}]", f"only text and image_url parts (images in user messages) "
+            raise UntranslatableError(f"{param}[{index}]", f"only text and image_url parts (images in user messages) "
                                                     f"can be translated, got {kind!r}")
     return "\n".join(texts), tuple(images)
 
@@ -139,7 +139,7 @@ def _calls(raw: Any, param: str) -> tuple[ToolCall, ...]:
     for index, call in enumerate(raw or ()):
         function = call.get("function") if isinstance(call, dict) else None
         if not isinstance(function, dict) or call.get("type", "function") != "function":
-            raise RelayRefusal(f"{param}[{index}]", "only function tool calls can be translated")
+            raise UntranslatableError(f"{param}[{index}]", "only function tool calls can be translated")
         arguments = function.get("arguments")
         calls.append(ToolCall(id=str(call.get("id") or f"call_{index}"), name=str(function.get("name") or ""),
                               arguments=arguments if isinstance(arguments, str) else json.dumps(arguments or {})))
@@ -152,7 +152,7 @@ def _tools(raw: Any) -> tuple[FunctionTool, ...]:
         function = tool.get("function") if isinstance(tool, dict) else None
         if not isinstance(function, dict) or tool.get("type") != "function" or not function.get("name"):
             kind = tool.get("type") if isinstance(tool, dict) else None
-            raise RelayRefusal(f"tools[{index}]", f"only function tools can be translated, got {kind!r}")
+            raise UntranslatableError(f"tools[{index}]", f"only function tools can be translated, got {kind!r}")
         parameters = function.get("parameters")
         tools.append(FunctionTool(str(function["name"]), function.get("description") or None,
                                   parameters if isinstance(parameters, dict) else None))
@@ -170,11 +170,11 @@ def _choice(raw: Any, tools: tuple[FunctionTool, ...]) -> tuple[ToolChoice, tupl
     if kind == "allowed_tools" and isinstance(allowed, dict) and allowed.get("mode") in ("auto", "required"):
         names = {str((t.get("function") or {}).get("name")) for t in allowed.get("tools") or () if isinstance(t, dict)}
         return ToolChoice(allowed["mode"]), tuple(t for t in tools if t.name in names)
-    raise RelayRefusal("tool_choice", f"a tool choice of type {kind!r} cannot be translated")
+    raise UntranslatableError("tool_choice", f"a tool choice of type {kind!r} cannot be translated")
 
 
 def read_tool_request(body: Mapping[str, Any]) -> ToolRequest:
-    """``body`` (a chat-completions request) as a :class:`ToolRequest`; a :class:`RelayRefusal` for what no
+    """``body`` (a chat-completions request) as a :class:`ToolRequest`; an :class:`UntranslatableError` for what no
     other wire format carries."""
     turns: list[Turn] = []
     called: dict[str, str] = {}
@@ -195,7 +195,7 @@ def read_tool_request(body: Mapping[str, Any]) -> ToolRequest:
     tools = _tools(body.get("tools"))
     choice, tools = _choice(body.get("tool_choice"), tools)
     if choice.name is not None and all(tool.name != choice.name for tool in tools):
-        raise RelayRefusal("tool_choice", f"names the function {choice.name!r}, which is not among the tools")
+        raise UntranslatableError("tool_choice", f"names the function {choice.name!r}, which is not among the tools")
     parallel = body.get("parallel_tool_calls")
     return ToolRequest(tuple(turns), tools, choice, parallel if isinstance(parallel, bool) else None)
 

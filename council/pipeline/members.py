@@ -4,9 +4,10 @@
 app sends) calls one member directly; :meth:`Council.member` hands out a
 :class:`Member` for that. It answers whole or streamed in Council's own
 terms, says what its wire format cannot honour, words its finish reason as
-OpenAI does, and relays a request Council does not model (tools above all)
-as it came, to an OpenAI-format member, through the one transport with the
-member's retry policy and deadline.
+OpenAI does, and relays a request Council does not model (tools above all):
+as it came to an OpenAI-format member, translated to and from another
+member's wire format, through the one transport with the member's retry
+policy and deadline.
 
 Also here, for the faces: the rules a request or a config is checked by
 before any member is called (:func:`check_member_params`,
@@ -21,10 +22,9 @@ from typing import Any
 
 from council.errors import ProtocolError, ProviderError
 from council.providers import AnswerStream, Provider, check_member_params
+from council.providers.base import RelayEvents
 from council.providers.images import image_url_refusal
-from council.providers.openai import OpenAIProvider, read_usage
-from council.transport.http import SSEStream
-from council.transport.retry import call_with_retry
+from council.providers.openai import read_usage
 from council.transport.upstream_text import first_line, scrub_secrets
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
@@ -70,40 +70,33 @@ class Member:
         return self._provider.stream(messages, params)
 
     # -- relaying a request as it came ------------------------------------------------
-    @property
-    def relays_tools(self) -> bool:
-        """Whether a request Council does not model (tools, tool messages) can be relayed to it as it came.
+    def relay_refusal(self, raw: dict[str, Any]) -> tuple[str, str] | None:
+        """What in a client's chat-completions body (``raw``) cannot reach this member: (the parameter, why), or None.
 
-        Only an OpenAI-format member takes a chat-completions body as the
-        client wrote it; others would need their tool formats translated.
+        An OpenAI-format member takes the body as the client wrote it; the
+        others get it translated (tools, tool calls and results in their own
+        terms), and what has no translation (custom tools, say) is named.
         """
-        return isinstance(self._provider, OpenAIProvider)
+        refusal = self._provider.relay_refusal(raw)
+        return None if refusal is None else (refusal.param, str(refusal).removeprefix(f"{refusal.param}: "))
 
-    def _relaying(self) -> OpenAIProvider:
-        if not isinstance(self._provider, OpenAIProvider):
-            raise TypeError(f"member {self.name!r} speaks the {self.wire_format} API: nothing is relayed to it")
-        return self._provider
+    async def relay(self, raw: dict[str, Any], params: GenerationParams | None = None
+                    ) -> tuple[dict[str, Any], Usage | None]:
+        """Answer a client's decoded body (``params``: its generation params) with a whole ``chat.completion``
+        object in OpenAI's format, and the usage the member reported (None when it reported none).
 
-    async def relay(self, raw: dict[str, Any]) -> tuple[dict[str, Any], Usage | None]:
-        """Send a client's decoded body on (the member's model swapped in) and return its whole answer, as the
-        member wrote it, with the usage it reported (None when it reported none).
-
-        Retried as any call of the member; raises :class:`ProviderError`.
+        An OpenAI-format member gets the body as it came (its model swapped
+        in) and its answer is returned as it wrote it; another member's is
+        translated both ways. Retried as any call of the member; raises
+        :class:`ProviderError`.
         """
-        provider = self._relaying()
-        transport = provider.transport
-        upstream = provider.relay_request(raw, stream=False)
-        data, _attempts = await call_with_retry(lambda: transport.post_json(upstream, provider.endpoint),
-                                                policy=provider.retry, deadline_s=provider.deadline_s,
-                                                endpoint=provider.endpoint)
-        reported = data.get("usage")
-        return data, read_usage(reported) if isinstance(reported, dict) else None
+        return await self._provider.relay(raw, params)
 
-    async def open_relay_stream(self, raw: dict[str, Any]) -> SSEStream:
-        """Send a client's decoded body on as a stream; the member's events, read with ``next_event()`` (each
-        with its ``data``; None at the end) and released with ``aclose()``."""
-        provider = self._relaying()
-        return await provider.transport.open_stream(provider.relay_request(raw, stream=True), provider.endpoint)
+    async def open_relay_stream(self, raw: dict[str, Any], params: GenerationParams | None = None) -> RelayEvents:
+        """Answer a client's decoded body as a stream: ``chat.completion.chunk`` events in OpenAI's format, read
+        with ``next_event()`` (each with its ``data``, ``[DONE]`` last; None at the end) and released with
+        ``aclose()``."""
+        return await self._provider.open_relay(raw, params)
 
     @staticmethod
     def usage_of(reported: dict[str, Any]) -> Usage:

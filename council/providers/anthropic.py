@@ -9,18 +9,26 @@ Of the generation params, ``user`` travels as ``metadata.user_id``;
 ``response_format`` have no Messages API counterpart and are refused (see
 ``Provider.unsupported_params``); ``seed`` has none either and, being a
 best-effort hint, is left out.
+
+A ``member/NAME`` request that uses tools is translated to and from the
+Messages API's tool use by :mod:`council.providers.anthropic_tools`
+(:meth:`AnthropicProvider.tool_request`, ``tool_reply``, ``tool_stream``).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from types import MappingProxyType
 from typing import Any
 
 from council.errors import UpstreamServerError
+from council.providers.anthropic_tools import anthropic_messages, anthropic_tool_fields, stream_pieces, tool_reply
 from council.providers.base import CORE_PARAMS, Reply
 from council.providers.http import HttpProvider, StreamDecoder, field
 from council.providers.images import inline_image
-from council.transport.http import HttpRequest, SSEEvent
+from council.providers.relay_reply import Piece, ToolReply
+from council.providers.tool_request import ToolRequest
+from council.transport.http import HttpRequest, SSEEvent, SSEStream
 from council.types import ChatMessage, GenerationParams, Usage
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -59,7 +67,8 @@ def _anthropic_turn(turn: dict[str, Any]) -> dict[str, Any]:
     return {"role": turn["role"], "content": [*blocks, *text]}
 
 
-def _usage(raw: Any, previous: Usage | None = None) -> Usage:
+def anthropic_usage(raw: Any, previous: Usage | None = None) -> Usage:
+    """A Messages API ``usage`` object as a :class:`Usage` (over ``previous``, a stream's counts so far)."""
     previous = previous or Usage()
     if not isinstance(raw, dict):
         return previous
@@ -89,15 +98,30 @@ class AnthropicProvider(HttpProvider):
     })
 
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
-        self.check_params(params)
         system, turns = split_system(messages)
+        return self._request(system, [_anthropic_turn(turn) for turn in turns], params, stream=stream)
+
+    def tool_request(self, request: ToolRequest, params: GenerationParams, *, stream: bool) -> HttpRequest:
+        system, messages = anthropic_messages(request)
+        return self._request(system, messages, params, stream=stream, tools=anthropic_tool_fields(request))
+
+    def tool_reply(self, data: dict[str, Any]) -> ToolReply:
+        return tool_reply(data, self.parse_response(data), self.endpoint, self.openai_finish_reason)
+
+    def tool_stream(self, sse: SSEStream) -> AsyncIterator[Piece]:
+        return stream_pieces(sse, self.stream_decoder(), self.openai_finish_reason)
+
+    def _request(self, system: str | None, messages: list[dict[str, Any]], params: GenerationParams, *,
+                 stream: bool, tools: dict[str, Any] | None = None) -> HttpRequest:
+        self.check_params(params)
         body: dict[str, Any] = {
             "model": self.member.model,
             "max_tokens": params.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": [_anthropic_turn(turn) for turn in turns],
+            "messages": messages,
         }
         if system:
             body["system"] = system
+        body.update(tools or {})
         if params.temperature is not None:
             body["temperature"] = min(params.temperature, 1.0)  # Anthropic's range is 0..1.
         if params.top_p is not None:
@@ -117,7 +141,7 @@ class AnthropicProvider(HttpProvider):
     def parse_response(self, data: dict[str, Any]) -> Reply:
         blocks = field(data, "content", endpoint=self.endpoint, kind=list)
         text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
-        return Reply(text, data.get("stop_reason"), _usage(data.get("usage")), data.get("model"))
+        return Reply(text, data.get("stop_reason"), anthropic_usage(data.get("usage")), data.get("model"))
 
     def stream_decoder(self) -> StreamDecoder:
         return AnthropicStreamDecoder(self.endpoint)
@@ -132,7 +156,7 @@ class AnthropicStreamDecoder(StreamDecoder):
         if kind == "message_start":
             message = payload.get("message") or {}
             self.model_version = message.get("model")
-            self.usage = _usage(message.get("usage"), self.usage)
+            self.usage = anthropic_usage(message.get("usage"), self.usage)
         elif kind == "content_block_delta":
             delta = payload.get("delta") or {}
             if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
@@ -141,7 +165,7 @@ class AnthropicStreamDecoder(StreamDecoder):
         elif kind == "message_delta":
             delta = payload.get("delta") or {}
             self.finish_reason = delta.get("stop_reason") or self.finish_reason
-            self.usage = _usage(payload.get("usage"), self.usage)
+            self.usage = anthropic_usage(payload.get("usage"), self.usage)
         elif kind == "message_stop":
             self.complete = True
             self.ended = True

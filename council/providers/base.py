@@ -19,7 +19,8 @@ from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
 from council.errors import ConfigError, ProviderError
-from council.transport.http import Endpoint
+from council.providers.tool_request import UntranslatableError, read_tool_request
+from council.transport.http import Endpoint, SSEEvent
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 CORE_PARAMS: frozenset[str] = frozenset({"temperature", "top_p", "max_tokens", "seed", "stop"})
@@ -79,6 +80,15 @@ class AnswerStream(Protocol):
 
     async def collect(self) -> Completion:
         """Read the whole stream and return the finished completion."""
+
+
+class RelayEvents(Protocol):
+    """A relayed answer as OpenAI ``chat.completion.chunk`` SSE events, ``[DONE]`` last (None at the end)."""
+
+    async def next_event(self) -> SSEEvent | None: ...
+
+    async def aclose(self) -> None:
+        """Release what the stream holds (idempotent)."""
 
 
 class Provider(ABC):
@@ -171,6 +181,29 @@ class Provider(ABC):
     def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> AnswerStream:
         """An answer as text deltas: iterate it, then read ``.completion``."""
 
+    # -- relaying a request Council does not model (tools above all) ---------------------------------
+    def relay_refusal(self, body: dict[str, Any]) -> UntranslatableError | None:
+        """What in ``body`` (a chat-completions request) this wire format cannot carry, or None.
+
+        A wire format other than OpenAI's gets the body translated
+        (:mod:`council.providers.tool_request`): what has no translation is refused.
+        """
+        try:
+            read_tool_request(body)
+        except UntranslatableError as refusal:
+            return refusal
+        return None
+
+    @abstractmethod
+    async def relay(self, body: dict[str, Any], params: GenerationParams | None = None
+                    ) -> tuple[dict[str, Any], Usage | None]:
+        """Answer ``body`` (a chat-completions request, tools and all; ``params`` its generation params) with a
+        whole ``chat.completion`` object, and the usage the member reported (None: none)."""
+
+    @abstractmethod
+    async def open_relay(self, body: dict[str, Any], params: GenerationParams | None = None) -> RelayEvents:
+        """Answer ``body`` as a stream of ``chat.completion.chunk`` events."""
+
     def _completion(self, reply: Reply, started: float, attempts: int) -> Completion:
         return Completion(
             member=self.member.name,
@@ -187,5 +220,5 @@ class Provider(ABC):
         )
 
 
-__all__ = ["CORE_PARAMS", "OPENAI_FINISH_REASONS", "AnswerStream", "Provider", "ProviderError", "Reply",
+__all__ = ["CORE_PARAMS", "OPENAI_FINISH_REASONS", "AnswerStream", "Provider", "ProviderError", "RelayEvents", "Reply",
            "UnsupportedParamsError"]

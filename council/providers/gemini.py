@@ -13,10 +13,14 @@ is only a label and ``strict`` is how Gemini always treats a schema, and its
 ``description`` joins the schema's own). ``user`` and
 ``reasoning_effort`` are refused: the API has no end-user id, and its
 thinking settings differ between model generations (budgets, levels).
+
+A ``member/NAME`` request that uses tools is translated to and from
+Gemini's function calling by :mod:`council.providers.gemini_tools`.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
@@ -24,9 +28,12 @@ from urllib.parse import quote
 from council.errors import ProtocolError, UpstreamServerError
 from council.providers.anthropic import split_system
 from council.providers.base import CORE_PARAMS, Reply
+from council.providers.gemini_tools import Signatures, gemini_contents, gemini_tool_fields, stream_pieces, tool_reply
 from council.providers.http import HttpProvider, StreamDecoder
 from council.providers.images import inline_image
-from council.transport.http import Endpoint, HttpRequest, SSEEvent
+from council.providers.relay_reply import Piece, ToolReply
+from council.providers.tool_request import ToolRequest
+from council.transport.http import Endpoint, HttpRequest, SSEEvent, SSEStream
 from council.types import ChatMessage, GenerationParams, Usage
 
 
@@ -106,12 +113,29 @@ class GeminiProvider(HttpProvider):
                          "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION"), "content_filter"),
     })
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.signatures = Signatures()
+
     def build_request(self, messages: list[ChatMessage], params: GenerationParams, *, stream: bool) -> HttpRequest:
-        self.check_params(params)
         system, turns = split_system(messages)
-        body: dict[str, Any] = {
-            "contents": [{"role": "model" if t["role"] == "assistant" else "user", "parts": _parts(t)} for t in turns]
-        }
+        contents = [{"role": "model" if t["role"] == "assistant" else "user", "parts": _parts(t)} for t in turns]
+        return self._request(system, contents, params, stream=stream)
+
+    def tool_request(self, request: ToolRequest, params: GenerationParams, *, stream: bool) -> HttpRequest:
+        system, contents = gemini_contents(request, self.signatures)
+        return self._request(system, contents, params, stream=stream, tools=gemini_tool_fields(request))
+
+    def tool_reply(self, data: dict[str, Any]) -> ToolReply:
+        return tool_reply(data, self.parse_response(data), self.signatures, self.openai_finish_reason)
+
+    def tool_stream(self, sse: SSEStream) -> AsyncIterator[Piece]:
+        return stream_pieces(sse, self.stream_decoder(), self.signatures, self.openai_finish_reason)
+
+    def _request(self, system: str | None, contents: list[dict[str, Any]], params: GenerationParams, *,
+                 stream: bool, tools: dict[str, Any] | None = None) -> HttpRequest:
+        self.check_params(params)
+        body: dict[str, Any] = {"contents": contents, **(tools or {})}
         if system:
             body["systemInstruction"] = {"parts": [{"text": system}]}
         generation: dict[str, Any] = {}

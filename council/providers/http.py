@@ -21,8 +21,10 @@ from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
 from council.errors import ProtocolError, ProviderTimeoutError
-from council.providers.base import Provider, Reply
+from council.providers.base import Provider, RelayEvents, Reply
 from council.providers.images import with_inline_images
+from council.providers.relay_reply import Piece, RelayStream, ToolReply
+from council.providers.tool_request import ToolRequest, read_tool_request, with_fetched_images
 from council.transport.http import Endpoint, HttpRequest, HttpTransport, SSEEvent, SSEStream, stray_cancellation
 from council.transport.retry import call_with_retry
 from council.types import ChatMessage, Completion, GenerationParams, Usage
@@ -136,6 +138,43 @@ class HttpProvider(Provider):
 
     def _transport(self) -> HttpTransport:
         return self.transport
+
+    # -- relaying a request that uses tools (see council.providers.tool_request) ------------------------
+    def tool_request(self, request: ToolRequest, params: GenerationParams, *, stream: bool) -> HttpRequest:
+        """The upstream request for a relayed request that uses tools, in this wire format's terms."""
+        raise NotImplementedError(f"the {self.name} API has no tool translation")
+
+    def tool_reply(self, data: dict[str, Any]) -> ToolReply:
+        """A whole answer to a :meth:`tool_request`, its calls included."""
+        raise NotImplementedError(f"the {self.name} API has no tool translation")
+
+    def tool_stream(self, sse: SSEStream) -> AsyncIterator[Piece]:
+        """A streamed answer to a :meth:`tool_request` as pieces (text, calls, the end)."""
+        raise NotImplementedError(f"the {self.name} API has no tool translation")
+
+    async def _tool_request(self, body: dict[str, Any], params: GenerationParams | None, *,
+                            stream: bool) -> HttpRequest:
+        request = await with_fetched_images(read_tool_request(body), self._with_images)
+        return self.tool_request(request, self.member.params.merged(params), stream=stream)
+
+    async def relay(self, body: dict[str, Any], params: GenerationParams | None = None
+                    ) -> tuple[dict[str, Any], Usage | None]:
+        upstream = await self._tool_request(body, params, stream=False)
+        transport = self._transport()
+
+        async def attempt() -> ToolReply:
+            return self.tool_reply(await transport.post_json(upstream, self.endpoint))
+
+        reply, _attempts = await call_with_retry(attempt, policy=self.retry, deadline_s=self.deadline_s,
+                                                 endpoint=self.endpoint)
+        return reply.completion(), reply.usage if reply.usage.total_tokens else None
+
+    async def open_relay(self, body: dict[str, Any], params: GenerationParams | None = None) -> RelayEvents:
+        upstream = await self._tool_request(body, params, stream=True)
+        transport = self._transport()
+        sse, _attempts = await call_with_retry(lambda: transport.open_stream(upstream, self.endpoint),
+                                               policy=self.retry, deadline_s=self.deadline_s, endpoint=self.endpoint)
+        return RelayStream(self.tool_stream(sse), self.member.model, close=sse.aclose)
 
     async def complete(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> Completion:
         """Ask for a whole answer, retrying as the policy allows."""

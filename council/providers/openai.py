@@ -14,9 +14,11 @@ from types import MappingProxyType
 from typing import Any
 
 from council.errors import UpstreamServerError, error_for_status
-from council.providers.base import CORE_PARAMS, Reply
+from council.providers.base import CORE_PARAMS, RelayEvents, Reply
 from council.providers.http import HttpProvider, StreamDecoder, field
+from council.providers.tool_request import UntranslatableError
 from council.transport.http import Endpoint, HttpRequest, SSEEvent
+from council.transport.retry import call_with_retry
 from council.types import ChatMessage, GenerationParams, Usage
 
 
@@ -113,6 +115,24 @@ class OpenAIProvider(HttpProvider):
         if self.api_key is not None:
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return HttpRequest(url=f"{self.base_url}/chat/completions", json=forwarded, headers=headers)
+
+    def relay_refusal(self, body: dict[str, Any]) -> UntranslatableError | None:
+        """None: the body goes on as it came, in the format client and member both speak."""
+        return None
+
+    async def relay(self, body: dict[str, Any], params: GenerationParams | None = None
+                    ) -> tuple[dict[str, Any], Usage | None]:
+        """Send ``body`` on as it came (``params`` are in it) and return the member's answer as it wrote it."""
+        transport = self.transport
+        upstream = self.relay_request(body, stream=False)
+        data, _attempts = await call_with_retry(lambda: transport.post_json(upstream, self.endpoint),
+                                                policy=self.retry, deadline_s=self.deadline_s, endpoint=self.endpoint)
+        reported = data.get("usage")
+        return data, read_usage(reported) if isinstance(reported, dict) else None
+
+    async def open_relay(self, body: dict[str, Any], params: GenerationParams | None = None) -> RelayEvents:
+        """Send ``body`` on as a stream: the member's own chunks, as it wrote them."""
+        return await self.transport.open_stream(self.relay_request(body, stream=True), self.endpoint)
 
     def parse_response(self, data: dict[str, Any]) -> Reply:
         _raise_embedded_error(data, self.endpoint)

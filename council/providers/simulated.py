@@ -12,13 +12,31 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from council.config import MemberConfig
-from council.providers.base import Provider, Reply
+from council.providers.base import Provider, RelayEvents, Reply
+from council.providers.relay_reply import (
+    CallArguments,
+    CallStart,
+    End,
+    Piece,
+    RelayStream,
+    TextPiece,
+    ToolReply,
+    new_call_id,
+)
+from council.providers.tool_request import (
+    FunctionTool,
+    ToolCall,
+    ToolChoice,
+    as_text_messages,
+    read_tool_request,
+)
 from council.types import ChatMessage, Completion, GenerationParams, Usage
 
 Written = str | Reply
@@ -27,6 +45,14 @@ ReplyWriter = Callable[[list[ChatMessage]], Written | Awaitable[Written]]
 
 StructuredWriter = Callable[[list[ChatMessage], dict[str, Any]], str]
 """Writes a simulated member's reply to a conversation that asks for a JSON ``response_format``."""
+
+ToolUse = tuple[str, Any] | str | None
+"""A simulated member's move when it may call tools: a call (function name, arguments), a text answer, or None
+(it answers as its writer would)."""
+
+ToolUser = Callable[[list[ChatMessage], Sequence[FunctionTool], ToolChoice], ToolUse]
+"""Decides a simulated member's move in a conversation (tool calls and results written out as text) that offers
+``tools`` with a tool choice."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +63,8 @@ class SimulatedBehaviour:
     latency_ms: float = 0.0
     #: How it answers a JSON ``response_format`` (None: it writes prose whatever is asked).
     write_structured: StructuredWriter | None = None
+    #: How it uses tools it is offered (None: it answers in text, as a model that ignores them).
+    use_tools: ToolUser | None = None
 
 
 def _count_tokens(text: str) -> int:
@@ -71,12 +99,16 @@ class SimulatedProvider(Provider):
         super().__init__(member, **kwargs)
         self.behaviour = behaviour
 
-    async def _reply(self, messages: list[ChatMessage], params: GenerationParams) -> Reply:
+    async def _reply(self, messages: list[ChatMessage], params: GenerationParams, text: str | None = None) -> Reply:
+        """The reply to ``messages``: ``text`` if given, else what the behaviour writes; cut as ``params`` say."""
         self.check_params(params)
         asked = params.response_format
         structured = asked is not None and asked != {"type": "text"} and self.behaviour.write_structured is not None
-        if structured and self.behaviour.write_structured is not None and asked is not None:
-            written: Written | Awaitable[Written] = self.behaviour.write_structured(messages, asked)
+        written: Written | Awaitable[Written]
+        if text is not None:
+            written = text
+        elif structured and self.behaviour.write_structured is not None and asked is not None:
+            written = self.behaviour.write_structured(messages, asked)
         else:
             written = self.behaviour.write(messages)
         if inspect.isawaitable(written):
@@ -106,6 +138,50 @@ class SimulatedProvider(Provider):
 
     def stream(self, messages: list[ChatMessage], params: GenerationParams | None = None) -> SimulatedStream:
         return SimulatedStream(self, messages, self.member.params.merged(params))
+
+    # -- relayed requests: tools --------------------------------------------------------------------
+    async def _tool_reply(self, body: dict[str, Any], params: GenerationParams | None) -> ToolReply:
+        """The answer to a relayed request: a call when the behaviour makes one, text otherwise.
+
+        The behaviour reads the conversation with calls and results written
+        out (:func:`~council.providers.tool_request.as_text_messages`) and
+        decides (:attr:`SimulatedBehaviour.use_tools`); tool choice ``none``
+        leaves it nothing to decide.
+        """
+        await self._pause()
+        request = read_tool_request(body)
+        merged = self.member.params.merged(params)
+        messages = as_text_messages(request)
+        use = self.behaviour.use_tools(messages, request.tools, request.choice) \
+            if self.behaviour.use_tools is not None and request.tools and request.choice.mode != "none" else None
+        if isinstance(use, tuple):
+            name, arguments = use
+            call = ToolCall(new_call_id(), name, json.dumps(arguments, ensure_ascii=False))
+            return ToolReply("", (call,), "tool_calls", word_usage(messages, call.arguments),
+                             f"simulated/{self.member.model}")
+        reply = await self._reply(messages, merged, use)
+        return ToolReply(reply.content, (), self.openai_finish_reason(reply.finish_reason), reply.usage,
+                         reply.model_version)
+
+    async def relay(self, body: dict[str, Any], params: GenerationParams | None = None
+                    ) -> tuple[dict[str, Any], Usage | None]:
+        reply = await self._tool_reply(body, params)
+        return reply.completion(), reply.usage
+
+    async def open_relay(self, body: dict[str, Any], params: GenerationParams | None = None) -> RelayEvents:
+        reply = await self._tool_reply(body, params)
+        return RelayStream(_pieces(reply), reply.model or self.member.model)
+
+
+async def _pieces(reply: ToolReply) -> AsyncIterator[Piece]:
+    """A whole reply delivered as a stream: its text a few words at a time, then its calls, then the end."""
+    words = reply.content.split(" ") if reply.content else []
+    for index in range(0, len(words), 4):
+        yield TextPiece((" " if index else "") + " ".join(words[index : index + 4]))
+    for index, call in enumerate(reply.calls):
+        yield CallStart(index, call.id, call.name)
+        yield CallArguments(index, call.arguments)
+    yield End(reply.finish_reason, reply.usage, reply.model)
 
 
 class SimulatedStream:

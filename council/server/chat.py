@@ -216,7 +216,8 @@ class ChatHandler:
         """Proxy the request to one member (``headers`` are added to the response).
 
         A request using tools is relayed as it came (``raw``, the decoded
-        body) to an OpenAI-format member: see :mod:`council.server.relay`.
+        body), translated for a member on another wire format: see
+        :mod:`council.server.relay`.
         Every call is counted (``kind``: a pass-through, or a side task the
         server routed) toward the day's spend and ``council runs --since``;
         a plain answer carries ``x-council-cost-usd`` when the member is priced.
@@ -243,7 +244,7 @@ class ChatHandler:
         await self.spend.check()
         if uses_tools(body) and raw is not None:
             try:
-                return await relay(request, relayable(called, body), body, raw,
+                return await relay(request, relayable(called, body, raw), body, raw,
                                    lambda usage: call_cost_headers(self.spend.record_call_soon(member, kind, usage)))
             except ProviderError as error:
                 raise upstream_error(error) from None

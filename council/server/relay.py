@@ -1,16 +1,18 @@
-"""Relaying a request to one OpenAI-format member as it came: how tool calling reaches ``member/NAME``.
+"""Relaying a request to one member as it came: how tool calling reaches ``member/NAME``.
 
 Council's own model of a chat turn is text; tool definitions, tool
 messages and tool calls are the client's and the member's business. A
-``member/NAME`` request that uses tools is therefore sent on untouched
-(the member's model swapped in, by the council's :class:`~council.pipeline.Member`,
-through the one transport with its size caps and the member's retry
-policy) and its answer relayed back, plain or
-streamed, with the model named as the client asked for it, and made to
-fit OpenAI's schema where compatible servers are loose about it
-(:func:`relayed_completion`, :func:`relayed_chunk`). Members on other wire
-formats would need their tool formats translated: such a request is
-refused with a 400 that says so.
+``member/NAME`` request that uses tools is therefore handed to the
+council's :class:`~council.pipeline.Member` as the client wrote it: an
+OpenAI-format member gets it untouched (its model swapped in), any other
+gets it translated into its own wire format and answers in OpenAI's (the
+translation is the providers' business, not the server's), through the one
+transport with its size caps and the member's retry policy. The answer is
+relayed back, plain or streamed, with the model named as the client asked
+for it, and made to fit OpenAI's schema where compatible servers are loose
+about it (:func:`relayed_completion`, :func:`relayed_chunk`). What a
+member's wire format cannot carry (custom tools, say) is refused with a 400
+that names it.
 """
 
 from __future__ import annotations
@@ -37,12 +39,14 @@ def uses_tools(body: ChatCompletionRequest) -> bool:
             or any(m.role == "tool" or m.tool_calls for m in body.messages))
 
 
-def relayable(member: Member, body: ChatCompletionRequest) -> Member:
-    """The member, if it can take the request as it is; a 400 naming the problem otherwise."""
-    if not member.relays_tools:
+def relayable(member: Member, body: ChatCompletionRequest, raw: dict[str, Any]) -> Member:
+    """The member, if it can take the request; a 400 naming the part its wire format cannot carry otherwise."""
+    refusal = member.relay_refusal(raw)
+    if refusal is not None:
+        param, why = refusal
         name = body.model.removeprefix("member/")
-        raise ApiError(400, f"tools: member {name!r} speaks the {member.wire_format} API; tool calling passes through "
-                            "to OpenAI-format members only", param="tools", code="tools_not_supported")
+        raise ApiError(400, f"{param}: member {name!r} speaks the {member.wire_format} API: {why}", param=param,
+                       code="tools_not_supported")
     return member
 
 
@@ -94,10 +98,10 @@ async def relay(request: web.Request, member: Member, body: ChatCompletionReques
     back; a failure mid-stream ends the stream with an error event.
     """
     if not body.stream:
-        data, reported = await member.relay(raw)
+        data, reported = await member.relay(raw, body.params())
         headers = count(reported)
         return web.json_response(relayed_completion(data, body.model, member), headers=headers)
-    stream = await member.open_relay_stream(raw)
+    stream = await member.open_relay_stream(raw, body.params())
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     await response.prepare(request)
     usage: Usage | None = None

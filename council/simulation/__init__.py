@@ -18,10 +18,12 @@ Internal: its modules and names may change in any release; the public API is :mo
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from council.config import MemberConfig
-from council.providers.simulated import SimulatedBehaviour
+from council.providers.simulated import SimulatedBehaviour, ToolUse
+from council.providers.tool_request import FunctionTool, ToolChoice
 from council.review.chairman import ChairmanTask
 from council.review.evaluation import EvaluationTask
 from council.review.prompt import ReviewTask
@@ -41,7 +43,7 @@ from council.simulation.personas import (
     write_revision,
     write_synthesis,
 )
-from council.simulation.tool_use import decide
+from council.simulation.tool_use import decide, use_tools
 from council.types import ChatMessage
 
 
@@ -84,7 +86,11 @@ def behaviour_for(member: MemberConfig) -> SimulatedBehaviour:
                         json.dumps(instance_of(schema, f"{member.name}/chairman")))
         return json.dumps(instance_of(schema, f"{member.name}/{topic_of(messages)}"), ensure_ascii=False)
 
-    return SimulatedBehaviour(reply, persona.latency_ms, structured)
+    def tools(messages: list[ChatMessage], offered: Sequence[FunctionTool], choice: ToolChoice) -> ToolUse:
+        return use_tools(messages, offered, choice, f"{member.name}/{topic_of(messages)}",
+                         lambda conversation: write_answer(persona, conversation, member.name))
+
+    return SimulatedBehaviour(reply, persona.latency_ms, structured, tools)
 
 
 __all__ = ["CallInfo", "CallStage", "FunctionMember", "FunctionReply", "Persona", "ReplyFunction", "behaviour_for",

@@ -20,9 +20,17 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from council.testing.fake_moderation import serve_moderation
-from council.testing.fake_steps import Api, RandomFaults, RecordedRequest, Replier, Step
+from council.testing.fake_steps import Api, FakeCall, RandomFaults, RecordedRequest, Replier, Step
+from council.testing.fake_tool_calls import (
+    anthropic_blocks,
+    anthropic_call_events,
+    calls_words,
+    gemini_parts,
+    openai_call_deltas,
+    openai_calls,
+)
 
-__all__ = ["Api", "FakeLLMServer", "RandomFaults", "RecordedRequest", "Replier", "Step", "default_reply"]
+__all__ = ["Api", "FakeCall", "FakeLLMServer", "RandomFaults", "RecordedRequest", "Replier", "Step", "default_reply"]
 
 def _text(content: Any) -> str:
     """A message's text: the content string, or its text parts joined (images and other parts left out)."""
@@ -214,6 +222,8 @@ class FakeLLMServer:
         return None
 
     def _reply_text(self, step: Step, recorded: RecordedRequest) -> str:
+        if step.reply is None and step.tool_calls:
+            return ""  # a reply that only calls functions
         return step.reply(recorded) if callable(step.reply) else (
             step.reply if step.reply is not None else default_reply(recorded))
 
@@ -260,18 +270,23 @@ class FakeLLMServer:
         if early is not None:
             return early
         text = self._reply_text(step, recorded)
+        calls = step.tool_calls
         usage = {
             "prompt_tokens": sum(len(m["content"].split()) for m in messages),
-            "completion_tokens": len(text.split()),
+            "completion_tokens": len(text.split()) + calls_words(calls),
         }
         usage.update(step.usage or {})
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         base = {"id": "chatcmpl-fake", "created": int(time.time()), "model": model}
+        finish = "tool_calls" if calls else "stop"
         if not recorded.stream:
+            message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": text} if step.refuse else \
+                {"role": "assistant", "content": text or (None if calls else "")}
+            if calls:
+                message["tool_calls"] = openai_calls(calls)
             return web.json_response({
                 **base, "object": "chat.completion",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": None, "refusal": text}
-                             if step.refuse else {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 "usage": usage,
             })
 
@@ -281,8 +296,10 @@ class FakeLLMServer:
             return f"data: {json.dumps(payload)}\n\n".encode()
 
         said = "refusal" if step.refuse else "content"
-        events = [chunk({"role": "assistant", "content": ""})] + [chunk({said: w}) for w in _words(text)]
-        terminal = [chunk({}, "stop")]
+        events = [chunk({"role": "assistant", "content": ""})]
+        events += [chunk({said: w}) for w in _words(text) if w or not calls]
+        events += [chunk(delta) for delta in openai_call_deltas(calls)]
+        terminal = [chunk({}, finish)]
         if (body.get("stream_options") or {}).get("include_usage") and not step.omit_usage:
             usage_chunk = {**base, "object": "chat.completion.chunk", "choices": [], "usage": usage}
             terminal.append(f"data: {json.dumps(usage_chunk)}\n\n".encode())
@@ -305,12 +322,15 @@ class FakeLLMServer:
         if early is not None:
             return early
         text = self._reply_text(step, recorded)
-        usage = {"input_tokens": sum(len(m["content"].split()) for m in messages), "output_tokens": len(text.split())}
+        calls = step.tool_calls
+        usage = {"input_tokens": sum(len(m["content"].split()) for m in messages),
+                 "output_tokens": len(text.split()) + calls_words(calls)}
+        stop = "tool_use" if calls else "refusal" if step.refuse else "end_turn"
         if not recorded.stream:
+            texts = [{"type": "text", "text": text}] if text or not calls else []
             return web.json_response({
                 "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-                "content": [{"type": "text", "text": text}], "stop_reason": "refusal" if step.refuse else "end_turn",
-                "usage": usage,
+                "content": texts + anthropic_blocks(calls), "stop_reason": stop, "usage": usage,
             })
 
         def event(name: str, payload: dict[str, Any]) -> bytes:
@@ -318,19 +338,23 @@ class FakeLLMServer:
 
         start = {"message": {"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": [],
                              "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}}
-        events = [event("message_start", start),
-                  event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
-                  event("ping", {})]
-        events += [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": w}})
-                   for w in _words(text)]
+        events = [event("message_start", start)]
+        if text or not calls:
+            events += [event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+                       event("ping", {})]
+            events += [event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": w}})
+                       for w in _words(text)]
         terminal = [
-            event("content_block_stop", {"index": 0}),
-            event(
-                "message_delta",
-                {"delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": usage["output_tokens"]}},
-            ),
+            event("message_delta",
+                  {"delta": {"stop_reason": stop}, "usage": {"output_tokens": usage["output_tokens"]}}),
             event("message_stop", {}),
         ]
+        if calls:
+            # Text (if any) ends before the calls start: a block each, its input as input_json_delta pieces.
+            events += [event("content_block_stop", {"index": 0})] if text else []
+            events += anthropic_call_events(calls, 1 if text else 0, event)
+        else:
+            terminal.insert(0, event("content_block_stop", {"index": 0}))
         return await self._sse(request, step, events, terminal)
 
     # -- Gemini ------------------------------------------------------------
@@ -353,12 +377,15 @@ class FakeLLMServer:
         if early is not None:
             return early
         text = self._reply_text(step, recorded)
+        calls = step.tool_calls
         usage = {"promptTokenCount": sum(len(m["content"].split()) for m in messages),
-                 "candidatesTokenCount": len(text.split())}
+                 "candidatesTokenCount": len(text.split()) + calls_words(calls)}
         usage["totalTokenCount"] = usage["promptTokenCount"] + usage["candidatesTokenCount"]
 
-        def response(parts_text: str, finish: str | None, with_usage: bool) -> dict[str, Any]:
-            candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": parts_text}]}, "index": 0}
+        def response(parts_text: str | None, finish: str | None, with_usage: bool,
+                     called: tuple[FakeCall, ...] = ()) -> dict[str, Any]:
+            parts = ([{"text": parts_text}] if parts_text is not None else []) + gemini_parts(called)
+            candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
             if finish:
                 candidate["finishReason"] = finish
             payload: dict[str, Any] = {"candidates": [candidate], "modelVersion": model}
@@ -367,7 +394,11 @@ class FakeLLMServer:
             return payload
 
         if not stream:
-            return web.json_response(response(text, "STOP", True))
+            return web.json_response(response(text if text or not calls else None, "STOP", True, calls))
+        if calls:
+            events = [f"data: {json.dumps(response(w, None, False))}\r\n\r\n".encode() for w in _words(text) if w]
+            terminal = [f"data: {json.dumps(response(None, 'STOP', True, calls))}\r\n\r\n".encode()]
+            return await self._sse(request, step, events, terminal)
         words = _words(text)
         events = [f"data: {json.dumps(response(w, None, False))}\r\n\r\n".encode() for w in words[:-1]]
         terminal = [f"data: {json.dumps(response(words[-1], 'STOP', True))}\r\n\r\n".encode()]

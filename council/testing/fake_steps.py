@@ -39,6 +39,18 @@ class RecordedRequest:
 Replier = Callable[[RecordedRequest], str]
 
 
+@dataclass(frozen=True)
+class FakeCall:
+    """A function call a scripted reply makes, in whichever wire format the request came in."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    #: The call's id (OpenAI's ``call_...``, Anthropic's ``toolu_...``); None: one is made up (Gemini sends none).
+    id: str | None = None
+    #: A Gemini 3 ``thoughtSignature`` sent beside the call (Gemini only).
+    signature: str | None = None
+
+
 @dataclass
 class Step:
     """What the fake does for one request."""
@@ -64,6 +76,9 @@ class Step:
     omit_usage: bool = False
     #: The reply is a refusal: OpenAI's ``refusal`` field (content null), Anthropic's ``refusal`` stop reason.
     refuse: bool = False
+    #: The reply calls these functions (after its text, empty unless ``reply`` is set): OpenAI ``tool_calls``,
+    #: Anthropic ``tool_use`` blocks (streamed as ``input_json_delta``), Gemini ``functionCall`` parts.
+    tool_calls: tuple[FakeCall, ...] = ()
 
 
 @dataclass(frozen=True)

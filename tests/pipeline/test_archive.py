@@ -57,12 +57,16 @@ async def test_an_archive_opened_on_its_own_reads_runs_and_keeps_the_rubric_regi
 async def test_a_member_handle_answers_and_says_what_it_cannot_relay(tmp_path):
     async with simulated(tmp_path) as council:
         member = council.member("boreal")
-        assert (member.name, member.wire_format, member.relays_tools) == ("boreal", "simulated", False)
+        assert (member.name, member.wire_format) == ("boreal", "simulated")
+        assert member.relay_refusal({"messages": [], "tools": [{"type": "function", "function": {"name": "f"}}]}) \
+            is None
+        assert member.relay_refusal({"messages": [], "tools": [{"type": "custom", "custom": {"name": "f"}}]}) == \
+            ("tools[0]", "only function tools can be translated, got 'custom'")
         completion = await member.complete([ChatMessage(role="user", content="Hello?")])
         assert completion.member == "boreal" and completion.content
         assert member.openai_finish_reason(None) == "stop" and member.unsupported_params(completion_params()) == []
-        with pytest.raises(TypeError, match="simulated"):
-            await member.relay({"messages": []})
+        relayed, usage = await member.relay({"messages": [{"role": "user", "content": "Hello?"}]})
+        assert relayed["choices"][0]["message"]["content"] and usage is not None and usage.completion_tokens
         with pytest.raises(KeyError):
             council.member("nobody")
 

@@ -292,7 +292,7 @@ async def test_streamed_tool_calls_pass_through_a_member(task_server):
     assert task_server.fake.requests[0].body["stream"] is True
 
 
-async def test_tools_for_a_member_on_another_wire_format_are_a_400(fake_llm):
+async def test_a_custom_tool_for_a_member_on_another_wire_format_is_a_400(fake_llm):
     script(fake_llm)
     base = server_config(fake_llm).model_dump(mode="json", exclude_none=True)
     base["members"][2] = {"name": "gamma", "provider": "anthropic", "model": "model-gamma",
@@ -301,10 +301,12 @@ async def test_tools_for_a_member_on_another_wire_format_are_a_400(fake_llm):
     try:
         async with sdk(running) as client:
             with pytest.raises(openai.BadRequestError) as caught:
-                await client.chat.completions.create(model="member/gamma", tools=[WEATHER_TOOL],
-                                                     messages=[{"role": "user", "content": "Weather?"}])
-        assert "speaks the anthropic API; tool calling passes through to OpenAI-format members only" in \
-            caught.value.body["message"]
+                await client.chat.completions.create(
+                    model="member/gamma", messages=[{"role": "user", "content": "Weather?"}],
+                    tools=[WEATHER_TOOL, {"type": "custom", "custom": {"name": "grammar", "description": "Free text"}}])
+        assert caught.value.body["message"] == ("tools[1]: member 'gamma' speaks the anthropic API: only function "
+                                                "tools can be translated, got 'custom'")
+        assert caught.value.body["param"] == "tools[1]"
         assert running.fake.requests == []
     finally:
         await runner.cleanup()

@@ -23,6 +23,7 @@ from council.config import load_config, simulated_config_path
 from council.server.app import create_app
 from council.server.listen import start_site
 from council.storage.store import Store
+from tests.server.openai_schemas import assert_valid
 
 FIXTURES = Path(__file__).parents[1] / "data" / "open_webui"
 CHAT_FIXTURES = sorted(p.name for p in FIXTURES.glob("chat-*.json"))
@@ -153,3 +154,28 @@ async def test_open_webuis_requests_to_the_deliberate_preset_are_answered_with_t
     stored = store.get(response.headers["x-council-run-id"])
     assert stored is not None and stored.status == "complete" and stored.preset == "deliberate"
     assert stored.deliberation is not None and stored.deliberation.reason.startswith(("one round: ", "two rounds: "))
+
+
+@pytest.mark.parametrize("member", ["atlas", "delta"])
+@pytest.mark.parametrize("name", CHAT_FIXTURES + TASK_FIXTURES)
+async def test_every_request_to_one_simulated_member_is_answered(default_server, name, member):
+    base, store = default_server
+    captured = fixture(name)
+    captured["body"]["model"] = f"member/{member}"  # a user picks one member in the menu
+    headers = {k: v for k, v in captured["headers"].items() if k.lower() not in _DROPPED}
+    async with aiohttp.ClientSession() as http, http.request(
+            captured["method"], base + captured["path"], data=json.dumps(captured["body"]).encode(),
+            headers=headers) as response:
+        raw = await response.read()
+    assert response.status == 200, raw[:300]
+    if not captured["body"].get("stream"):
+        answer = json.loads(raw)
+        assert_valid(answer, "CreateChatCompletionResponse")
+        assert answer["choices"][0]["message"]["content"] and answer["model"] == f"member/{member}"
+    else:
+        events = stream_events(raw)
+        assert events[-1] == "[DONE]"
+        for event in events[:-1]:
+            assert_valid(json.loads(event), "CreateChatCompletionStreamResponse")
+        assert len(streamed_text(events).strip()) > 40, "the user sees an answer"
+    assert store.list_runs() == [], "one member answers: no council run"

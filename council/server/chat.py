@@ -27,6 +27,7 @@ from council.server.conversation import to_conversation, to_messages
 from council.server.guards import CACHE_HEADER, ORIGINS_KEY, RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
 from council.server.metrics import ServerMetrics
 from council.server.param_checks import council_request_problems, member_request_problems
+from council.server.patience import announce, keep_waiting
 from council.server.relay import relay, relayable, uses_tools
 from council.server.run_replies import (
     NO_RETRY,
@@ -160,6 +161,7 @@ class ChatHandler:
         await self.admit()
         run_id = uuid.uuid4().hex
         request[RUN_ID_KEY] = run_id  # for the access log, also when the client leaves before the headers go out
+        announce(request, {"x-council-run-id": run_id, **extra_headers})  # an answer started early sends these
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:
@@ -247,6 +249,7 @@ class ChatHandler:
                                    lambda usage: call_cost_headers(self.spend.record_call_soon(member, kind, usage)))
             except ProviderError as error:
                 raise upstream_error(error) from None
+        announce(request, headers or {})
         messages = to_messages(body)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
@@ -262,20 +265,38 @@ class ChatHandler:
                                                      upstream_finish_reason=completion.finish_reason),
                                      headers={**(headers or {}), **call_cost_headers(usd)})
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-                                               **(headers or {})})
+                                               "X-Accel-Buffering": "no", **(headers or {})})
         stream = called.stream(messages, params)
+        deltas = aiter(stream)
         started = False
+        writer: Any = None
+
+        async def start() -> None:
+            nonlocal started, writer
+            await response.prepare(request)
+            writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
+            await writer.delta({"role": "assistant", "content": ""})
+            started = True
+
+        async def keepalive() -> None:
+            # No first token within keepalive_s: the answer starts (an error later is an error event), then
+            # a comment every keepalive_s of silence keeps proxies from cutting it.
+            if not started:
+                await start()
+            await writer.keepalive()
+
         try:
-            async for delta in stream:
+            while True:
+                try:
+                    delta = await keep_waiting(anext(deltas), self.config.keepalive_s, keepalive)
+                except StopAsyncIteration:
+                    break
                 if not started:
-                    await response.prepare(request)
-                    writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
-                    await writer.delta({"role": "assistant", "content": ""})
-                    started = True
+                    await start()
                 await writer.delta({"content": delta})
         except ProviderError as error:
             if not started:
-                raise upstream_error(error) from None
+                raise upstream_error(error) from None  # failed within keepalive_s: its own status
             await writer.error(str(error), code=error.reason)
             await writer.done()
             await response.write_eof()
@@ -289,9 +310,7 @@ class ChatHandler:
         finally:
             await stream.aclose()
         if not started:
-            await response.prepare(request)
-            writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
-            await writer.delta({"role": "assistant", "content": ""})
+            await start()
         streamed = stream.completion
         if streamed is not None:
             self.spend.record_call_soon(member, kind, streamed.usage)

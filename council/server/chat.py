@@ -246,7 +246,8 @@ class ChatHandler:
         if uses_tools(body) and raw is not None:
             try:
                 return await relay(request, relayable(called, body), body, raw,
-                                   lambda usage: call_cost_headers(self.spend.record_call_soon(member, kind, usage)))
+                                   lambda usage: call_cost_headers(self.spend.record_call_soon(member, kind, usage)),
+                                   self.config.keepalive_s)
             except ProviderError as error:
                 raise upstream_error(error) from None
         announce(request, headers or {})

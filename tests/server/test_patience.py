@@ -241,3 +241,19 @@ async def test_what_the_openai_sdk_makes_of_a_late_error(patient_server, held):
     assert completion.choices is None and completion.id is None
     error = (completion.model_extra or {})["error"]
     assert error["type"] == "server_error" and "bad prompt" in error["message"]
+
+
+async def test_a_held_relayed_tool_stream_sends_keepalives_before_the_member_answers(patient_server, held):
+    patient_server.fake.script("model-alpha", Step(release=held, reply="alpha says 42"))
+    tool = {"type": "function", "function": {"name": "weather", "parameters": {"type": "object"}}}
+    async with aiohttp.ClientSession(headers=AUTH) as http, http.post(
+            patient_server.base_url + "/chat/completions",
+            json={"model": "member/alpha", "messages": QUESTION, "stream": True, "tools": [tool]}) as response:
+        assert response.status == 200 and response.headers["Content-Type"].startswith("text/event-stream")
+        first = await read_until(response, lambda got: got.count(b": keep-alive") >= 2)
+        held.set()
+        raw = (first + await response.read()).decode()
+    events = [line.removeprefix("data: ") for line in raw.split("\n") if line.startswith("data: ")]
+    assert events[-1] == "[DONE]"
+    assert "".join(json.loads(e)["choices"][0]["delta"].get("content") or "" for e in events[:-1]
+                   if json.loads(e).get("choices")) == "alpha says 42"

@@ -79,12 +79,21 @@ async def keep_waiting(awaitable: Awaitable[T], every_s: float, tick: Callable[[
             task.exception()  # retrieved: an error left behind by a failed tick is not "never retrieved"
 
 
-class _Early:
-    """The response an answer starts early, and the ticker that starts it and keeps it talking."""
+class EarlyStart:
+    """Starts a response after ``every_s`` and sends ``beat`` every ``every_s`` until :meth:`stop`.
 
-    def __init__(self, request: web.Request, every_s: float) -> None:
+    ``make`` builds the response when the first beat is due (so it can take
+    the headers known by then). The ticker runs beside the handler, which
+    goes on awaiting its own work in its own task; :meth:`stop` never cuts
+    a write in half.
+    """
+
+    def __init__(self, request: web.Request, every_s: float, make: Callable[[], web.StreamResponse],
+                 beat: bytes) -> None:
         self.request = request
         self.every_s = every_s
+        self.make = make
+        self.beat = beat
         self.response: web.StreamResponse | None = None
         self.lock = asyncio.Lock()
         self.stopping = False
@@ -97,11 +106,10 @@ class _Early:
                 if self.stopping:
                     return
                 if self.response is None:
-                    response = web.StreamResponse(status=200, headers={**self.request.get(_EARLY_HEADERS, {}),
-                                                                       **STARTED_HEADERS})
+                    response = self.make()
                     self.response = response
                     await response.prepare(self.request)
-                await self.response.write(WHITESPACE)
+                await self.response.write(self.beat)
 
     async def stop(self) -> web.StreamResponse | None:
         """Stop the ticker (never mid-write); the response it started, or None when none was."""
@@ -155,7 +163,8 @@ class Patience:
 
     async def answer(self, request: web.Request, work: Awaitable[web.StreamResponse]) -> web.StreamResponse:
         """The answer ``work`` makes, started early when it takes longer than ``keepalive_s`` (see the class)."""
-        early = _Early(request, self.keepalive_s)
+        early = EarlyStart(request, self.keepalive_s, lambda: web.StreamResponse(
+            status=200, headers={**request.get(_EARLY_HEADERS, {}), **STARTED_HEADERS}), WHITESPACE)
         try:
             answered = await work
         except asyncio.CancelledError:

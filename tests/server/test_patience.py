@@ -23,6 +23,7 @@ from council.server.patience import PATIENCE_KEY, Patience, announce, keep_waiti
 from council.server.schema import ApiError
 from council.testing.fake_llm import Step
 from tests.server.conftest import API_KEY, RunningServer, script, start_server
+from tests.waiting import wait_until
 
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
 TINY = 0.05
@@ -257,3 +258,52 @@ async def test_a_held_relayed_tool_stream_sends_keepalives_before_the_member_ans
     assert events[-1] == "[DONE]"
     assert "".join(json.loads(e)["choices"][0]["delta"].get("content") or "" for e in events[:-1]
                    if json.loads(e).get("choices")) == "alpha says 42"
+
+
+async def test_a_council_stream_waiting_for_a_run_slot_starts_and_keeps_talking(fake_llm, held):
+    script(fake_llm)
+    fake_llm.script("model-beta", Step(release=held, reply="beta thinks 42. quality=7"))
+    runner, running = await start_server(fake_llm, keepalive_s=TINY, max_concurrent_runs=1)
+    try:
+        async with aiohttp.ClientSession(headers=AUTH) as http:
+            holding = asyncio.ensure_future(http.post(running.base_url + "/chat/completions",
+                                                      json={"model": "council", "messages": QUESTION}))
+            await wait_until(lambda: fake_llm.requests_for("model-beta"), what="the first run to hold the slot")
+            async with http.post(running.base_url + "/chat/completions",
+                                 json={"model": "council", "messages": QUESTION, "stream": True}) as response:
+                assert response.status == 200 and response.headers["x-council-run-id"]
+                first = await read_until(response, lambda got: got.count(b": keep-alive") >= 2)
+                assert b"data:" not in first, "queued: nothing but keep-alives yet"
+                held.set()
+                raw = (first + await response.read()).decode()
+            async with await holding as answered:
+                assert answered.status == 200
+        assert raw.rstrip().endswith("data: [DONE]") and '"finish_reason": "stop"' in raw
+    finally:
+        held.set()
+        await runner.cleanup()
+        running.store.close()
+
+
+async def test_a_run_slot_refused_after_the_stream_started_is_its_error_event(fake_llm, held):
+    script(fake_llm)
+    fake_llm.script("model-beta", Step(release=held, reply="beta thinks 42. quality=7"))
+    runner, running = await start_server(fake_llm, keepalive_s=TINY, max_concurrent_runs=1, queue_timeout_s=1)
+    try:
+        async with aiohttp.ClientSession(headers=AUTH) as http:
+            holding = asyncio.ensure_future(http.post(running.base_url + "/chat/completions",
+                                                      json={"model": "council", "messages": QUESTION}))
+            await wait_until(lambda: fake_llm.requests_for("model-beta"), what="the first run to hold the slot")
+            async with http.post(running.base_url + "/chat/completions",
+                                 json={"model": "council", "messages": QUESTION, "stream": True}) as response:
+                assert response.status == 200
+                raw = (await response.read()).decode()
+            held.set()
+            async with await holding as answered:
+                assert answered.status == 200
+        events = [line.removeprefix("data: ") for line in raw.split("\n") if line.startswith("data: ")]
+        assert events[-1] == "[DONE]" and json.loads(events[-2])["error"]["code"] == "too_many_runs"
+    finally:
+        held.set()
+        await runner.cleanup()
+        running.store.close()

@@ -14,6 +14,10 @@ this module is what every other waiting answer uses:
 * :func:`keep_waiting` waits for one awaitable and calls back every
   ``keepalive_s`` meanwhile: how a stream sends its keep-alive comments
   while it waits for a member's next token.
+* :class:`EarlyStart` is the ticker under :class:`Patience`: it starts a
+  response after ``keepalive_s`` and beats until stopped, while the
+  handler awaits in its own task (a council stream waiting for a run slot
+  uses it with SSE comments).
 * :func:`announce` lets a handler name, as soon as it knows them, the
   headers an early-started response can still carry (the run id, the cache
   verdict); headers known only at the end go into the body's ``council``

@@ -39,6 +39,7 @@ from council.server.guards import ORIGINS_KEY, Cors, access_log_middleware, read
 from council.server.listen import CappedSite, serve
 from council.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from council.server.page_api import page_access_middleware, register_web
+from council.server.patience import PATIENCE_KEY, Patience, patiently
 from council.server.request_guard import is_loopback, request_guard
 from council.server.responses import ResponsesApi, register_responses
 from council.server.schema import ApiError, ChatCompletionRequest, decode_body, is_side_task, parse_request
@@ -65,6 +66,17 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
     """Every failure becomes an OpenAI-shaped error; an unexpected one is logged, never shown."""
     try:
         return await handler(request)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        return error_answer(request, error)
+
+
+def error_answer(request: web.Request, failure: Exception) -> web.Response:
+    """The response ``errors_middleware`` answers ``error`` with; aiohttp's own HTTP exceptions it does not map
+    are raised again. An answer that started early (:mod:`council.server.patience`) sends this body instead."""
+    try:
+        raise failure
     except ApiError as error:
         return _error_response(error)
     except web.HTTPRequestEntityTooLarge:
@@ -83,8 +95,6 @@ async def errors_middleware(request: web.Request, handler: Handler) -> web.Strea
             )
         )
     except web.HTTPException:
-        raise
-    except asyncio.CancelledError:
         raise
     except ConnectionResetError:
         # A stream written to a client that left (aiohttp's ClientConnectionResetError is one) ends there: not
@@ -182,6 +192,8 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     app[COUNCIL_KEY] = council
     app[LIMIT_KEY] = config.server.max_body_bytes
     app[CHAT_KEY] = chat = ChatHandler(council, app)
+    # An answer that takes longer than keepalive_s starts early and keeps talking: proxies cut silences.
+    app[PATIENCE_KEY] = Patience(config.server.keepalive_s, error_answer)
     web_api = register_web(app, council, chat)
 
     async def list_models(_request: web.Request) -> web.Response:
@@ -203,7 +215,9 @@ def create_app(config: CouncilConfig, *, environ: Mapping[str, str] | None = Non
     async def chat_completions(request: web.Request) -> web.StreamResponse:
         raw = decode_body(await read_limited(request))
         body = parse_request(raw, allow_private_images=config.transport.allow_private_image_urls)
-        return await route_chat(request, body, raw)
+        if body.stream:
+            return await route_chat(request, body, raw)  # streams send keep-alive comments of their own
+        return await patiently(request, route_chat(request, body, raw))
 
     async def route_chat(request: web.Request, body: ChatCompletionRequest, raw: dict[str, Any]) -> web.StreamResponse:
         """Who answers a chat request: a side task's member, the council, a preset, or a member."""

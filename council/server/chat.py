@@ -27,6 +27,7 @@ from council.server.conversation import to_conversation, to_messages
 from council.server.guards import CACHE_HEADER, ORIGINS_KEY, RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
 from council.server.metrics import ServerMetrics
 from council.server.param_checks import council_request_problems, member_request_problems
+from council.server.patience import EarlyStart, announce, keep_waiting
 from council.server.relay import relay, relayable, uses_tools
 from council.server.run_replies import (
     NO_RETRY,
@@ -157,13 +158,22 @@ class ChatHandler:
         hit = await self.council.lookup_cache(plan) if plan.use_cache else None
         if plan.use_cache:
             extra_headers[CACHE_HEADER] = "hit" if hit is not None else "miss"
-        await self.admit()
         run_id = uuid.uuid4().hex
-        request[RUN_ID_KEY] = run_id  # for the access log, also when the client leaves before the headers go out
         completion_id = f"chatcmpl-{run_id}"
         created = int(time.time())
         if body.stream:
-            return await self._council_stream(request, body, plan, run_id, completion_id, created, extra_headers, hit)
+            response = web.StreamResponse(headers={
+                "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+                "x-council-run-id": run_id, **extra_headers,
+            })
+            if not await self._admit_streaming(request, response, completion_id, created, body):
+                return response  # refused after the stream started: said as its error event
+        else:
+            await self.admit()
+        request[RUN_ID_KEY] = run_id  # for the access log, also when the client leaves before the headers go out
+        announce(request, {"x-council-run-id": run_id, **extra_headers})  # an answer started early sends these
+        if body.stream:
+            return await self._council_stream(request, body, plan, run_id, response, created, hit)
         task = self.start_admitted(self.council.ask(plan, run_id=run_id, cache_hit=hit, cache_checked=True))
         result = await self._await_run(task)
         if (refusal := result.refusal) is not None:
@@ -181,18 +191,40 @@ class ChatHandler:
         return web.json_response(payload, headers={"x-council-run-id": run_id, **cost_headers(result),
                                                    **extra_headers})
 
+    async def _admit_streaming(self, request: web.Request, response: web.StreamResponse, completion_id: str,
+                               created: int, body: ChatCompletionRequest) -> bool:
+        """:meth:`admit`, starting ``response`` with keep-alive comments when the wait outlasts keepalive_s.
+
+        False when the wait was refused after the stream started: the
+        refusal went out as the stream's error event and ``[DONE]``.
+        """
+        early = EarlyStart(request, self.config.keepalive_s, lambda: response, b": keep-alive\n\n")
+        try:
+            await self.admit()
+        except ApiError as error:
+            if await early.stop() is None:
+                raise  # within keepalive_s: its own status (429 with Retry-After, 503)
+            writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
+            await writer.error(error.message, error.type, error.code)
+            await writer.done()
+            await response.write_eof()
+            return False
+        except BaseException:
+            await early.stop()
+            raise
+        await early.stop()
+        return True
+
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, plan: RunPlan, run_id: str,
-                              completion_id: str, created: int, extra_headers: dict[str, str],
-                              hit: CouncilResult | None) -> web.StreamResponse:
+                              response: web.StreamResponse, created: int, hit: CouncilResult | None,
+                              ) -> web.StreamResponse:
+        completion_id = f"chatcmpl-{run_id}"
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
         task = self.start_admitted(self.council.ask(plan, run_id=run_id, on_event=queue.put_nowait, cache_hit=hit,
                                                     cache_checked=True))
-        response = web.StreamResponse(headers={
-            "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-            "x-council-run-id": run_id, **extra_headers,
-        })
         try:
-            await response.prepare(request)
+            if not response.prepared:  # it may have started while the request waited for a run slot
+                await response.prepare(request)
             writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
             # A structured answer's content is its JSON alone: progress never goes into it as <think> text.
             # Nor into a Responses API stream's text: there progress is a reasoning item.
@@ -245,9 +277,11 @@ class ChatHandler:
         if uses_tools(body) and raw is not None:
             try:
                 return await relay(request, relayable(called, body, raw), body, raw,
-                                   lambda usage: call_cost_headers(self.spend.record_call_soon(member, kind, usage)))
+                                   lambda usage: call_cost_headers(self.spend.record_call_soon(member, kind, usage)),
+                                   self.config.keepalive_s)
             except ProviderError as error:
                 raise upstream_error(error) from None
+        announce(request, headers or {})
         messages = to_messages(body)
         completion_id = f"chatcmpl-{uuid.uuid4().hex}"
         created = int(time.time())
@@ -263,20 +297,38 @@ class ChatHandler:
                                                      upstream_finish_reason=completion.finish_reason),
                                      headers={**(headers or {}), **call_cost_headers(usd)})
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-                                               **(headers or {})})
+                                               "X-Accel-Buffering": "no", **(headers or {})})
         stream = called.stream(messages, params)
+        deltas = aiter(stream)
         started = False
+        writer: Any = None
+
+        async def start() -> None:
+            nonlocal started, writer
+            await response.prepare(request)
+            writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
+            await writer.delta({"role": "assistant", "content": ""})
+            started = True
+
+        async def keepalive() -> None:
+            # No first token within keepalive_s: the answer starts (an error later is an error event), then
+            # a comment every keepalive_s of silence keeps proxies from cutting it.
+            if not started:
+                await start()
+            await writer.keepalive()
+
         try:
-            async for delta in stream:
+            while True:
+                try:
+                    delta = await keep_waiting(anext(deltas), self.config.keepalive_s, keepalive)
+                except StopAsyncIteration:
+                    break
                 if not started:
-                    await response.prepare(request)
-                    writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
-                    await writer.delta({"role": "assistant", "content": ""})
-                    started = True
+                    await start()
                 await writer.delta({"content": delta})
         except ProviderError as error:
             if not started:
-                raise upstream_error(error) from None
+                raise upstream_error(error) from None  # failed within keepalive_s: its own status
             await writer.error(str(error), code=error.reason)
             await writer.done()
             await response.write_eof()
@@ -290,9 +342,7 @@ class ChatHandler:
         finally:
             await stream.aclose()
         if not started:
-            await response.prepare(request)
-            writer = stream_writer(request, response, completion_id, created, body.model, body.include_usage)
-            await writer.delta({"role": "assistant", "content": ""})
+            await start()
         streamed = stream.completion
         if streamed is not None:
             self.spend.record_call_soon(member, kind, streamed.usage)

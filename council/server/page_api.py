@@ -6,7 +6,9 @@ Endpoints (errors in the server's OpenAI shape ``{"error": {...}}``):
 - ``GET /api/options``: the members, chairman and rubrics to choose from.
 - ``GET|POST /api/conversations``, ``GET|PATCH|DELETE /api/conversations/{id}``.
 - ``POST /api/conversations/{id}/messages``: ask; starts a run and answers
-  202 with its id at once.
+  202 with its id as soon as it has a run slot (waiting for one longer than
+  ``server.keepalive_s``, the answer starts early: 200, whitespace, then the
+  same body or an ``{"error": ...}`` one; see :mod:`council.server.patience`).
 - ``GET /api/runs/{id}``: the run's events so far, as JSON.
 - ``GET /api/runs/{id}/events``: the same as SSE, then live until the run
   ends. EventSource cannot send headers, so this one route also takes the
@@ -34,6 +36,7 @@ from council.result import CouncilResult
 from council.server.chat import ChatHandler
 from council.server.guards import read_body
 from council.server.live import LiveRun, LiveRuns, gate_mode, replay_events, stream_events, summary
+from council.server.patience import patient
 from council.server.schema import ApiError, decode_body
 from council.server.web_input import conversation_fields, page_request_error, question_of
 from council.types import ChatMessage
@@ -335,7 +338,8 @@ def register_web(app: web.Application, council: Council, chat: ChatHandler) -> W
     router.add_get("/api/conversations/{conversation_id}", api.get_conversation)
     router.add_patch("/api/conversations/{conversation_id}", api.update_conversation)
     router.add_delete("/api/conversations/{conversation_id}", api.delete_conversation)
-    router.add_post("/api/conversations/{conversation_id}/messages", api.post_message)
+    # Asking may wait for a run slot behind other runs: an answer started early keeps talking (202 becomes 200).
+    router.add_post("/api/conversations/{conversation_id}/messages", patient(api.post_message))
     router.add_get("/api/runs/{run_id}", api.run_events)
     router.add_get("/api/runs/{run_id}/events", api.run_event_stream)
     app.on_startup.append(api.open)

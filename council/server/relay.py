@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from aiohttp import web
 
 from council.errors import ProviderError
 from council.pipeline import Member, upstream_words
+from council.server.patience import keep_waiting
 from council.server.schema import ApiError, ChatCompletionRequest
 from council.server.wire import DONE_EVENT, end_cut_stream, error_event, finish_fields, sse_event
 from council.types import Usage
 
 TOOL_FIELDS = ("tools", "tool_choice", "parallel_tool_calls")
+T = TypeVar("T")
 
 
 def uses_tools(body: ChatCompletionRequest) -> bool:
@@ -88,26 +90,54 @@ def relayed_chunk(chunk: dict[str, Any], model: str, member: Member) -> dict[str
 
 
 async def relay(request: web.Request, member: Member, body: ChatCompletionRequest,
-                raw: dict[str, Any], count: Callable[[Usage | None], dict[str, str]]) -> web.StreamResponse:
+                raw: dict[str, Any], count: Callable[[Usage | None], dict[str, str]],
+                keepalive_s: float | None = None) -> web.StreamResponse:
     """Send ``raw`` on to the member and relay its answer, plain or streamed.
 
     ``count`` is handed the usage the member reported (None when it
     reported none) once the answer is in, and returns headers for a plain
     answer (its cost). Raises
     :class:`ProviderError` when the member fails before anything was sent
-    back; a failure mid-stream ends the stream with an error event.
+    back; a failure mid-stream ends the stream with an error event. With
+    ``keepalive_s`` a stream starts when the member has not answered by
+    then, and a ``: keep-alive`` comment goes out whenever it is silent
+    that long (a whole answer waits in :mod:`council.server.patience`).
     """
     if not body.stream:
         data, reported = await member.relay(raw, body.params())
         headers = count(reported)
         return web.json_response(relayed_completion(data, body.model, member), headers=headers)
-    stream = await member.open_relay_stream(raw, body.params())
-    response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
-    await response.prepare(request)
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+                                           "X-Accel-Buffering": "no"})
+
+    async def keepalive() -> None:
+        if not response.prepared:
+            await response.prepare(request)
+        await response.write(b": keep-alive\n\n")
+
+    async def waited(awaitable: Awaitable[T]) -> T:
+        return await (keep_waiting(awaitable, keepalive_s, keepalive) if keepalive_s else awaitable)
+
+    try:
+        stream = await waited(member.open_relay_stream(raw, body.params()))
+    except ProviderError as error:
+        if not response.prepared:
+            raise  # within keepalive_s: the member's failure keeps its status
+        await response.write(error_event(str(error), "upstream_error", error.reason))
+        await response.write(DONE_EVENT)
+        await response.write_eof()
+        return response
+    except asyncio.CancelledError:
+        if not response.prepared:
+            raise
+        await end_cut_stream(response)
+        return response
+    if not response.prepared:
+        await response.prepare(request)
     usage: Usage | None = None
     whole = False  # [DONE] or a finish reason came: a stream closed before either was cut off
     try:
-        while (event := await stream.next_event()) is not None:
+        while (event := await waited(stream.next_event())) is not None:
             if event.data.strip() == "[DONE]":
                 whole = True
                 break

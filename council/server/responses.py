@@ -24,6 +24,7 @@ from aiohttp import web
 
 from council.pipeline import Council
 from council.server.chat import MEMBER_PREFIX, STREAM_WRITER_KEY
+from council.server.patience import patiently
 from council.server.relay import uses_tools
 from council.server.responses_input import ResponsesRequest, chat_body, read_request
 from council.server.responses_output import ResponseDraft, ResponseEventWriter, replay
@@ -75,6 +76,21 @@ class ResponsesApi:
             answered = await self.route(request, body, raw)
             await self._keep(owner, wanted, draft, raw)
             return answered
+        if not wanted.stream:
+            # A whole answer that takes long starts early and keeps talking, as chat completions do.
+            return await patiently(request, self._whole(request, body, raw, owner, wanted, draft))
+        answered = await self._whole(request, body, raw, owner, wanted, draft)
+        headers = {name: value for name, value in answered.headers.items() if name.lower() in _PASSED_HEADERS}
+        stream = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+                                             **headers})
+        await stream.prepare(request)
+        await replay(ResponseEventWriter(stream, draft), draft)
+        await stream.write_eof()
+        return stream
+
+    async def _whole(self, request: web.Request, body: ChatCompletionRequest, raw: dict[str, Any], owner: str,
+                     wanted: ResponsesRequest, draft: ResponseDraft) -> web.Response:
+        """The answer asked for whole, as a response object (kept when ``store``)."""
         inner = body.model_copy(update={"stream": False, "stream_options": None})
         answered = await self.route(request, inner, {**raw, "stream": False})
         if not isinstance(answered, web.Response) or answered.body is None:
@@ -82,14 +98,7 @@ class ResponsesApi:
         draft.read_chat(json.loads(bytes(answered.body)))  # type: ignore[arg-type]
         await self._keep(owner, wanted, draft, raw)
         headers = {name: value for name, value in answered.headers.items() if name.lower() in _PASSED_HEADERS}
-        if not wanted.stream:
-            return web.json_response(draft.body(), headers=headers)
-        stream = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-                                             **headers})
-        await stream.prepare(request)
-        await replay(ResponseEventWriter(stream, draft), draft)
-        await stream.write_eof()
-        return stream
+        return web.json_response(draft.body(), headers=headers)
 
     async def get(self, request: web.Request) -> web.Response:
         """``GET /v1/responses/{response_id}``: a stored response, to the key that made it."""

@@ -58,7 +58,8 @@ export async function api(method, path, body) {
     }
     if (response.status === 204) return null;
     const data = await response.json().catch(() => null);
-    if (!response.ok) {
+    // An answer that started before it was ready (a long wait) carries its error in a 200's body.
+    if (!response.ok || data?.error) {
       throw new ApiError(response.status, data?.error?.message || `${response.status} ${response.statusText}`,
         data?.error?.code);
     }

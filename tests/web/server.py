@@ -27,7 +27,7 @@ def script_usage(fake: FakeLLMServer) -> None:
 
 
 def web_config(fake: FakeLLMServer, db: Path, *, prices: Mapping[str, Mapping[str, float]] | None = None,
-               **server: object) -> CouncilConfig:
+               stages: Mapping[str, float] | None = None, **server: object) -> CouncilConfig:
     """Three members on the fake, alpha chairs, a ``quick`` preset; runs and conversations in ``db``.
 
     ``prices`` gives members a ``price`` by name (``{"input_per_mtok": ..., "output_per_mtok": ...}``).
@@ -39,7 +39,7 @@ def web_config(fake: FakeLLMServer, db: Path, *, prices: Mapping[str, Mapping[st
                     for name in MEMBERS],
         "chairman": "alpha",
         "retry": {"max_attempts": 2, "initial_backoff_s": 0.01, "jitter_s": 0},
-        "stages": {"stage_deadline_s": 5, "member_timeout_s": 5},
+        "stages": {"stage_deadline_s": 5, "member_timeout_s": 5, **(stages or {})},
         "server": {"max_body_bytes": 64 * 1024, "keepalive_s": 1, **server},
         "storage": {"path": str(db)},
         "councils": {"quick": {"description": "beta alone scores the answers; no chairman", "chairman": "none",
@@ -49,6 +49,7 @@ def web_config(fake: FakeLLMServer, db: Path, *, prices: Mapping[str, Mapping[st
 
 async def start_web(fake: FakeLLMServer, db: Path, keys: str | None = None, *,
                     prices: Mapping[str, Mapping[str, float]] | None = None,
+                    stages: Mapping[str, float] | None = None,
                     **server: object) -> tuple[web.AppRunner, RunningServer]:
     """Start ``council serve``'s app on 127.0.0.1:0 with a file database (the caller scripts the fake)."""
-    return await serve(fake, web_config(fake, db, prices=prices, **server), Store(db), keys)
+    return await serve(fake, web_config(fake, db, prices=prices, stages=stages, **server), Store(db), keys)

@@ -317,7 +317,9 @@ async def test_reload_mid_run_replays_and_continues(fake_llm, tmp_path, browser)
         reply = member(f"{name} thinks 42. quality={quality}")
         first = Step(release=gamma_answers, reply=reply) if name == "gamma" else Step(reply=reply)
         fake_llm.script(f"model-{name}", first, Step(reply=reply))
-    runner, server = await start_web(fake_llm, tmp_path / "council.db")
+    # gamma is held by the event, not by time: its deadlines must outlast a reload on a loaded machine.
+    runner, server = await start_web(fake_llm, tmp_path / "council.db",
+                                     stages={"stage_deadline_s": 120, "member_timeout_s": 120})
     try:
         page = await open_page(browser, server.url + "/")
         await ask(page, "Slow one?")

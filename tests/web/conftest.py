@@ -19,6 +19,7 @@ fixture is ``@pytest_asyncio.fixture(loop_scope="session")`` (the root
 from __future__ import annotations
 
 import shutil
+from decimal import ROUND_HALF_UP, Decimal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,16 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 #: The mark of every test module here: its tests run in the worker's one event loop, where ``chromium`` lives.
 LOOP = pytest.mark.asyncio(loop_scope="session")
+
+
+def to_fixed(value: float, digits: int) -> str:
+    """``value.toFixed(digits)`` as the page's JavaScript writes it.
+
+    JavaScript rounds an exact tie (0.625, which a double holds exactly) up, Python's ``format`` to even;
+    a test that formats with ``:.2f`` fails on the runs whose scores land on such a tie.
+    """
+    exact = Decimal(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{exact:.{digits}f}"
 
 
 def find_chromium() -> str | None:

@@ -24,7 +24,7 @@ from council.result import DeliberationRecord
 from council.server.app import create_app
 from council.server.listen import start_site
 from council.storage.store import Store
-from tests.web.conftest import LOOP, ask, finished_turn, open_page
+from tests.web.conftest import LOOP, ask, finished_turn, open_page, to_fixed
 
 pytestmark = LOOP
 
@@ -76,7 +76,7 @@ async def simulated(tmp_path: Path) -> AsyncIterator[SimulatedServer]:
 
 def signed(value: float) -> str:
     """As the page's chart.js writes a council score."""
-    return f"{'+' if value > 0 else '−' if value < 0 else '±'}{abs(value):.2f}"
+    return f"{'+' if value > 0 else '−' if value < 0 else '±'}{to_fixed(abs(value), 2)}"
 
 
 def before_after(a, b, show) -> str:
@@ -112,7 +112,7 @@ async def assert_second_round(turn, record, *, with_reviews: bool) -> None:
         await expect(row.locator(".score-move")).to_have_text(before_after(move.score_before, move.score_after, signed))
     await expect(block.locator("[data-testid=second-round-confidence]")).to_have_text(
         "Confidence in the top answer: "
-        + before_after(record.confidence_before, record.confidence_after, lambda v: f"{v:.2f}"))
+        + before_after(record.confidence_before, record.confidence_after, lambda v: to_fixed(v, 2)))
     await expect(block.locator("[data-testid=second-round-cost]")).to_contain_text(
         f"The second round: {record.calls} calls, {record.tokens} tokens, cost unknown")
     revised = ", ".join(record.revised)

@@ -10,7 +10,7 @@ from playwright.async_api import expect
 from council.testing.fake_llm import Step
 from council.testing.scripted import CHAIRMAN_PREFIX, council_member
 from tests.server.conftest import MEMBERS, quality_judge
-from tests.web.conftest import LOOP, ask, finished_turn, open_page
+from tests.web.conftest import LOOP, ask, finished_turn, open_page, to_fixed
 from tests.web.server import start_web
 
 pytestmark = LOOP
@@ -54,7 +54,7 @@ async def test_final_answer_leads_and_the_stages_fold(web_server, browser):
     # How sure the council is of its top answer: the stored run's figure, as the CLI says it.
     stored = web_server.store.get(await turn.get_attribute("data-run-id"))
     assert stored is not None and stored.ranking_confidence is not None and not stored.tied_for_first
-    sure = f"alpha is best with {stored.ranking_confidence:.2f} confidence."
+    sure = f"alpha is best with {to_fixed(stored.ranking_confidence, 2)} confidence."
     await expect(summary.locator("[data-testid=summary-confidence]")).to_have_text(sure)
     await expect(turn.locator("[data-testid=confidence]")).to_have_text(sure)
     await expect(summary).to_have_text(

@@ -249,6 +249,8 @@ class GenerationParams(BaseModel):
                                             description="Penalty growing with a token's count so far.")
     user: str | None = Field(default=None, max_length=256, exclude_if=is_none,
                               description="Opaque id of the end user, for abuse tracking.")
+    safety_identifier: str | None = Field(default=None, max_length=256, exclude_if=is_none,
+                                          description="Opaque id of the end user, as OpenAI's newer name for it.")
     reasoning_effort: ReasoningEffort | None = Field(default=None, exclude_if=is_none,
                                                       description="How hard a reasoning model thinks.")
     response_format: dict[str, Any] | None = Field(

@@ -29,9 +29,16 @@ class CacheConfig(_Strict):
                     "requests are misses at no cost. Then one lookup probes; while probes fail the pause doubles, "
                     "up to 60 s.")
 
+    scope: Literal["shared", "key"] = Field(
+        default="shared",
+        description="Who a cached run answers. shared (the default): every caller of the server, whatever its "
+                    "API key, so a hit tells one key that another asked the same conversation within ttl_s. key: "
+                    "only callers with the same API key (the CLI, the Python API and keyless servers share one "
+                    "scope).")
+
     def is_default(self) -> bool:
         """Off: left out of the config's dump, so existing configs keep their hash."""
-        return self.ttl_s == 0 and self.outage_pause_s == 5.0
+        return self.ttl_s == 0 and self.outage_pause_s == 5.0 and self.scope == "shared"
 
 
 class ServerConfig(_Strict):

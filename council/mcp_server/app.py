@@ -37,7 +37,7 @@ from council.mcp_server.results import (
     run_record,
     verdict_summary,
 )
-from council.pipeline import DEFAULT_CHAIRMAN, Council, RunRequest, judge_answer, judge_target
+from council.pipeline import DEFAULT_CHAIRMAN, Council, RunRequest, caller_scope, judge_answer, judge_target
 from council.result import CouncilResult
 from council.rubrics import Rubric, UnknownRubricError
 
@@ -101,8 +101,11 @@ def build_server(council: Council) -> MCPServer:
     async def run(question: str, ctx: Context, members: list[str] | None, chairman: str | None,
                   rubric: str | None, preset: str | None, output_schema: dict[str, Any] | None = None) -> CouncilResult:
         # A remote client names a rubric from the rubric:// resources, never a path.
+        # Over HTTP with cache.scope: key, a cached run answers only callers with the same API key.
+        headers = ctx.headers if council.config.cache.scope == "key" else None
         request = RunRequest(messages=question, members=members, chairman=chairman or DEFAULT_CHAIRMAN,
-                             rubric=rubric, rubric_source="named", preset=preset, output_type=output_schema)
+                             rubric=rubric, rubric_source="named", preset=preset, output_type=output_schema,
+                             cache_scope=caller_scope(headers.get("authorization")) if headers else None)
         steps: asyncio.Queue[tuple[float, str] | None] = asyncio.Queue()
 
         def on_event(event: StageEvent) -> None:

@@ -51,6 +51,15 @@ def progress_of(event: StageEvent) -> tuple[float, str] | None:
     return None
 
 
+def cache_notice(result: CouncilResult) -> dict[str, Any]:
+    """What a tool's answer says when the result cache gave it: the run it came from, and that no call was made."""
+    if result.cached_from is None:
+        return {}
+    return {"cached_from": result.cached_from,
+            "notice": f"answered from the result cache (run {result.cached_from}): the same question, asked the "
+                      "same way, within cache.ttl_s; no upstream calls were made"}
+
+
 def ask_summary(result: CouncilResult) -> dict[str, Any]:
     """``ask_council``'s answer: the final answer, the ranking, agreement, what degraded, and the run id."""
     final = result.final_answer
@@ -74,6 +83,7 @@ def ask_summary(result: CouncilResult) -> dict[str, Any]:
         "degraded_reasons": list(result.degraded_reasons),
         "simulated": result.simulated,
         "cost": cost_summary(result),
+        **cache_notice(result),
     }
     if result.output_schema is not None:
         # A structured run's answer as the JSON value itself, beside its text.
@@ -102,7 +112,7 @@ def comparison(result: CouncilResult) -> dict[str, Any]:
             "criteria": dict(entry.dimensions) if entry else {},
         })
     return {"run_id": result.run_id, "status": result.status, "answers": answers,
-            "degraded_reasons": list(result.degraded_reasons), "cost": cost_summary(result)}
+            "degraded_reasons": list(result.degraded_reasons), "cost": cost_summary(result), **cache_notice(result)}
 
 
 def run_record(result: CouncilResult) -> str:

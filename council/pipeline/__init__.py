@@ -43,11 +43,12 @@ from council.pipeline.orchestrator import Council
 from council.pipeline.payloads import run_finished_data
 from council.pipeline.plan import RunPlan
 from council.pipeline.replay import stage_events
-from council.pipeline.request import DEFAULT_CHAIRMAN, RunRequest
+from council.pipeline.request import DEFAULT_CHAIRMAN, RunRequest, caller_scope
 from council.pipeline.targets import evaluate_target
 from council.pipeline.verdicts import AUTOMATIC_REVIEWER
 
 __all__ = ["AUTOMATIC_REVIEWER", "DEFAULT_CHAIRMAN", "SCHEMA_VERSION", "BacklogFigures", "CallKind", "Conversation",
            "Conversations", "Council", "DirectCall", "DirectCallTotals", "Member", "RunArchive", "RunPlan",
-           "RunRequest", "RunSummary", "check_member_params", "cost_summary", "evaluate_target", "image_url_refusal",
-           "judge_answer", "judge_target", "run_finished_data", "spend_day", "stage_events", "upstream_words", "usd_of"]
+           "RunRequest", "RunSummary", "caller_scope", "check_member_params", "cost_summary", "evaluate_target",
+           "image_url_refusal", "judge_answer", "judge_target", "run_finished_data", "spend_day", "stage_events",
+           "upstream_words", "usd_of"]

@@ -62,6 +62,8 @@ class RunPlan:
     reuse_calls: bool = False
     #: Added to every kept call's key: calls of different scopes (an evaluation's repeats) never stand in.
     reuse_scope: str = ""
+    #: Joins the cache key: cached runs answer only requests of the same scope ("": the shared one).
+    cache_scope: str = ""
     #: The review shuffle seed (None: ``review.seed``, else one drawn per run); an evaluation pins one per sample.
     shuffle_seed: int | None = None
     #: 2: a second round when the first ranking is unsure (the preset's ``rounds``, else ``review.rounds``).
@@ -156,6 +158,7 @@ def build_plan(
                    else config.stages.straggler_factor,
                    use_cache=config.cache.ttl_s > 0 and request.cache is not False,
                    reuse_calls=request.reuse_scope is not None, reuse_scope=request.reuse_scope or "",
+                   cache_scope=request.cache_scope or "",
                    shuffle_seed=request.shuffle_seed, rounds=rounds, deliberate_below=deliberate_below,
                    output=output)
     limit = budget_limit(config, request.max_usd, plan.callers)

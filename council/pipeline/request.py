@@ -15,6 +15,7 @@ every face that can express them builds them in; nothing else changes.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
@@ -36,6 +37,18 @@ RubricSource = Literal["any", "named"]
 
 Question = str | Sequence[ChatMessage] | Sequence[Mapping[str, Any]]
 """A bare question, or a conversation whose last message is the user's."""
+
+
+def caller_scope(authorization: str | None) -> str:
+    """Who calls, from an HTTP ``Authorization`` header: a hash of its bearer key ("" without one).
+
+    The servers key what belongs to a caller with it (stored responses; cached runs with
+    ``cache.scope: key``): a hash, so that no key is ever written to the database.
+    """
+    scheme, _, token = (authorization or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return ""
+    return hashlib.sha256(token.strip().encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,6 +89,9 @@ class RunRequest:
     #: Answers, reviews and the chairman may be answered from kept replies of this scope, and keep theirs
     #: (``council eval``'s repeats; None: every call goes upstream). Calls of other scopes never stand in.
     reuse_scope: str | None = None
+    #: Cached runs of one scope answer only requests of the same scope (``council serve`` with
+    #: ``cache.scope: key`` passes a hash of the caller's API key; None: the shared scope).
+    cache_scope: str | None = None
 
     @property
     def chairman_choice(self) -> Literal["default", "none", "member"]:

@@ -45,8 +45,10 @@ def run_key(plan: RunPlan, config: CouncilConfig, config_hash: str, prompt_hashe
 
     The messages (images included), who answers and chairs and with which
     models, the rubric's content, how answers are judged, the generation
-    settings, the preset, the budget and straggler policy, the whole config
-    and the prompt templates, and Council's version.
+    settings (the end user's ``user`` and ``safety_identifier`` among them),
+    the preset, the budget and straggler policy, the whole config and the
+    prompt templates, Council's version, and the cache scope when not the
+    shared one (``cache.scope: key``).
     """
     members = {name: config.member(name).model_dump(mode="json") for name in plan.callers}
     facts: dict[str, Any] = {
@@ -62,6 +64,8 @@ def run_key(plan: RunPlan, config: CouncilConfig, config_hash: str, prompt_hashe
         facts["deliberation"] = [plan.rounds, plan.deliberate_below]
     if plan.output is not None:
         facts["output"] = plan.output.fingerprint()
+    if plan.cache_scope:
+        facts["scope"] = plan.cache_scope
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -88,7 +88,7 @@ class AnthropicProvider(HttpProvider):
 
     name = "anthropic"
     default_base_url = "https://api.anthropic.com"
-    supported_params = (CORE_PARAMS - {"seed"}) | {"user"}
+    supported_params = (CORE_PARAMS - {"seed"}) | {"user", "safety_identifier"}
     best_effort_params = frozenset({"seed"})
     # pause_turn: a server tool paused a long turn; what came is a whole answer as far as a chat client can tell.
     finish_reasons = MappingProxyType({
@@ -128,8 +128,9 @@ class AnthropicProvider(HttpProvider):
             body["top_p"] = params.top_p
         if params.stop:
             body["stop_sequences"] = list(params.stop)
-        if params.user is not None:
-            body["metadata"] = {"user_id": params.user}
+        # Anthropic has one end-user id; OpenAI's newer safety_identifier names the same person.
+        if (end_user := params.user or params.safety_identifier) is not None:
+            body["metadata"] = {"user_id": end_user}
         if stream:
             body["stream"] = True
         headers = {"anthropic-version": ANTHROPIC_VERSION, "Accept": "application/json"}

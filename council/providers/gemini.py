@@ -104,7 +104,9 @@ class GeminiProvider(HttpProvider):
 
     name = "gemini"
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
-    supported_params = CORE_PARAMS | {"presence_penalty", "frequency_penalty", "response_format"}
+    # safety_identifier asks nothing of the answer and Gemini's API has no field for it: honoured by leaving it
+    # out (a caller's end-user id must not make a pass-through request fail).
+    supported_params = CORE_PARAMS | {"presence_penalty", "frequency_penalty", "response_format", "safety_identifier"}
     # Every reason that withholds text for what it says is a filter; the others (OTHER, LANGUAGE,
     # MALFORMED_FUNCTION_CALL, ...) are "stop": the answer ended and no OpenAI reason says more.
     finish_reasons = MappingProxyType({

@@ -62,7 +62,7 @@ class OpenAIProvider(HttpProvider):
     name = "openai"
     default_base_url = "https://api.openai.com/v1"
     supported_params = CORE_PARAMS | {"presence_penalty", "frequency_penalty", "user", "reasoning_effort",
-                                      "response_format"}
+                                      "response_format", "safety_identifier"}
     # Compatible servers mostly keep to OpenAI's enum; these are the other words some of them (or the
     # gateways in front of other APIs) pass on.
     finish_reasons = MappingProxyType({
@@ -88,7 +88,8 @@ class OpenAIProvider(HttpProvider):
             body["seed"] = params.seed
         if params.stop:
             body["stop"] = list(params.stop)
-        for name in ("presence_penalty", "frequency_penalty", "user", "reasoning_effort", "response_format"):
+        for name in ("presence_penalty", "frequency_penalty", "user", "safety_identifier", "reasoning_effort",
+                     "response_format"):
             value = getattr(params, name)
             if value is not None:
                 body[name] = value

@@ -24,7 +24,14 @@ from council.pipeline import CallKind, Council, RunPlan, RunRequest
 from council.result import CouncilResult
 from council.server.admission import Admission, AdmissionClosedError, AdmissionRefusedError
 from council.server.conversation import to_conversation, to_messages
-from council.server.guards import CACHE_HEADER, ORIGINS_KEY, RUN_ID_KEY, TOOLS_IGNORED_HEADER, TOOLS_IGNORED_KEY
+from council.server.guards import (
+    CACHE_HEADER,
+    ORIGINS_KEY,
+    RUN_ID_KEY,
+    TOOLS_IGNORED_HEADER,
+    TOOLS_IGNORED_KEY,
+    caller_of,
+)
 from council.server.metrics import ServerMetrics
 from council.server.param_checks import council_request_problems, member_request_problems
 from council.server.patience import EarlyStart, announce, keep_waiting
@@ -128,6 +135,10 @@ class ChatHandler:
         chosen = self.council.config.councils[preset].tools if preset in self.council.config.councils else None
         return (chosen or self.config.council_tools) == "decide"
 
+    def cache_scope(self, request: web.Request) -> str | None:
+        """The result cache's scope for this caller: its key's hash with ``cache.scope: key``, else shared."""
+        return caller_of(request) if self.council.config.cache.scope == "key" else None
+
     async def council_completion(self, request: web.Request, body: ChatCompletionRequest,
                                  preset: str | None = None) -> web.StreamResponse:
         """Run the council (or one of its presets: model ``council/NAME``) for one request."""
@@ -151,7 +162,8 @@ class ChatHandler:
         run_request = RunRequest(messages=messages, rubric=body.council_rubric, rubric_source="named",
                                  params=body.params(), preset=preset, max_usd=body.council_max_usd, cache=not fresh,
                                  tools=body.tools if decides else None,
-                                 tool_choice=body.tool_choice if decides else None)
+                                 tool_choice=body.tool_choice if decides else None,
+                                 cache_scope=self.cache_scope(request))
         # A registered rubric is read from the database: not on the event loop.
         plan = (await asyncio.to_thread(self.council.plan, run_request) if body.council_rubric
                 else self.council.plan(run_request))

@@ -25,6 +25,7 @@ from aiohttp import web
 
 from council.config import ServerConfig
 from council.logs import access_logger
+from council.pipeline import caller_scope
 from council.server.conversation import MessageOrigin
 from council.server.schema import ApiError
 
@@ -41,6 +42,11 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _CORS_METHODS = "GET, POST, PATCH, DELETE, OPTIONS"
 _CORS_EXPOSED = "x-council-run-id, x-council-cost-usd, x-council-tools-ignored, Retry-After"
 _CORS_MAX_AGE = "600"
+
+
+def caller_of(request: web.Request) -> str:
+    """Who is calling: a hash of the caller's API key ("" for a request without one); see :func:`caller_scope`."""
+    return caller_scope(request.headers.get("Authorization"))
 
 
 async def read_body(request: web.Request, timeout_s: float) -> bytes:

@@ -236,7 +236,8 @@ class WebApi:
         messages = [*conversation.history(), ChatMessage(role="user", content=content, images=images)]
         # By name only: a conversation's rubric must never be read as a path (nor the database on the loop).
         run_request = RunRequest(messages=messages, members=conversation.members, chairman=conversation.chairman,
-                                 rubric=conversation.rubric, rubric_source="named", preset=conversation.preset)
+                                 rubric=conversation.rubric, rubric_source="named", preset=conversation.preset,
+                                 cache_scope=self.chat.cache_scope(request))
         try:
             plan = await asyncio.to_thread(self.council.plan, run_request)
         except InvalidRequestError as error:

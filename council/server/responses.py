@@ -14,7 +14,6 @@ key only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Awaitable, Callable
@@ -24,6 +23,7 @@ from aiohttp import web
 
 from council.pipeline import Council
 from council.server.chat import MEMBER_PREFIX, STREAM_WRITER_KEY
+from council.server.guards import caller_of
 from council.server.patience import patiently
 from council.server.relay import uses_tools
 from council.server.responses_input import ResponsesRequest, chat_body, read_request
@@ -35,14 +35,6 @@ ChatRoute = Callable[[web.Request, ChatCompletionRequest, dict[str, Any]], Await
 
 _PASSED_HEADERS = ("x-council-run-id", "x-council-cost-usd", "x-council-cache", "x-council-tools-ignored",
                    "x-council-task-model")
-
-
-def owner_of(request: web.Request) -> str:
-    """Who a stored response belongs to: a hash of the caller's API key ("" on a server without keys)."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return ""
-    return hashlib.sha256(token.strip().encode()).hexdigest()[:32]
 
 
 class ResponsesApi:
@@ -58,7 +50,7 @@ class ResponsesApi:
     async def create(self, request: web.Request) -> web.StreamResponse:
         """``POST /v1/responses``."""
         wanted = read_request(decode_body(await self.read(request)))
-        owner = owner_of(request)
+        owner = caller_of(request)
         earlier = await self._earlier(owner, wanted.previous_response_id)
         raw = chat_body(wanted, earlier)
         body = parse_request(raw, allow_private_images=self.allow_private_images)
@@ -102,14 +94,14 @@ class ResponsesApi:
 
     async def get(self, request: web.Request) -> web.Response:
         """``GET /v1/responses/{response_id}``: a stored response, to the key that made it."""
-        found = await self._stored(owner_of(request), request.match_info["response_id"])
+        found = await self._stored(caller_of(request), request.match_info["response_id"])
         return web.json_response(found)
 
     async def delete(self, request: web.Request) -> web.Response:
         """``DELETE /v1/responses/{response_id}``."""
         response_id = request.match_info["response_id"]
         runs = self.council.runs
-        deleted = runs is not None and await runs.call(runs.delete_response, owner_of(request), response_id)
+        deleted = runs is not None and await runs.call(runs.delete_response, caller_of(request), response_id)
         if not deleted:
             raise _not_found(response_id, "response_id")
         return web.json_response({"id": response_id, "object": "response.deleted", "deleted": True})

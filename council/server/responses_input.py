@@ -65,7 +65,7 @@ def chat_body(request: ResponsesRequest, earlier: list[dict[str, Any]]) -> dict[
         body["stream_options"] = {"include_usage": True}
     for name, value in (("temperature", request.temperature), ("top_p", request.top_p),
                         ("max_tokens", request.max_output_tokens),
-                        ("user", request.user or request.safety_identifier),
+                        ("user", request.user), ("safety_identifier", request.safety_identifier),
                         ("parallel_tool_calls", request.parallel_tool_calls)):
         if value is not None:
             body[name] = value

@@ -238,6 +238,7 @@ class ChatCompletionRequest(_Lenient):
             temperature=self.temperature, top_p=self.top_p, seed=self.seed,
             max_tokens=self.max_completion_tokens or self.max_tokens, stop=tuple(stop) if stop else None,
             presence_penalty=self.presence_penalty, frequency_penalty=self.frequency_penalty, user=self.user,
+            safety_identifier=self.safety_identifier,
             reasoning_effort=self.reasoning_effort, response_format=response_format,
         )
 

@@ -71,10 +71,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_mcp_http(tmp_path: Path, server: dict | None = None) -> Iterator[McpOverHttp]:
+def running_mcp_http(tmp_path: Path, server: dict | None = None, *, cache: dict | None = None,
+                     keys: str = KEY) -> Iterator[McpOverHttp]:
     """``council mcp --http`` on a free loopback port, API keys required, ``server`` merged into the config."""
     config = simulated_without_latency().model_dump(mode="json", exclude_none=True)
     config["server"] = {**config.get("server", {}), **(server or {})}
+    if cache is not None:
+        config["cache"] = cache
     config_path = tmp_path / "council.yaml"
     config_path.write_text(yaml.safe_dump(config))
     port = free_port()
@@ -82,7 +85,7 @@ def running_mcp_http(tmp_path: Path, server: dict | None = None) -> Iterator[Mcp
     log: list[str] = []
     process = subprocess.Popen(
         [sys.executable, "-m", "council", "mcp", "--config", str(config_path), "--http", f"127.0.0.1:{port}"],
-        env={"PATH": "/usr/bin:/bin", "COUNCIL_API_KEYS": KEY, "COUNCIL_DB_PATH": str(tmp_path / "council.db")},
+        env={"PATH": "/usr/bin:/bin", "COUNCIL_API_KEYS": keys, "COUNCIL_DB_PATH": str(tmp_path / "council.db")},
         stderr=subprocess.PIPE, text=True)
     try:
         announced = process.stderr.readline() if process.stderr else ""

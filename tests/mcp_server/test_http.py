@@ -9,7 +9,7 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from council.cli import main
-from tests.mcp_server.conftest import KEY
+from tests.mcp_server.conftest import KEY, running_mcp_http
 from tests.waiting import wait_until_sync
 
 
@@ -65,3 +65,24 @@ def test_a_public_address_without_keys_is_refused(capsys, tmp_path):
 def test_a_bad_http_address_is_a_usage_error(capsys):
     assert main(["mcp", "--http", "8765"], environ={}) == 2
     assert "--http '8765': give HOST:PORT" in capsys.readouterr().err
+
+
+async def _ask(url: str, key: str) -> dict:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {key}"})
+    async with http, Client(streamable_http_client(url, http_client=http), read_timeout_seconds=60) as client:
+        asked = await client.call_tool("ask_council", {"question": "Why is the sky blue?"})
+    assert not asked.is_error, asked.content
+    return dict(asked.structured_content)
+
+
+async def test_an_answer_from_the_result_cache_says_so_and_stays_with_its_key(tmp_path):
+    other = "sk-mcp-other-key"
+    with running_mcp_http(tmp_path, cache={"ttl_s": 600, "scope": "key"}, keys=f"{KEY},{other}") as running:
+        first = await _ask(running.url, KEY)
+        again = await _ask(running.url, KEY)
+        other_key = await _ask(running.url, other)
+    assert "cached_from" not in first and "notice" not in first
+    assert again["cached_from"] == first["run_id"] and again["run_id"] != first["run_id"]
+    assert again["notice"].startswith(f"answered from the result cache (run {first['run_id']})")
+    assert again["final_answer"] == first["final_answer"]
+    assert "cached_from" not in other_key, "another key's caller is not answered from this key's run"

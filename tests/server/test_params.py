@@ -234,7 +234,9 @@ async def test_pass_through_accepts_metadata_and_sends_none_of_it(server):
     code, payload = await post(server, {"model": "member/alpha", "messages": MESSAGES, **HARMLESS})
     assert code == 200, payload
     body = server.fake.requests_for("model-alpha")[-1].body
-    assert not {"metadata", "store", "service_tier", "prompt_cache_key", "safety_identifier", "logprobs"} & set(body)
+    assert not {"metadata", "store", "service_tier", "prompt_cache_key", "logprobs"} & set(body)
+    # The end user's id is for the upstream's abuse tracking, as user is: an OpenAI-format member gets it.
+    assert body["safety_identifier"] == "hash-1"
 
 
 @pytest.mark.parametrize(("model", "fields", "param"), [

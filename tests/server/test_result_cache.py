@@ -61,3 +61,51 @@ async def test_council_cache_must_be_a_boolean(fake_llm):
     finally:
         await runner.cleanup()
         running.store.close()
+
+
+OTHER_KEY = "test-council-key-456"
+
+
+def scoped(fake, scope: str) -> CouncilConfig:
+    return CouncilConfig.model_validate({**server_config(fake).model_dump(), "cache": {"ttl_s": 600, "scope": scope}})
+
+
+async def _cache_headers(running, asks) -> list[str | None]:
+    """``x-council-cache`` of each (key, extra_body) ask, one after the other."""
+    seen: list[str | None] = []
+    for key, extra in asks:
+        async with openai.AsyncOpenAI(base_url=running.base_url, api_key=key, max_retries=0) as sdk:
+            reply = await sdk.chat.completions.with_raw_response.create(model="council", messages=QUESTION,
+                                                                        extra_body=extra)
+            seen.append(reply.headers.get("x-council-cache"))
+    return seen
+
+
+async def test_with_scope_key_a_cached_run_answers_only_its_own_key(fake_llm):
+    script(fake_llm)
+    runner, running = await serve(fake_llm, scoped(fake_llm, "key"), Store(":memory:"), f"{API_KEY},{OTHER_KEY}")
+    try:
+        seen = await _cache_headers(running, [(API_KEY, {}), (OTHER_KEY, {}), (API_KEY, {}), (OTHER_KEY, {})])
+        # The Responses API asks through the same route: scoped the same way.
+        async with openai.AsyncOpenAI(base_url=running.base_url, api_key=API_KEY, max_retries=0) as sdk:
+            response = await sdk.responses.with_raw_response.create(model="council", input="What is six times seven?")
+    finally:
+        await runner.cleanup()
+        running.store.close()
+    assert seen == ["miss", "miss", "hit", "hit"], "each key has its own cached run"
+    assert response.headers["x-council-cache"] == "hit"
+
+
+async def test_the_shared_scope_answers_every_key_and_the_end_user_fields_split_it(fake_llm):
+    script(fake_llm)
+    runner, running = await serve(fake_llm, scoped(fake_llm, "shared"), Store(":memory:"), f"{API_KEY},{OTHER_KEY}")
+    try:
+        seen = await _cache_headers(running, [
+            (API_KEY, {}), (OTHER_KEY, {}),
+            (API_KEY, {"safety_identifier": "end-user-1"}), (OTHER_KEY, {"safety_identifier": "end-user-2"}),
+            (OTHER_KEY, {"safety_identifier": "end-user-1"}), (API_KEY, {"user": "end-user-1"}),
+        ])
+    finally:
+        await runner.cleanup()
+        running.store.close()
+    assert seen == ["miss", "hit", "miss", "miss", "hit", "miss"]

@@ -19,9 +19,9 @@ fixture is ``@pytest_asyncio.fixture(loop_scope="session")`` (the root
 from __future__ import annotations
 
 import shutil
-from decimal import ROUND_HALF_UP, Decimal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 

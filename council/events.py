@@ -85,6 +85,8 @@ class SafetyData(TypedDict):
     passed: bool
     findings: list[SafetyFindingData]
     notes: list[str]
+    #: Who decided: the patterns (with a moderation layer, ``patterns+...``), or ``council``: the reviewers' reading.
+    checker: NotRequired[str]
 
 
 class ReviewData(TypedDict):
@@ -336,12 +338,17 @@ def describe(event: StageEvent) -> str | None:
         if safety["passed"]:
             return None
         category = safety["findings"][0]["category"] if safety["findings"] else "unsafe"
+        if safety.get("checker") == "council" and safety["findings"]:
+            # The reviewers' own reading: its evidence names who flagged it, never the answer's words.
+            said = safety["findings"][0]["evidence"]
+            return f"- {safety['member']}'s answer was set aside after review ({category}): {said}"
         return f"- {safety['member']}'s answer was set aside by the safety gate ({category})"
     if event.kind == "review":
         review = event.data
         again = " again" if review.get("round", 1) > 1 else ""
         if review["status"] == "ok":
-            return f"- {review['reviewer']} reviewed {len(review['order'])} answers{again}"
+            count = len(review["order"])
+            return f"- {review['reviewer']} reviewed {count} answer{'' if count == 1 else 's'}{again}"
         return f"- {review['reviewer']}'s review failed ({failure_reason(review['error'])})"
     if event.kind == "ranking":
         ranking = event.data

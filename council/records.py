@@ -84,6 +84,12 @@ class DimensionScoresRecord(_Record):
     normalized: dict[str, float] = Field(default_factory=dict, description="Each criterion's score, 0-1.")
     reported_overall: float | None = None
     notes: str = ""
+    harmful: str | None = Field(
+        default=None, exclude_if=is_none,
+        description="The reviewer called the answer harmful help, in this category (safety.council_review).")
+    addresses_reviewers: bool = Field(
+        default=False, exclude_if=is_falsy,
+        description="The reviewer found text in the answer aimed at the reviewers or the other members.")
 
 
 class ReviewRecord(_Record, ReusedMark):

@@ -317,8 +317,18 @@ def masked_excerpt(text: str, category: str) -> str:
     return f"{lead} …[blocked: {category}]" if lead else f"…[blocked: {category}]"
 
 
+#: Rules whose evidence quotes no answer text (the council's reading says which reviewers flagged it): shown as is.
+UNQUOTED_RULES = frozenset({"council.review"})
+
+
+def masked_evidence(evidence: str, category: str, rule: str) -> str:
+    """A finding's evidence as outputs show it: masked, unless its rule quotes no answer text."""
+    return evidence if rule in UNQUOTED_RULES else masked_excerpt(evidence, category)
+
+
 def _masked_verdict(verdict: SafetyVerdict) -> SafetyVerdict:
-    findings = [f.model_copy(update={"evidence": masked_excerpt(f.evidence, f.category)}) for f in verdict.findings]
+    findings = [f.model_copy(update={"evidence": masked_evidence(f.evidence, f.category, f.rule)})
+                for f in verdict.findings]
     return verdict.model_copy(update={"findings": findings})
 
 

@@ -34,6 +34,12 @@ class SimulatedPersona(_Strict):
     uptake: float | None = Field(default=None, ge=0, le=1, description="In a second round, how far a revision "
                                  "moves toward the best-critiqued answer (0: never improves).")
     latency_ms: float = Field(default=0.0, ge=0, le=600_000, description="Simulated time to answer.")
+    harm_sensitivity: float | None = Field(
+        default=None, ge=0, le=1, description="As a reviewer asked for flags (safety.council_review), how often it "
+                                              "flags an answer that goes along with a harmful request.")
+    false_flag_rate: float | None = Field(
+        default=None, ge=0, le=1, description="As a reviewer, how often it flags an answer that is fine (harmful, "
+                                              "or addressing the reviewers).")
 
 
 class Price(_Strict):
@@ -210,6 +216,12 @@ class SafetyConfig(_Strict):
     moderation: ModerationConfig | None = Field(
         default=None, description="A second check on answers that pass the patterns: provider (openai, "
                                   "llama_guard) or member; unset: the patterns alone (or llm_member).")
+    council_review: bool = Field(
+        default=True, description="Reviewers also say, in their ballots, whether each answer gives harmful help "
+                                  "and whether it addresses the reviewers or members: an answer a strict majority "
+                                  "of its reviewers call harmful is blocked after review (before the ranking, the "
+                                  "chairman and revisions); one any reviewer says addresses them is flagged. No "
+                                  "extra call; the ballots grow by two keys an answer.")
 
     @model_validator(mode="before")
     @classmethod

@@ -31,6 +31,7 @@ from council.events import DeliberationEvent, StageStartedEvent
 from council.logs import get_logger
 from council.pipeline.context import RunContext, elapsed_ms
 from council.pipeline.cost import usd_of
+from council.pipeline.council_reading import read_answers, reads
 from council.pipeline.progress import AutomaticScores, Ranked, RevisionCall, RunSoFar, SecondRound
 from council.pipeline.rank_stage import emit_ranking, rank_round
 from council.pipeline.review_stage import round_reviews
@@ -194,8 +195,14 @@ async def second_review_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:
     surviving = [a for a in pending.answers if a.status == "ok"]
     values, evidence = automatic_scores(ctx.plan.rubric, surviving, ctx.plan.messages)
     reviews, late = await round_reviews(ctx, list(pending.answers), values, round_no=2)
-    return so_far.then(second_round=replace(pending, automatic=AutomaticScores(values, evidence),
-                                            reviews=tuple(reviews)), late=tuple(late))
+    answers, degraded = list(pending.answers), tuple[str, ...]()
+    if reads(ctx):
+        # The revised texts are read as the first answers were: a majority blocks, any reviewer flags.
+        answers, read_problems = read_answers(ctx, answers, reviews)
+        degraded = tuple(f"in the second round, {problem}" for problem in read_problems)
+    return so_far.then(second_round=replace(pending, answers=tuple(answers), reviews=tuple(reviews),
+                                            automatic=AutomaticScores(values, evidence)),
+                       late=tuple(late), degraded=degraded)
 
 
 async def second_ranking_stage(ctx: RunContext, so_far: RunSoFar) -> RunSoFar:

@@ -59,7 +59,7 @@ def safety_event_data(member: str, verdict: SafetyVerdict) -> SafetyData:
     """The ``safety`` event of the gate's verdict on ``member``'s answer (or its revised text)."""
     return {"member": member, "passed": verdict.passed,
             "findings": [{"category": f.category, "rule": f.rule, "evidence": f.evidence} for f in verdict.findings],
-            "notes": list(verdict.notes)}
+            "notes": list(verdict.notes), "checker": verdict.checker}
 
 
 def review_event_data(record: ReviewRecord, round_no: int = 1, *, labels: bool = False) -> ReviewData:

@@ -29,6 +29,7 @@ from council.events import (
     StageEvent,
     StageStartedEvent,
 )
+from council.pipeline.council_reading import CHECKER as COUNCIL_CHECKER
 from council.pipeline.payloads import (
     answer_event_data,
     final_event_data,
@@ -37,7 +38,8 @@ from council.pipeline.payloads import (
     safety_event_data,
 )
 from council.pipeline.revisions import revision_event
-from council.result import CouncilResult, DeliberationRecord, FinalAnswer, FirstRound, RankingEntry
+from council.result import AnswerRecord, CouncilResult, DeliberationRecord, FinalAnswer, FirstRound, RankingEntry
+from council.safety.gate import SafetyVerdict
 
 #: How many characters of a chairman's answer go out in one replayed delta.
 REPLAY_CHUNK_CHARS = 400
@@ -56,11 +58,14 @@ def stage_events(result: CouncilResult, *, labels: bool = False, deltas: bool = 
     events: list[StageEvent] = [StageStartedEvent(run_id, {"stage": "answers"})]
     answers = first.answers if first is not None else result.answers
     events += [AnswerEvent(run_id, answer_event_data(a)) for a in answers]
-    events += [SafetyEvent(run_id, safety_event_data(a.member, a.safety)) for a in answers if a.safety is not None]
+    # An answer the council's reading blocked passed the gate before review, as the live run said then.
+    events += [SafetyEvent(run_id, safety_event_data(a.member, _before_review(a.safety, result)))
+               for a in answers if a.safety is not None]
     reviews = first.reviews if first is not None else result.reviews
     if reviews:
         events.append(StageStartedEvent(run_id, {"stage": "review"}))
     events += [ReviewEvent(run_id, review_event_data(r, labels=labels)) for r in reviews]
+    events += _read_by_council(run_id, answers)
     events += _ranking(run_id, first if first is not None else result,
                        result.ranking if first is None else first.ranking)
     if rounds is not None and first is not None:
@@ -70,6 +75,20 @@ def stage_events(result: CouncilResult, *, labels: bool = False, deltas: bool = 
     if result.final_answer is not None:
         events += _final(run_id, result.final_answer, deltas)
     return events
+
+
+def _before_review(verdict: SafetyVerdict, result: CouncilResult) -> SafetyVerdict:
+    """The gate's verdict as it stood before review: a pass, for an answer the council's reading blocked."""
+    if verdict.checker != COUNCIL_CHECKER:
+        return verdict
+    checker = result.safety_gate.checker if result.safety_gate is not None else "patterns"
+    return SafetyVerdict(passed=True, notes=list(verdict.notes), checker=checker)
+
+
+def _read_by_council(run_id: str, answers: list[AnswerRecord], skip: frozenset[str] = frozenset()) -> list[StageEvent]:
+    """The council's reading, after the reviews: a verdict for each answer it blocked (but those in ``skip``)."""
+    return [SafetyEvent(run_id, safety_event_data(a.member, a.safety)) for a in answers
+            if a.safety is not None and a.safety.checker == COUNCIL_CHECKER and a.member not in skip]
 
 
 def _ranking(run_id: str, figures: CouncilResult | FirstRound, ranking: list[RankingEntry],
@@ -94,8 +113,11 @@ def _second_round(result: CouncilResult, rounds: DeliberationRecord, labels: boo
             answer.safety if revision.decision == "revised" else revision.safety if revision.decision == "blocked"
             else None)
         if verdict is not None:
-            events.append(SafetyEvent(run_id, safety_event_data(answer.member, verdict)))
+            events.append(SafetyEvent(run_id, safety_event_data(answer.member, _before_review(verdict, result))))
     events += [ReviewEvent(run_id, review_event_data(r, 2, labels=labels)) for r in result.reviews]
+    first = rounds.first_round
+    blocked_before = frozenset(a.member for a in first.answers if a.status == "blocked") if first else frozenset()
+    events += _read_by_council(run_id, result.answers, blocked_before)
     events += _ranking(run_id, result, result.ranking, round_no=2)
     return events
 

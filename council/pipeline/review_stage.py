@@ -28,6 +28,7 @@ from council.pipeline.verdicts import automatic_review
 from council.providers import Provider
 from council.result import AnswerRecord, DimensionScoresRecord, Failure, ReviewRecord
 from council.review.ballot import BallotParse, parse_ballot
+from council.review.flags import ReviewFlags
 from council.review.prompt import (
     Candidate,
     labels_for,
@@ -98,6 +99,7 @@ async def review_one(
     budget: RunBudget | None = None,
     ctx: RunContext | None = None,
     round_no: int = 1,
+    ask_flags: bool = False,
 ) -> ReviewRecord:
     """One reviewer's ballot on the answers in ``order`` (kept replies stand in when ``ctx`` reuses calls)."""
     started = time.perf_counter()
@@ -106,8 +108,8 @@ async def review_one(
     candidate_texts = [texts[m] for m in order]
     nonce = new_nonce([*candidate_texts, *(m.content for m in question)])
     messages = render_review_prompt(
-        question, [Candidate(label=label, text=texts[m]) for label, m in label_to_member.items()], rubric, nonce
-    )
+        question, [Candidate(label=label, text=texts[m]) for label, m in label_to_member.items()], rubric, nonce,
+        ask_flags=ask_flags)
     record = ReviewRecord(reviewer=provider.member.name, order=order, labels=label_to_member)
     usage = Usage()
     attempts = 0
@@ -145,11 +147,22 @@ async def review_one(
             scores=dict(evaluation.scores), overall=evaluation.overall, notes=evaluation.notes,
             reported_overall=parsed.reported_overall.get(label),
             normalized={cid: round(value, 4) for cid, value in evaluation.normalized.items()},
+            **flag_fields(evaluation.flags),
         )
         for label, evaluation in parsed.evaluations.items()
     }
     ranking = [label_to_member[label] for label in parsed.ranking]
     return record.model_copy(update={"scores": scores, "ranking": ranking, **common})
+
+
+def asks_flags(ctx: RunContext) -> bool:
+    """Whether this run's reviewers flag harmful and reviewer-aimed answers in their ballots."""
+    return ctx.config.safety.enabled and ctx.config.safety.council_review
+
+
+def flag_fields(flags: ReviewFlags) -> dict[str, object]:
+    """A ballot entry's flags as :class:`DimensionScoresRecord` fields (none when nothing is flagged)."""
+    return {"harmful": flags.harmful, "addresses_reviewers": flags.addresses_reviewers} if flags.any else {}
 
 
 def mark_oversized(answers: list[AnswerRecord], max_chars: int | None) -> list[AnswerRecord]:
@@ -187,7 +200,8 @@ async def gather_reviews(
     orders = {reviewer: presentation_order(seed, reviewer, shown) for reviewer, shown in plan.items()}
     jobs = {
         reviewer: review_one(ctx.providers[reviewer], ctx.plan.messages, order, texts, ctx.plan.rubric,
-                          ctx.config.review.retry_on_parse_failure, ctx.budget, ctx, round_no)
+                          ctx.config.review.retry_on_parse_failure, ctx.budget, ctx, round_no,
+                          asks_flags(ctx))
         for reviewer, order in orders.items()
     }
 

@@ -20,6 +20,7 @@ from typing import Literal
 
 from council.pipeline.answer import answers_stage, quorum_stage
 from council.pipeline.context import RunContext, timed
+from council.pipeline.council_reading import council_reading_stage, reads
 from council.pipeline.deliberation import (
     deliberation_stage,
     first_round_stands,
@@ -70,6 +71,8 @@ RUN_STAGES: tuple[RunStage, ...] = (
     RunStage("quorum", quorum_stage),
     RunStage("rubric_scores", rubric_scores_stage, timing="review_ms"),
     RunStage("review", review_stage, timing="review_ms"),
+    # The council's own reading of what it reviewed: blocks and flags before anything ranks or sees the answers.
+    RunStage("council_reading", council_reading_stage, timing="safety_ms", runs_when=reads),
     RunStage("ranking", ranking_stage, timing="aggregate_ms", checkpoint="ranking"),
     # The second round (review.rounds: 2): the decision, then, when the first ranking is unsure, the round itself.
     # Saved after the decision too: a run kept to one round stores why there.

@@ -44,6 +44,8 @@ Decisions worth knowing:
 - Keys of an evaluation other than the scores, ``overall`` and ``notes`` are
   ignored; a reported ``overall`` that is not a number is ignored too, since
   it is never used for scoring. ``notes`` may be missing or null.
+- The flags ``harmful`` and ``addresses_reviewers`` are read leniently
+  (:mod:`council.review.flags`): absent, they flag nothing; never a failure.
 
 Parsing is linear in the reply's length: string search and the C JSON
 scanner, brace matching over at most the last 20,000 braces, and a bounded
@@ -60,6 +62,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from council.review.ballot_search import ballot_spots
+from council.review.flags import NO_FLAGS, ReviewFlags, read_flags
 from council.review.sandbox import neutralize
 from council.rubrics.model import Criterion, CriterionValue, Rubric
 
@@ -76,6 +79,8 @@ class DimensionScores:
     overall: float
     notes: str
     normalized: dict[str, float] = field(default_factory=dict)
+    #: What the reviewer flagged in the answer (:mod:`council.review.flags`); nothing when it did not say.
+    flags: ReviewFlags = NO_FLAGS
 
 
 @dataclass(frozen=True)
@@ -282,7 +287,8 @@ def _read_evaluations(
         if len(scores) == len(form.criteria):
             normalized = {cid: form.worth[cid][value] for cid, value in scores.items()}
             overall = round(rubric.unit_score(normalized), 4)
-            evaluations[label] = DimensionScores(scores, overall, notes[:MAX_NOTES_CHARS], normalized)
+            evaluations[label] = DimensionScores(scores, overall, notes[:MAX_NOTES_CHARS], normalized,
+                                                 read_flags(fields))
     return evaluations, reported
 
 

@@ -27,6 +27,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from council.review.flags import HARMFUL_KEY
+from council.review.flags import RULES as FLAG_RULES
+from council.review.flags import SCHEMA_PART as FLAGS_SCHEMA_PART
 from council.review.sandbox import (  # noqa: F401 - fill_template, neutralize and new_nonce are re-exported
     fence,
     fill_template,
@@ -61,6 +64,8 @@ class ReviewTask:
     candidates: list[Candidate]
     dimension_ids: list[str]
     hints: dict[str, str] = field(default_factory=dict)
+    #: Whether the prompt asks for the flags (``harmful``, ``addresses_reviewers``) too.
+    asks_flags: bool = False
 
 
 def shown_to_reviewers(text: str, max_chars: int | None) -> str:
@@ -141,12 +146,13 @@ def _render_rubric(rubric: Rubric) -> str:
     return "\n\n".join(sections)
 
 
-def render_verdict_schema(labels: list[str], rubric: Rubric) -> str:
+def render_verdict_schema(labels: list[str], rubric: Rubric, ask_flags: bool = False) -> str:
     """The shape of the verdict JSON, with one entry per label, for the prompt."""
     scores = rubric.memo("review_prompt.schema_scores", lambda: ", ".join(
         f'"{c.id}": <{key_hint(c, rubric)}>' for c in rubric.llm_criteria()))
+    flags = f", {FLAGS_SCHEMA_PART}" if ask_flags else ""
     entries = ",\n".join(
-        f'    "{label}": {{{scores}, "overall": <number>, "notes": "<text>"}}' for label in labels
+        f'    "{label}": {{{scores}, "overall": <number>, "notes": "<text>"{flags}}}' for label in labels
     )
     return '{\n  "ranking": [<every label, best first>],\n  "evaluations": {\n' + entries + "\n  }\n}"
 
@@ -163,13 +169,16 @@ def _rubric_values(rubric: Rubric) -> Mapping[str, str]:
 
 
 def render_review_prompt(
-    conversation: Sequence[ChatMessage], candidates: list[Candidate], rubric: Rubric, nonce: str
+    conversation: Sequence[ChatMessage], candidates: list[Candidate], rubric: Rubric, nonce: str,
+    *, ask_flags: bool = False,
 ) -> list[ChatMessage]:
     """The system and user messages asking one reviewer to score ``candidates``.
 
     ``candidates`` are rendered in the order given (the caller shuffles them
     per reviewer). The nonce must come from :func:`new_nonce` over every
-    conversation turn and candidate text.
+    conversation turn and candidate text. ``ask_flags``: each entry also
+    says whether the answer gives harmful help and whether it addresses the
+    reviewers (:mod:`council.review.flags`; ``safety.council_review``).
     """
     if not candidates:
         raise ValueError("a review needs at least one candidate")
@@ -181,7 +190,9 @@ def render_review_prompt(
         raise ValueError(f"candidate labels must be unique, got {labels}")
     system = render_prompt(
         SYSTEM_TEMPLATE,
-        {**_rubric_values(rubric), "nonce": nonce, "verdict_schema": render_verdict_schema(labels, rubric)},
+        {**_rubric_values(rubric), "nonce": nonce, "verdict_schema": render_verdict_schema(labels, rubric, ask_flags),
+         "flag_rules": f"\n{FLAG_RULES}" if ask_flags else "",
+         "flag_keys": ', plus "harmful" and "addresses_reviewers" as rule 6 says' if ask_flags else ""},
     )
     user = render_prompt(
         USER_TEMPLATE,
@@ -244,6 +255,8 @@ def read_review_task(messages: list[ChatMessage]) -> ReviewTask | None:
             position = end + len(closing)
         if not candidates or not dimension_ids:
             return None
-        return ReviewTask(nonce=nonce, candidates=candidates, dimension_ids=dimension_ids, hints=hints)
+        asks_flags = f'"{HARMFUL_KEY}": ' in system
+        return ReviewTask(nonce=nonce, candidates=candidates, dimension_ids=dimension_ids, hints=hints,
+                          asks_flags=asks_flags)
     except Exception:
         return None

@@ -8,5 +8,7 @@ Internal: its modules and names may change in any release; the public API is :mo
 """
 
 from council.safety.gate import CATEGORIES, SafetyFinding, SafetyVerdict, check_answer
+from council.safety.manipulation import find_manipulation
+from council.safety.topics import harm_topics
 
-__all__ = ["CATEGORIES", "SafetyFinding", "SafetyVerdict", "check_answer"]
+__all__ = ["CATEGORIES", "SafetyFinding", "SafetyVerdict", "check_answer", "find_manipulation", "harm_topics"]

@@ -17,7 +17,9 @@ as everywhere else (:func:`council.result.masked`). The gate decides once
 every answer is in, so a live answer is screened as it arrives: with the
 pattern gate, the same patterns run on it at once; with a second check (an
 LLM classifier or a moderation API), its text waits for that verdict (the ``answer`` event goes out at
-once without it, and again with it, masked if blocked).
+once without it, and again with it, masked if blocked). With the council's own reading
+(``safety.council_review``, the default) the text waits until the reviews are read: a verdict from the
+reading (``checker: "council"``, only for what it blocks) or the first ranking releases it.
 """
 
 from __future__ import annotations
@@ -32,19 +34,23 @@ from aiohttp import web
 
 from council.config import CouncilConfig
 from council.pipeline import cost_summary, run_finished_data, stage_events
-from council.result import CouncilResult, masked, masked_excerpt
+from council.result import CouncilResult, masked, masked_evidence, masked_excerpt
 from council.review import labels_for
 from council.safety import check_answer
 
 Event = dict[str, Any]
 KEEP_FINISHED = 64
-GateMode = Literal["off", "patterns", "classifier"]
+GateMode = Literal["off", "patterns", "classifier", "council"]
+#: The events after which nothing more will decide an answer held for the council's reading.
+_READ_BY = frozenset({"ranking", "final", "run_finished"})
 
 
 def gate_mode(config: CouncilConfig) -> GateMode:
     """How the run's safety gate decides, which says when a live answer's text may go out."""
     if not config.safety.enabled:
         return "off"
+    if config.safety.council_review:
+        return "council"
     return "classifier" if config.safety.classifier is not None else "patterns"
 
 
@@ -102,16 +108,19 @@ class LiveRun:
         if kind == "answer":
             data = self._screened(data)
         elif kind == "safety":
-            self._append(kind, {**data, "findings": [{**f, "evidence": masked_excerpt(f["evidence"], f["category"])}
-                                                     for f in data.get("findings") or []]})
-            held = self._held.pop(data.get("member", ""), None)
+            self._append(kind, {**data, "findings": [
+                {**f, "evidence": masked_evidence(f["evidence"], f["category"], f["rule"])}
+                for f in data.get("findings") or []]})
+            # Under the council's reading a pass before review decides nothing yet; a block always does.
+            decides = self.gate != "council" or not data.get("passed") or data.get("checker") == "council"
+            held = self._held.pop(data.get("member", ""), None) if decides else None
             if held is not None:
                 category = (data.get("findings") or [{"category": "unsafe"}])[0]["category"]
                 self._append("answer", held if data.get("passed") else
                              {**held, "status": "blocked", "content": masked_excerpt(held["content"], category)})
             self._wake()
             return
-        elif kind in ("stage_started", "run_finished") and self._held:
+        elif self._held and self._releases(kind, data):
             # Past the gate without a verdict (it did not check them): nothing more will come for these.
             for held in self._held.values():
                 self._append("answer", held)
@@ -119,18 +128,24 @@ class LiveRun:
         self._append(kind, data)
         self._wake()
 
+    def _releases(self, kind: str, data: dict[str, Any]) -> bool:
+        """Whether this event lets the held answers go: the gate is past, and nothing more will block them."""
+        if self.gate == "council":
+            return kind in _READ_BY or (kind == "stage_started" and data.get("stage") in ("final", "deliberation"))
+        return kind in ("stage_started", "run_finished")
+
     def _screened(self, answer: dict[str, Any]) -> dict[str, Any]:
         """An ``answer`` event as it may go out before the gate has spoken."""
         content = answer.get("content")
         if answer.get("status") != "ok" or not isinstance(content, str) or self.gate == "off":
             return answer
-        if self.gate == "classifier":
+        verdict = check_answer(content)
+        if not verdict.passed:
+            return {**answer, "content": masked_excerpt(content, verdict.findings[0].category)}
+        if self.gate in ("classifier", "council"):
             self._held[answer["member"]] = answer
             return {**answer, "content": None}
-        verdict = check_answer(content)
-        if verdict.passed:
-            return answer
-        return {**answer, "content": masked_excerpt(content, verdict.findings[0].category)}
+        return answer
 
     def _append(self, kind: str, data: dict[str, Any]) -> None:
         self.events.append({"seq": len(self.events), "kind": kind, "data": with_labels(kind, data)})

@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 
 from council.review.chairman import ChairmanTask
 from council.review.evaluation import EvaluationTask
+from council.review.flags import ADDRESSES_KEY, HARMFUL_KEY, NO_FLAGS, ReviewFlags
 from council.review.prompt import ReviewTask
 from council.review.revision import RevisionTask
 from council.simulation.calls import CallInfo, FunctionReply, ReplyFunction, last_user_text, read_call
@@ -41,19 +42,32 @@ def by_length(text: str) -> int:
     return min(10, 1 + len(text) // 10)
 
 
-def honest_ballot(task: ReviewTask, judge: Judge, notes: str = "") -> str:
+Flagger = Callable[[str], ReviewFlags]
+"""What a reviewer flags in an answer's text (:mod:`council.review.flags`), when its prompt asks."""
+
+
+def honest_ballot(task: ReviewTask, judge: Judge, notes: str = "", flag: Flagger | None = None) -> str:
     """A well-formed verdict giving every criterion of each answer ``judge(text)``, on the criterion's own scale.
 
     A 1-10 criterion gets the score itself; a yes/no one (``true/false``)
-    yes from 6; a levelled one the level at that height of its list.
+    yes from 6; a levelled one the level at that height of its list. When
+    the prompt asks for the flags (``safety.council_review``), each entry
+    has them: ``flag(text)``'s, or nothing flagged.
     """
     scores = {c.label: max(1, min(10, round(judge(c.text)))) for c in task.candidates}
+    texts = {c.label: c.text for c in task.candidates}
     ranking = sorted(scores, key=lambda label: (-scores[label], label))
     evaluations = {label: {**{d: score_as_hint(task.hints.get(d, "1-10"), score) for d in task.dimension_ids},
-                           "overall": score, "notes": notes}
+                           "overall": score, "notes": notes,
+                           **(flag_keys(flag(texts[label]) if flag else NO_FLAGS) if task.asks_flags else {})}
                    for label, score in scores.items()}
     verdict = json.dumps({"ranking": ranking, "evaluations": evaluations})
     return f"My assessment follows.\n<verdict nonce=\"{task.nonce}\">{verdict}</verdict>"
+
+
+def flag_keys(flags: ReviewFlags) -> dict[str, object]:
+    """A ballot entry's two flag keys, as a reviewer writes them."""
+    return {HARMFUL_KEY: flags.harmful or "no", ADDRESSES_KEY: flags.addresses_reviewers}
 
 
 def revision_reply(task: RevisionTask, revised: str | None = None, reason: str = "") -> str:
@@ -111,5 +125,5 @@ def plays_every_role(answer: str | ReplyFunction, judge: Judge | None = None) ->
     return reply
 
 
-__all__ = ["SAFE_VERDICT", "Judge", "by_length", "honest_ballot", "plays_every_role", "reference_verdict",
-           "revision_reply", "strict_verdict"]
+__all__ = ["SAFE_VERDICT", "Flagger", "Judge", "by_length", "flag_keys", "honest_ballot", "plays_every_role",
+           "reference_verdict", "revision_reply", "strict_verdict"]

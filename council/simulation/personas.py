@@ -22,8 +22,10 @@ from dataclasses import dataclass, replace
 from council.config import MemberConfig, SimulatedPersona
 from council.review.chairman import ChairmanTask
 from council.review.evaluation import EvaluationTask
+from council.review.flags import ADDRESSES_KEY, HARM_CATEGORIES, HARMFUL_KEY
 from council.review.prompt import ReviewTask
 from council.review.revision import RevisionTask
+from council.safety import find_manipulation, harm_topics
 from council.types import ChatMessage
 
 SOUND_POINTS = (
@@ -63,6 +65,10 @@ class Persona:
     latency_ms: float
     #: In a second round, how far a revision moves toward the best-critiqued answer's quality (0: never).
     uptake: float = 0.0
+    #: As a reviewer asked for flags: how often it flags an answer that goes along with a harmful request, or
+    #: that addresses the reviewers; and how often it flags one that does neither.
+    harm_sensitivity: float = 0.9
+    false_flag_rate: float = 0.0
 
 
 def persona_for(member: MemberConfig) -> Persona:
@@ -78,6 +84,8 @@ def persona_for(member: MemberConfig) -> Persona:
         "latency_ms": 0.0,
         # Drawn last, so the traits above stay what they were before revisions existed. A quarter never improve.
         "uptake": 0.0 if rng.random() < 0.25 else round(rng.uniform(0.2, 0.9), 3),
+        # Drawn after the rest for the same reason. No false flags unless a config asks for them.
+        "harm_sensitivity": round(rng.uniform(0.75, 0.98), 3),
     }
     overrides = (member.persona or SimulatedPersona()).model_dump(exclude_none=True)
     return Persona(**{**derived, **overrides})
@@ -167,10 +175,32 @@ def write_review(persona: Persona, task: ReviewTask, member: str) -> str:
         verdict = "solid and specific" if quality >= 0.7 else "partly vague" if quality >= 0.4 else "mostly filler"
         evaluations[candidate.label] = {**scores, "overall": round(means[candidate.label], 1),
                                         "notes": f"{points} points, {verdict}."}
+        if task.asks_flags:
+            evaluations[candidate.label].update(read_flags_as(persona, candidate.text, member, task.nonce))
     ranking = sorted(means, key=lambda label: (-means[label], label))
     critique = " ".join(f"{label}: {evaluations[label]['notes']}" for label in ranking)
     ballot = json.dumps({"ranking": ranking, "evaluations": evaluations})
     return f"{critique}\n\n<verdict nonce=\"{task.nonce}\">{ballot}</verdict>"
+
+
+def read_flags_as(persona: Persona, text: str, member: str, nonce: str) -> dict[str, object]:
+    """What a simulated reviewer flags in one answer: what it notices, by its sensitivity and false-flag rate.
+
+    It notices an answer about a harm topic (:func:`council.safety.harm_topics`: the simulated members
+    go along with whatever is asked) and text aimed at the reviewers (the gate's own rules). Drawn from
+    a generator of its own, so that the scores are what they were before reviewers flagged anything.
+    """
+    rng = random.Random(_seed(member, nonce, text, "flags"))
+    topics = harm_topics(text)
+    if topics and rng.random() < persona.harm_sensitivity:
+        harmful = topics[0]
+    elif not topics and rng.random() < persona.false_flag_rate:
+        harmful = HARM_CATEGORIES[0]
+    else:
+        harmful = "no"
+    aimed = bool(find_manipulation(text))
+    addresses = rng.random() < (persona.harm_sensitivity if aimed else persona.false_flag_rate)
+    return {HARMFUL_KEY: harmful, ADDRESSES_KEY: addresses}
 
 
 def write_synthesis(task: ChairmanTask) -> str:

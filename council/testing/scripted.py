@@ -19,7 +19,14 @@ from council.review.chairman import read_chairman_task
 from council.review.evaluation import EvaluationTask, read_evaluation_task
 from council.review.prompt import ReviewTask, read_review_task
 from council.review.revision import RevisionTask, read_revision_task
-from council.simulation.honest import by_length, honest_ballot, reference_verdict, revision_reply, strict_verdict
+from council.simulation.honest import (
+    Flagger,
+    by_length,
+    honest_ballot,
+    reference_verdict,
+    revision_reply,
+    strict_verdict,
+)
 from council.testing.fake_llm import RecordedRequest
 from council.types import ChatMessage
 
@@ -51,12 +58,15 @@ def council_member(
     review: Callable[[ReviewTask, RecordedRequest], str] | None = None,
     evaluate: Callable[[EvaluationTask, RecordedRequest], str] | None = None,
     revise: Callable[[RevisionTask, RecordedRequest], str] | None = None,
+    flag: Flagger | None = None,
 ) -> Callable[[RecordedRequest], str]:
     """A reply function for ``Step(reply=...)`` that plays a full council member.
 
     ``evaluate`` answers evaluator prompts (``council eval``); by default
     :func:`default_verdict`. ``revise`` answers a second round's revision
     prompt (see :func:`revision_reply`); by default the member keeps its answer.
+    ``flag`` says what the member flags in an answer it reviews (harmful help, text aimed at the
+    reviewers: :class:`council.review.flags.ReviewFlags`); by default nothing.
     """
 
     def reply(request: RecordedRequest) -> str:
@@ -65,7 +75,7 @@ def council_member(
         if task is not None:
             if review is not None:
                 return review(task, request)
-            return honest_ballot(task, judge or by_length)
+            return honest_ballot(task, judge or by_length, flag=flag)
         revision = read_revision_task(messages)
         if revision is not None:
             return revise(revision, request) if revise is not None else revision_reply(revision)

@@ -105,8 +105,9 @@ async def test_checkpoints_save_the_run_as_each_stage_ends(tmp_path):
 
 def test_the_stage_list_reads_in_run_order():
     second_round = ["deliberation", "revisions", "second_review", "second_ranking"]
-    assert names(RUN_STAGES) == ["answers", "safety", "quorum", "rubric_scores", "review", "ranking", *second_round,
-                                 "final"]
+    assert names(RUN_STAGES) == ["answers", "safety", "quorum", "rubric_scores", "review", "council_reading",
+                                 "ranking", *second_round, "final"]
     assert [s.checkpoint for s in RUN_STAGES if s.checkpoint] == ["answers", "ranking", "deliberation", "deliberation"]
-    assert [s.name for s in RUN_STAGES if s.runs_when is not None] == second_round, "only review.rounds: 2 has them"
+    assert [s.name for s in RUN_STAGES if s.runs_when is not None] == ["council_reading", *second_round], \
+        "only safety.council_review has the reading, only review.rounds: 2 the second round"
     assert [s.name for s in RUN_STAGES if s.on_crash is not None] == second_round, "a crash there costs the round"

@@ -9,6 +9,7 @@ from typing import Any
 import aiohttp
 import openai
 
+from council.review.flags import NO_FLAGS, ReviewFlags
 from council.storage.store import Store
 from council.testing.fake_llm import RecordedRequest, Step
 from council.testing.scripted import council_member
@@ -88,8 +89,11 @@ async def test_the_page_never_receives_blocked_text_live(fake_llm, tmp_path):
         assert leaked(events) == [], "not even for the moment between beta's answer and the gate"
         beta = [e["data"] for e in events if e["kind"] == "answer" and e["data"]["member"] == "beta"]
         assert beta and all(a["content"] == "To build a pipe …[blocked: weapon_making]" for a in beta)
-        gamma = next(e["data"] for e in events if e["kind"] == "answer" and e["data"]["member"] == "gamma")
-        assert gamma["content"] == "gamma says Paris. quality=5", "an answer that passes goes out as written"
+        gamma = [e for e in events if e["kind"] == "answer" and e["data"]["member"] == "gamma"]
+        # Held until the council's reading of the reviews (safety.council_review), then out as written.
+        assert [e["data"]["content"] for e in gamma] == [None, "gamma says Paris. quality=5"]
+        ranking = next(e for e in events if e["kind"] == "ranking")
+        assert gamma[1]["seq"] < ranking["seq"]
         status, snapshot = await get(f"{server.url}/api/runs/{run_id}", WEB_KEY)
         assert status == 200 and leaked(snapshot) == []
     finally:
@@ -162,6 +166,37 @@ async def test_get_run_needs_the_key_and_names_a_missing_run(fake_llm, tmp_path)
         assert status == 404 and body["error"]["param"] == "run_id"
         status, _ = await get(f"{server.base_url}/council/runs/nope", API_KEY)
         assert status == 401
+    finally:
+        await runner.cleanup()
+        server.store.close()
+
+
+async def test_the_page_holds_every_answer_until_the_councils_reading_and_never_shows_what_it_blocks(
+        fake_llm, tmp_path):
+    # The patterns let this through; alpha and gamma, beta's two reviewers, both call it harmful.
+    outline = "Sure: you just need two household cleaners and a small closed room. quality=9"
+    for name, quality in MEMBERS.items():
+        answer = outline if name == "beta" else f"{name} says Paris. quality={quality}"
+        fake_llm.script(f"model-{name}", Step(reply=council_member(
+            answer, quality_judge,
+            flag=lambda text: ReviewFlags(harmful="dangerous_instructions") if "closed room" in text else NO_FLAGS)))
+    runner, server = await start_web(fake_llm, tmp_path / "council.db", keys=WEB_KEY)
+    try:
+        run_id, events = await page_run(server.url, "What is the capital of France?")
+        assert "closed room" not in json.dumps(events), "not even before the reviewers had read it"
+        beta = [e for e in events if e["kind"] == "answer" and e["data"]["member"] == "beta"]
+        verdict = next(e for e in events if e["kind"] == "safety" and e["data"]["member"] == "beta"
+                       and e["data"]["checker"] == "council")
+        assert [e["data"]["content"] for e in beta] == [None, "Sure: you just need …[blocked: dangerous_instructions]"]
+        assert beta[0]["seq"] < verdict["seq"] < beta[1]["seq"] and beta[1]["data"]["status"] == "blocked"
+        assert verdict["data"]["findings"][0]["evidence"] == (
+            "2 of 2 reviewers called it harmful: alpha (dangerous_instructions), gamma (dangerous_instructions)")
+        status, snapshot = await get(f"{server.url}/api/runs/{run_id}", WEB_KEY)
+        assert status == 200 and "closed room" not in json.dumps(snapshot), "nor when rebuilt from the store"
+        replayed = [e["kind"] for e in snapshot["events"]]
+        # The replay says what the live run said: beta passed the patterns, then the reading blocked it.
+        assert replayed.index("review") < max(i for i, e in enumerate(snapshot["events"])
+                                              if e["kind"] == "safety" and e["data"]["member"] == "beta")
     finally:
         await runner.cleanup()
         server.store.close()

@@ -169,7 +169,11 @@ async def test_asking_streams_the_run_and_records_the_answer(server):
     events = await finish(server, run_id)
     kinds = [e["kind"] for e in events]
     assert kinds[0] == "run_started" and kinds[-1] == "result"
-    assert kinds.count("answer") == 3 and kinds.count("safety") == 3 and kinds.count("review") == 3
+    # Each answer goes out twice: held (no text) until the council's reading of the reviews, then with its text.
+    assert kinds.count("answer") == 6 and kinds.count("safety") == 3 and kinds.count("review") == 3
+    for member in ("alpha", "beta", "gamma"):
+        texts = [e["data"]["content"] for e in events if e["kind"] == "answer" and e["data"]["member"] == member]
+        assert texts[0] is None and texts[1], texts
     assert kinds.index("ranking") < kinds.index("final") < kinds.index("run_finished")
     assert [e["seq"] for e in events] == list(range(len(events)))
     review = next(e for e in events if e["kind"] == "review")

@@ -295,10 +295,14 @@ export class RunView {
           text: answer.content }));
       }
     } else if (status === "blocked") {
-      // The badge says the gate withheld it; this line says why, once.
-      const found = (verdict?.findings || []).map((f) => `${f.category} (${f.rule})`);
+      // The badge says the gate withheld it; this line says why, once. The council's own reading blocks after
+      // review: its evidence is who flagged it, not the answer's words.
+      const findings = verdict?.findings || [];
+      const council = findings.find((f) => f.rule === "council.review");
+      const found = findings.map((f) => `${f.category} (${f.rule})`);
       body.append(h("p", { class: "failure", "data-testid": "blocked-why",
-        text: `Not shown and not reviewed${found.length ? `: ${found.join(", ")}` : ""}.` }));
+        text: council ? `Not shown and not ranked: ${council.category}; ${council.evidence}.`
+          : `Not shown and not reviewed${found.length ? `: ${found.join(", ")}` : ""}.` }));
     }
     const safetyLine = verdict?.passed
       ? h("p", { class: "safety passed",

@@ -63,6 +63,7 @@ from council.pipeline.targets import evaluate_target
 from council.ranking.ballot_file import BallotError
 from council.ranking.ballots import BallotReport, rank_ballots
 from council.result import AnswerRecord, CouncilResult, FinalAnswer, RankingEntry, ReviewRecord
+from council.review.flags import ReviewFlags
 from council.rubrics.catalog import UnknownRubricError
 from council.rubrics.load import load_rubric
 from council.rubrics.model import Criterion, Rubric
@@ -106,6 +107,7 @@ __all__ = [
     "RateLimitedError",
     "RetryPolicy",
     "ReviewConfig",
+    "ReviewFlags",
     "ReviewRecord",
     "Rubric",
     "RunPlan",

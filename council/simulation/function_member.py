@@ -31,7 +31,7 @@ from council.errors import ProviderError
 from council.providers.base import Reply
 from council.providers.simulated import SimulatedBehaviour, word_usage
 from council.simulation.calls import CallInfo, FunctionReply, ReplyFunction, read_call
-from council.simulation.honest import Judge, plays_every_role
+from council.simulation.honest import Flagger, Judge, plays_every_role
 from council.types import ChatMessage, GenerationParams
 
 
@@ -59,18 +59,20 @@ class FunctionMember(MemberConfig):
 
     @classmethod
     def answering(cls, name: str, answer: str | ReplyFunction, *, score: Judge | None = None,
-                  **settings: Any) -> FunctionMember:
+                  flag: Flagger | None = None, **settings: Any) -> FunctionMember:
         """A member that answers with ``answer`` (a text or a reply function) and plays every other role straight.
 
         Its reviews score each answer by ``score(text)``, 1 to 10 (default:
         a point each ten characters); it keeps its answer in a second round,
         passes every answer as the safety classifier, and as the chairman
         gives the top-ranked answer (see
-        :func:`~council.simulation.honest.plays_every_role`). ``settings``
-        are the constructor's (``model``, ``price``, ...).
+        :func:`~council.simulation.honest.plays_every_role`). ``flag(text)``
+        says what it flags in an answer it reviews (:class:`ReviewFlags`:
+        harmful help, text aimed at the reviewers); by default nothing.
+        ``settings`` are the constructor's (``model``, ``price``, ...).
         """
         settings.setdefault("model", f"function:{_name_of(answer) if callable(answer) else 'answering'}")
-        return cls(name, plays_every_role(answer, score), **settings)
+        return cls(name, plays_every_role(answer, score, flag), **settings)
 
     @property
     def reply(self) -> ReplyFunction:

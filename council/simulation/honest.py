@@ -90,7 +90,8 @@ def reference_verdict(task: EvaluationTask) -> str:
     return strict_verdict(2 if found else 1, 2, "The reference answer is there." if found else "Partly right.")
 
 
-def plays_every_role(answer: str | ReplyFunction, judge: Judge | None = None) -> ReplyFunction:
+def plays_every_role(answer: str | ReplyFunction, judge: Judge | None = None,
+                     flag: Flagger | None = None) -> ReplyFunction:
     """A reply function that answers with ``answer`` and plays every other role straight.
 
     ``answer`` is the text, or a reply function (called for ``answer``
@@ -107,7 +108,7 @@ def plays_every_role(answer: str | ReplyFunction, judge: Judge | None = None) ->
         call = read_call(messages)
         task = call.task
         if isinstance(task, ReviewTask):
-            return honest_ballot(task, scores)
+            return honest_ballot(task, scores, flag=flag)
         if isinstance(task, RevisionTask):
             return revision_reply(task)
         if isinstance(task, EvaluationTask):

@@ -25,7 +25,12 @@ What a reviewer flags is SIMULATED, two ways:
   with their persona's sensitivity: they cannot tell a refusal from help, so
   their false blocks show why a topic is not a verdict.
 
-Usage: python scripts/bench_council_reading.py [--split dev|heldout|fresh|all] [--trials N] [--json PATH]
+``--corpus tests/data/safety/unseen.jsonl`` measures the unseen set (split
+``unseen``: written apart from the corpus, never tuned on). ``--split all``,
+the default, reports every split the file holds.
+
+Usage: python scripts/bench_council_reading.py [--split dev|heldout|fresh|unseen|all] [--corpus PATH] [--trials N]
+[--json PATH]
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from council.safety import check_answer, harm_topics
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "safety" / "corpus.jsonl"
 REVIEWERS = ("r1", "r2", "r3", "r4")
+SPLITS = ("dev", "heldout", "fresh", "unseen")
 Flagger = Callable[[dict, random.Random], str | None]
 
 
@@ -116,7 +122,8 @@ def parse_rates(text: str, name: str) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("dev", "heldout", "fresh", "all"), default="all")
+    parser.add_argument("--split", choices=(*SPLITS, "all"), default="all",
+                        help="the split to report (default: each of dev, heldout, fresh and unseen in the corpus)")
     parser.add_argument("--reviewers", choices=("labels", "personas"), default="labels")
     parser.add_argument("--sensitivity", default="0.95,0.85,0.7,0.5")
     parser.add_argument("--false-flag", default="0.01,0.02,0.05,0.1")
@@ -131,8 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     false_flag = parse_rates(args.false_flag, "--false-flag")
     flaggers = ([label_reviewer(s, f) for s, f in zip(sensitivity, false_flag, strict=True)]
                 if args.reviewers == "labels" else [persona_reviewer(s) for s in sensitivity])
-    rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-    splits = ("dev", "heldout", "fresh") if args.split == "all" else (args.split,)
+    try:
+        rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError) as error:
+        print(f"cannot read the corpus {args.corpus}: {error}", file=sys.stderr)
+        return 2
+    splits = [s for s in SPLITS if split_rows(rows, s)] if args.split == "all" else [args.split]
     report = {split: measure(split_rows(rows, split), flaggers, args.trials, args.seed) for split in splits}
     print(f"SIMULATED reviewers ({args.reviewers}): sensitivity {args.sensitivity}"
           + (f", false flags {args.false_flag}" if args.reviewers == "labels" else "")

@@ -13,8 +13,12 @@ tests/data/safety/corpus.jsonl, prints:
 
 The pseudo-split ``fresh`` is the part of heldout written after the pattern
 layer was tuned (``written: after_tuning``): the figure nobody tuned for.
+The split ``unseen`` is the set tests/data/safety/unseen.jsonl
+(``--corpus`` it), written apart and never tuned on. Without ``--split``,
+every split found in the corpus is reported.
 
-Usage: python scripts/bench_safety.py [--layer NAME] [--split dev|heldout|fresh|all] [--corpus PATH] [--json PATH]
+Usage: python scripts/bench_safety.py [--layer NAME] [--split dev|heldout|fresh|unseen|all] [--corpus PATH]
+[--json PATH]
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from council.safety import check_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "safety" / "corpus.jsonl"
+SPLITS = ("dev", "heldout", "fresh", "unseen")
 
 
 def pattern_layer(text: str) -> set[str]:
@@ -128,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     """Benchmark the chosen layers and print (or dump as JSON) the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layer", choices=sorted(LAYERS), action="append", help="a layer to run (default: all)")
-    parser.add_argument("--split", choices=["dev", "heldout", "fresh", "all"], action="append",
-                        help="a split to report (default: dev, heldout and fresh)")
+    parser.add_argument("--split", choices=[*SPLITS, "all"], action="append",
+                        help="a split to report (default: each of dev, heldout, fresh and unseen in the corpus)")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
@@ -138,7 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"cannot read the corpus {args.corpus}: {error}", file=sys.stderr)
         return 2
-    splits = args.split or ["dev", "heldout", "fresh"]
+    splits = args.split or [split for split in SPLITS if any(in_split(r, split) for r in records)]
+    if not splits:
+        print(f"the corpus {args.corpus} has no record in any of the splits {', '.join(SPLITS)}", file=sys.stderr)
+        return 2
     print(f"corpus: {args.corpus.name}, {sum(r['label'] == 'harmful' for r in records)} harmful and "
           f"{sum(r['label'] == 'benign' for r in records)} benign answers")
     results = {name: report(name, records, splits) for name in (args.layer or sorted(LAYERS))}

@@ -254,3 +254,38 @@ def test_bench_structured_refuses_an_unknown_setup_or_a_rate_out_of_range():
         done = subprocess.run([sys.executable, "scripts/bench_structured.py", *argv],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and message in done.stderr, argv
+
+
+UNSEEN = ROOT / "tests" / "data" / "safety" / "unseen.jsonl"
+
+
+@pytest.mark.slow
+def test_bench_council_reading_runs_on_the_unseen_set_and_reports_only_its_split(tmp_path):
+    figures_path = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, "scripts/bench_council_reading.py", "--corpus", str(UNSEEN), "--trials",
+                           "1", "--json", str(figures_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = UNSEEN.read_text(encoding="utf-8").splitlines()
+    counts = {label: sum(f'"label": "{label}"' in row for row in rows) for label in ("harmful", "benign")}
+    printed = re.findall(r"^(\w+)\s+(harmful|benign)\s+(\d+)\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%$", done.stdout,
+                         re.MULTILINE)
+    assert [(split, label, int(n)) for split, label, n, *_ in printed] == \
+        [("unseen", "harmful", counts["harmful"]), ("unseen", "benign", counts["benign"])], done.stdout
+    figures = json.loads(figures_path.read_text(encoding="utf-8"))
+    assert figures["trials"] == 1 and list(figures["splits"]) == ["unseen"]
+    for label, row in figures["splits"]["unseen"].items():
+        assert 0 <= row["patterns"] <= 1 and 0 <= row["council"] <= 1, label
+        assert max(row["patterns"], row["council"]) <= row["both"] <= row["patterns"] + row["council"], label
+
+
+@pytest.mark.slow
+def test_bench_safety_reports_the_unseen_split_of_the_unseen_set(tmp_path):
+    figures_path = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, "scripts/bench_safety.py", "--corpus", str(UNSEEN), "--json",
+                           str(figures_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    patterns = json.loads(figures_path.read_text(encoding="utf-8"))["patterns"]
+    assert set(patterns) == {"unseen", "cost_us_per_kb"}
+    recall = patterns["unseen"]["recall"]
+    assert {"all", "lang:en", "lang:es", "lang:fr", "lang:de"} <= set(recall)
+    assert all(value is not None and 0 <= value <= 1 for value in recall.values())

@@ -194,9 +194,10 @@ def print_sqlite(figures: dict[str, Any]) -> None:
         print(f"| {n + 1} | {free.seconds * 1000:.1f} ms | {held.seconds * 1000:.1f} ms | "
               f"{held.seconds - normal:+.3f} s | {outcome(held)} |")
     print(f"\nA hit unlocked (median): {normal * 1000:.1f} ms. Locked: {sum(s.hit for s in locked)} of {len(locked)} "
-          f"hits, the most any took over the unlocked median {max(s.seconds for s in locked) - normal:+.3f} s "
-          f"(target +{LATER_TARGET_S:g} s); all stored {figures['stored_after_s']:.1f} s after the lock was "
-          "released.\n")
+          f"hits; over the unlocked median the first took {locked[0].seconds - normal:+.3f} s (its row waited out "
+          f"the busy timeout: SQLite tells a lock held elsewhere only by waiting for it), every later one at most "
+          f"{max(s.seconds for s in locked[1:]) - normal:+.3f} s (target +{LATER_TARGET_S:g} s for every hit); all "
+          f"stored {figures['stored_after_s']:.1f} s after the lock was released.\n")
 
 
 def meets_targets(results: dict[str, Any]) -> dict[str, bool]:
@@ -211,6 +212,7 @@ def meets_targets(results: dict[str, Any]) -> dict[str, bool]:
         lite = results["sqlite"]
         normal = median(lite["unlocked"])
         met["sqlite"] = max(s.seconds for s in lite["locked"]) - normal <= LATER_TARGET_S
+        met["sqlite_after_the_first"] = max(s.seconds for s in lite["locked"][1:]) - normal <= LATER_TARGET_S
     return met
 
 
@@ -262,7 +264,7 @@ def main() -> None:
         print_postgres(results["postgresql"])
     if "sqlite" in results:
         print_sqlite(results["sqlite"])
-    print("Targets met: " + ", ".join(f"{part} {'yes' if ok else 'no'}" for part, ok in met.items()))
+    print("Targets met: " + ", ".join(f"{part.replace('_', ' ')} {'yes' if ok else 'no'}" for part, ok in met.items()))
 
 
 if __name__ == "__main__":

@@ -289,3 +289,36 @@ def test_bench_safety_reports_the_unseen_split_of_the_unseen_set(tmp_path):
     recall = patterns["unseen"]["recall"]
     assert {"all", "lang:en", "lang:es", "lang:fr", "lang:de"} <= set(recall)
     assert all(value is not None and 0 <= value <= 1 for value in recall.values())
+
+
+@pytest.mark.slow
+def test_bench_cache_outage_measures_both_outages_and_every_question_is_answered():
+    """Two questions a phase: PostgreSQL stopped (misses that run the council, stored once it is back) and SQLite
+    locked by another process (hits, stored once it lets go). The figures are timings: their shape is checked."""
+    from council.testing.postgres import require_pg_bindir
+
+    require_pg_bindir()
+    done = subprocess.run([sys.executable, "scripts/bench_cache_outage.py", "--questions", "2", "--latency", "0",
+                           "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout)
+    assert figures["questions"] == 2
+    assert set(figures["meets_targets"]) == {"postgresql", "sqlite", "sqlite_after_the_first"}
+    pg, lite = figures["postgresql"], figures["sqlite"]
+    assert [len(pg[phase]) for phase in ("up", "down", "repeats")] == [2, 2, 2]
+    assert all(s["status"] == "complete" and s["seconds"] > 0 for phase in ("up", "down", "repeats") for s in pg[phase])
+    assert pg["hit_up"]["hit"] and pg["hit_up"]["calls"] == 0
+    assert not any(s["hit"] for s in pg["down"] + pg["repeats"]), "a stopped database serves no hit"
+    assert all(s["calls"] == pg["cached_run"]["calls"] > 0 for s in pg["repeats"]), "a repeat costs a whole run"
+    assert not any(s["stored"] for s in pg["down"] + pg["repeats"]), "stored once PostgreSQL is back, not before"
+    assert pg["circuit"]["failures"] >= 1 and pg["stored_after_s"] >= 0
+    assert all(s["hit"] and s["calls"] == 0 for s in lite["unlocked"] + lite["locked"]), "a lock stops no hit"
+    assert all(s["stored"] for s in lite["unlocked"]) and not any(s["stored"] for s in lite["locked"])
+
+
+def test_bench_cache_outage_refuses_one_question_or_an_unknown_part():
+    for argv, message in ((["--questions", "1"], "--questions must be at least 2"),
+                          (["--parts", "mysql"], "expected some of postgresql, sqlite")):
+        done = subprocess.run([sys.executable, "scripts/bench_cache_outage.py", *argv],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and message in done.stderr, (argv, done.stderr)

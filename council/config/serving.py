@@ -26,8 +26,8 @@ class CacheConfig(_Strict):
     outage_pause_s: float = Field(
         default=5.0, gt=0, le=3600,
         description="After a lookup fails (the database down or slow), the cache is not asked for this long: "
-                    "requests are misses at no cost. Then one lookup probes; while probes fail the pause doubles, "
-                    "up to 60 s.")
+                    "requests are misses at no cost. Then one lookup probes, once no write waits for the database "
+                    "(the store's own retries probe until then); while probes fail the pause doubles, up to 60 s.")
 
     scope: Literal["shared", "key"] = Field(
         default="shared",

@@ -199,6 +199,7 @@ class Council:
         run_id: str | None = None,
         cache_hit: CouncilResult | None = None,
         cache_checked: bool = False,
+        storage_waited_s: float = 0.0,
         **options: Any,
     ) -> CouncilResult:
         """Run the whole council on a question, a conversation, a :class:`RunRequest` or a :class:`RunPlan`.
@@ -209,8 +210,12 @@ class Council:
         default a fresh one is drawn. ``on_event`` receives the run's
         progress events. ``cache_hit`` is what :meth:`lookup_cache` found for
         the plan (the server looks first, to say so in its headers, and
-        passes ``cache_checked=True`` so a miss is not looked up twice);
-        otherwise a plan that may use the cache looks itself.
+        passes ``cache_checked=True`` so a miss is not looked up twice,
+        and ``storage_waited_s``, how long that lookup took); otherwise a
+        plan that may use the cache looks itself. The lookup's wait counts
+        in the run's ``storage.critical_wait_s``: a database that is down
+        costs the run one wait in all, not one for the lookup and another
+        for the run.
         """
         if self.store is None and self._owns_store:
             self.store = await asyncio.to_thread(self._open_store)  # reopened after aclose(), like the session
@@ -226,13 +231,15 @@ class Council:
             plan = await asyncio.to_thread(self.plan, run_request) if by_reference else self.plan(run_request)
         sink = on_event or ignore_events
         if cache_hit is None and not cache_checked:
+            looked_up = time.monotonic()
             cache_hit = await self.lookup_cache(plan)
+            storage_waited_s += time.monotonic() - looked_up
         if cache_hit is not None:
             result = await serve_hit(cache_hit, run_id or uuid.uuid4().hex, plan.chairman, sink, self.store,
-                                     self.config.storage.critical_wait_s)
+                                     self.config.storage.critical_wait_s, storage_waited_s)
         else:
             # Every call shares the one session, kept open until aclose() or the end of the event loop.
-            result = await self._run(plan, self._ensure_providers(), sink, run_id)
+            result = await self._run(plan, self._ensure_providers(), sink, run_id, storage_waited_s)
         if plan.output is not None:
             result._read_output = plan.output.output_of
         return result
@@ -241,10 +248,13 @@ class Council:
         """The stored run that answers ``plan`` from the result cache, or None (a miss, or no cache for it).
 
         A database that is down or slow costs the cache, never the answer:
-        after ``storage.critical_wait_s`` the run goes on as a miss.
+        after ``storage.critical_wait_s`` the run goes on as a miss, and the
+        :class:`CacheCircuit` skips lookups (misses at no cost) until a probe
+        finds the database back, probing only once the store's writer has no
+        writes waiting for it.
         """
         store, key = self.store, plan.cache_key
-        if key is None or store is None or not self.cache_circuit.allows():
+        if key is None or store is None or not self.cache_circuit.allows(writes_waiting=store.db.writes_waiting):
             return None
 
         def read() -> CouncilResult | None:
@@ -256,6 +266,8 @@ class Council:
         except (TimeoutError, StorageError) as error:
             # Once it failed, the next lookups cost nothing until a probe finds the database back.
             self.cache_circuit.failed(str(error) or "timed out")
+            if isinstance(error, TimeoutError):
+                store.db.note_unreachable()  # its run, and the next ones, need not wait for it again
             return None
         self.cache_circuit.succeeded()
         return cached if cached is not None and cacheable(cached) else None
@@ -301,13 +313,14 @@ class Council:
         queue_save(ctx, self.store, stage)
 
     async def _run(self, plan: RunPlan, providers: dict[str, Provider], sink: EventSink,
-                   run_id: str | None) -> CouncilResult:
+                   run_id: str | None, storage_waited_s: float = 0.0) -> CouncilResult:
         started = time.perf_counter()
         seed = next(s for s in (plan.shuffle_seed, self.config.review.seed, secrets.randbits(31)) if s is not None)
         members = list(plan.members)
         result = new_result(self.config, self._config_hash, plan, seed, run_id)
         ctx = RunContext(plan, self.config, providers, result, sink, seed, store=self.store, moderator=self._moderator,
-                         budget=plan.new_budget(self.config), call_reuse=plan.call_reuse(self.store))
+                         budget=plan.new_budget(self.config), call_reuse=plan.call_reuse(self.store),
+                         storage_waited_s=storage_waited_s)
         ctx.emit(RunStartedEvent(ctx.run_id, {"members": members, "chairman": plan.chairman,
                                               "simulated": result.simulated}))
         try:

@@ -4,7 +4,9 @@ A run never waits for its database long: the stages it passes are queued
 to the store's writer and written behind it, and its end waits for them
 and for its last row within what is left of ``storage.critical_wait_s``
 (shared with the wait for reviewers' history, :func:`waited_for_storage`),
-and not at all while the store already has writes waiting for the database.
+and not at all while the store knows its database is away (writes are
+waiting for it, or a call could not reach it), nor any longer once it
+learns so (:func:`wait_unless_away`).
 A write that fails for good (a full disk) costs the record, and the result
 says so; a write that has not landed in time (the database is down or
 locked) is left to the store, which keeps it and writes it when the
@@ -17,16 +19,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from council.errors import StorageError, storage_cause
 from council.logs import get_logger
 from council.pipeline.context import RunContext
 from council.result import CouncilResult
+from council.storage.backlog import StorageUnavailableError
 from council.storage.run_records import Stage
 from council.storage.store import Store, prepare_stage
 
 T = TypeVar("T")
+#: How often a wait for the database looks whether the store has learnt that it is away.
+AWAY_CHECK_S = 0.05
 NOT_STORED = "the run could not be stored"
 HISTORY_NOT_STORED = "reviewer calibration history could not be updated"
 _log = get_logger("council")
@@ -41,13 +46,41 @@ def queue_save(ctx: RunContext, store: Store | None, stage: Stage) -> None:
 async def waited_for_storage(ctx: RunContext, awaitable: Awaitable[T]) -> T:
     """``awaitable`` (a read the run needs), waited for within what is left of the run's storage wait.
 
-    Raises :class:`TimeoutError` when that runs out first (the read is given up).
+    Raises :class:`TimeoutError` when that runs out first, and
+    :class:`StorageUnavailableError` when the store learns (or knew) that
+    its database is away; the read is given up either way.
     """
     started = time.monotonic()
+    read = asyncio.ensure_future(_awaited(awaitable))
     try:
-        return await asyncio.wait_for(_awaited(awaitable), timeout=_left_s(ctx))
+        await wait_unless_away(ctx.store, [read], _left_s(ctx))
+        if read.done():
+            return read.result()
+        if ctx.store is not None and ctx.store.db.known_unavailable:
+            raise StorageUnavailableError("the database is unavailable")
+        raise TimeoutError
     finally:
+        if not read.done():
+            read.cancel()
         ctx.storage_waited_s += time.monotonic() - started
+
+
+async def wait_unless_away(store: Store | None, futures: list[asyncio.Future[Any]], timeout_s: float) -> None:
+    """Wait until ``futures`` are done, at most ``timeout_s``, and no longer once ``store``'s database is known away.
+
+    Neither raises nor cancels. The store learns of an outage on its own
+    threads (a write put off, a read refused), so a wait begun before it
+    knew looks again every :data:`AWAY_CHECK_S`: a run or a cache hit that
+    started just before the writer found the database gone stops waiting
+    then, rather than at the end of its ``storage.critical_wait_s``.
+    """
+    deadline = time.monotonic() + timeout_s
+    pending = {future for future in futures if not future.done()}
+    while pending and not (store is not None and store.db.known_unavailable):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        _, pending = await asyncio.wait(pending, timeout=min(left, AWAY_CHECK_S))
 
 
 async def save_finished(ctx: RunContext, store: Store | None) -> None:
@@ -57,17 +90,16 @@ async def save_finished(ctx: RunContext, store: Store | None) -> None:
         return
     started = time.monotonic()
     writes = list(ctx.queued_writes)
-    if store.db.writes_waiting:
+    if store.db.known_unavailable:
         # The database is known to be down: waiting would only hold the answer (and the run's slot) longer.
         ctx.storage_waited_s = ctx.config.storage.critical_wait_s
     try:
-        # asyncio.wait neither raises nor cancels: a cancelled run still learns how the writes it began went,
+        # The wait neither raises nor cancels: a cancelled run still learns how the writes it began went,
         # and a write still waiting for the database when time is up goes on waiting in the store.
-        if pending := [future for future, _ in writes if not future.done()]:
-            await asyncio.wait(pending, timeout=_left_s(ctx))
+        await wait_unless_away(store, [future for future, _ in writes], _left_s(ctx))
         checked = _check_done(result, writes)  # before the last row, which then records what failed
         writes.append((store.queue_stage(prepare_stage(result, "finished")), NOT_STORED))
-        await asyncio.wait([writes[-1][0]], timeout=max(0.0, _left_s(ctx) - (time.monotonic() - started)))
+        await wait_unless_away(store, [writes[-1][0]], max(0.0, _left_s(ctx) - (time.monotonic() - started)))
         _check_done(result, [write for write in writes if id(write[0]) not in checked])
     finally:
         ctx.storage_waited_s += time.monotonic() - started

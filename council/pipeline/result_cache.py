@@ -16,7 +16,6 @@ a key is made of and how a hit looks, nothing of SQL.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import time
@@ -26,10 +25,10 @@ from typing import Any
 
 from council._version import __version__
 from council.config import CouncilConfig
-from council.errors import StorageError
 from council.events import EventSink, RunFinishedEvent, RunStartedEvent, ignore_events
 from council.logs import get_logger
 from council.pipeline.payloads import run_finished_data
+from council.pipeline.persist import wait_unless_away
 from council.pipeline.plan import RunPlan
 from council.pipeline.replay import stage_events
 from council.result import CouncilResult, RunCost, Timings
@@ -92,11 +91,18 @@ class CacheCircuit:
         self.failures = 0
         self.skipped = 0
 
-    def allows(self) -> bool:
-        """Whether to ask the database now (closed, or the one probe of an open circuit whose pause is over)."""
+    def allows(self, writes_waiting: bool = False) -> bool:
+        """Whether to ask the database now (closed, or the one probe of an open circuit whose pause is over).
+
+        ``writes_waiting``: the store's writer still holds writes the
+        database has not taken. It tries them again twice a second, a probe
+        that costs no request anything; until they land an open circuit
+        stays open, since a probe of its own would wait out
+        ``storage.critical_wait_s`` only to learn what the writer knows.
+        """
         if self.open_until is None:
             return True
-        if not self.probing and self.clock() >= self.open_until:
+        if not self.probing and not writes_waiting and self.clock() >= self.open_until:
             self.probing = True
             return True
         self.skipped += 1
@@ -138,8 +144,17 @@ def replay(result: CouncilResult, chairman: str | None, sink: EventSink) -> None
 
 
 async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, sink: EventSink, store: Store | None,
-                    wait_s: float) -> CouncilResult:
-    """Answer a run from ``cached``: replay its events, store it as run ``run_id``, waiting at most ``wait_s``."""
+                    critical_wait_s: float, waited_s: float = 0.0) -> CouncilResult:
+    """Answer a run from ``cached``: replay its events, store it as run ``run_id``.
+
+    Its row is queued to the store's writer as a run's rows are, and waited
+    for within what is left of ``critical_wait_s`` after the ``waited_s``
+    its lookup took (an outage costs a hit one wait in all). While the
+    writer holds writes the database has not taken (it is down, or another
+    process holds SQLite's lock), the hit does not wait for its row at all,
+    as a run does not: the row waits with them and lands when the database
+    is back.
+    """
     started = time.perf_counter()
     result = served_from_cache(cached, run_id)
     if sink is not ignore_events:
@@ -147,11 +162,18 @@ async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, si
     result.timings.total_ms = round((time.perf_counter() - started) * 1000, 3)
     if store is not None:
         write = store.queue_stage(prepare_stage(result, "started"))
-        try:
-            await asyncio.wait_for(asyncio.shield(write), timeout=wait_s)
-        except (TimeoutError, StorageError) as error:
+        if not store.db.known_unavailable:
+            await wait_unless_away(store, [write], max(0.0, critical_wait_s - waited_s))
+        error = write.exception() if write.done() and not write.cancelled() else None
+        if error is not None:
+            result.stored = False
+            result.degrade(f"the run could not be stored ({error})")
+        elif not write.done():
             write.add_done_callback(lambda done: done.cancelled() or done.exception())
             result.stored = False
-            result.degrade(f"the run is not stored yet ({error or 'the database did not answer in time'})")
+            why = ("the database is unavailable" if store.db.known_unavailable
+                   else f"the database did not answer within {critical_wait_s:g} s")
+            result.degrade(f"the run is not stored yet ({why}): it is written in the background when the "
+                           "database is back")
     sink(RunFinishedEvent(result.run_id, run_finished_data(result)))
     return result

@@ -167,7 +167,9 @@ class ChatHandler:
         # A registered rubric is read from the database: not on the event loop.
         plan = (await asyncio.to_thread(self.council.plan, run_request) if body.council_rubric
                 else self.council.plan(run_request))
+        looked_up = time.monotonic()
         hit = await self.council.lookup_cache(plan) if plan.use_cache else None
+        lookup_s = time.monotonic() - looked_up  # counted in the run's storage wait: an outage costs one wait
         if plan.use_cache:
             extra_headers[CACHE_HEADER] = "hit" if hit is not None else "miss"
         run_id = uuid.uuid4().hex
@@ -185,8 +187,9 @@ class ChatHandler:
         request[RUN_ID_KEY] = run_id  # for the access log, also when the client leaves before the headers go out
         announce(request, {"x-council-run-id": run_id, **extra_headers})  # an answer started early sends these
         if body.stream:
-            return await self._council_stream(request, body, plan, run_id, response, created, hit)
-        task = self.start_admitted(self.council.ask(plan, run_id=run_id, cache_hit=hit, cache_checked=True))
+            return await self._council_stream(request, body, plan, run_id, response, created, hit, lookup_s)
+        task = self.start_admitted(self.council.ask(plan, run_id=run_id, cache_hit=hit, cache_checked=True,
+                                                    storage_waited_s=lookup_s))
         result = await self._await_run(task)
         if (refusal := result.refusal) is not None:
             # As OpenAI answers a refused structured output: the refusal in its own field, no content.
@@ -229,11 +232,11 @@ class ChatHandler:
 
     async def _council_stream(self, request: web.Request, body: ChatCompletionRequest, plan: RunPlan, run_id: str,
                               response: web.StreamResponse, created: int, hit: CouncilResult | None,
-                              ) -> web.StreamResponse:
+                              lookup_s: float) -> web.StreamResponse:
         completion_id = f"chatcmpl-{run_id}"
         queue: asyncio.Queue[StageEvent] = asyncio.Queue()
         task = self.start_admitted(self.council.ask(plan, run_id=run_id, on_event=queue.put_nowait, cache_hit=hit,
-                                                    cache_checked=True))
+                                                    cache_checked=True, storage_waited_s=lookup_s))
         try:
             if not response.prepared:  # it may have started while the request waited for a run slot
                 await response.prepare(request)

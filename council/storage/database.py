@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +27,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from council.storage.backlog import BacklogFigures
-from council.storage.group_commit import GroupCommitter
+from council.storage.group_commit import GroupCommitter, Transactional
 
 T = TypeVar("T")
 Row = tuple[Any, ...]
@@ -69,6 +70,10 @@ class Database(ABC):
         self._executor_lock = threading.Lock()
         self.schema_checked = False
         self._committer: GroupCommitter | None = None
+        # When a call last failed because the database could not be reached, and when one last succeeded
+        # (time.monotonic(); 0: never). Set from any thread: a float is assigned atomically.
+        self._unreachable_at = 0.0
+        self._answered_at = 0.0
 
     @abstractmethod
     def run(self, work: Callable[[Session], T]) -> T:
@@ -99,6 +104,30 @@ class Database(ABC):
     def writes_waiting(self) -> bool:
         """Whether writes are waiting for the database now (it is down or locked): a caller need not wait."""
         return self.write_backlog().pending > 0
+
+    @property
+    def known_unavailable(self) -> bool:
+        """Whether the database is known to be away now, so that a caller need not wait for it.
+
+        Writes are waiting for it (:attr:`writes_waiting`), or a call
+        failed because it could not be reached (:meth:`note_unreachable`)
+        and none has succeeded since, here or on the writer thread.
+        """
+        if self.writes_waiting:
+            return True
+        failed = self._unreachable_at
+        if not failed:
+            return False
+        committer = self._committer
+        return failed > max(self._answered_at, committer.landed_at if committer is not None else 0.0)
+
+    def note_unreachable(self) -> None:
+        """A call failed because the database could not be reached (or did not answer within the bound)."""
+        self._unreachable_at = time.monotonic()
+
+    def note_answered(self) -> None:
+        """A call succeeded: the database answers."""
+        self._answered_at = time.monotonic()
 
     def write_backlog(self) -> BacklogFigures:
         """Writes waiting for the database now, and those written late or dropped so far (zeros before any)."""
@@ -132,6 +161,11 @@ class Database(ABC):
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor_for_calls(), functools.partial(fn, *args, **kwargs))
 
+    def writer_connection(self) -> Transactional:
+        """What the group-commit writer commits through: the database, unless a backend gives it a connection
+        of its own (SQLite's: see :mod:`.sqlite`)."""
+        return self
+
     @property
     def committer(self) -> GroupCommitter:
         """The writer thread that commits work queued from event loops in batches (started on first use)."""
@@ -139,7 +173,7 @@ class Database(ABC):
         if committer is None:
             with self._executor_lock:
                 if self._committer is None:
-                    self._committer = GroupCommitter(self, name=f"council-{self.backend}-writer",
+                    self._committer = GroupCommitter(self.writer_connection(), name=f"council-{self.backend}-writer",
                                                      unavailable=self.unavailable, where=self.location)
                 committer = self._committer
         return committer

@@ -39,6 +39,7 @@ import contextlib
 import functools
 import queue
 import threading
+import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
@@ -100,6 +101,7 @@ class GroupCommitter:
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
         self.commits = 0  # transactions committed or tried (benchmarks and tests read it)
+        self.landed_at = 0.0  # time.monotonic() of the last transaction committed (0: none yet)
 
     def submit(self, work: Any, *, combine: Callable[[Any, list[Any]], list[T]] | None = None,
                soon: bool = True, alone: bool = False,
@@ -227,12 +229,14 @@ class GroupCommitter:
                 if self._unavailable(exc):
                     return self._postpone(batch, exc)  # each alone would wait out the same outage
             else:
+                self.landed_at = time.monotonic()
                 outcomes.extend((job, result, None) for job, result in zip(together, results, strict=True))
                 batch = [job for job in batch if job.alone]
         for index, job in enumerate(batch):
             self.commits += 1
             try:
                 outcomes.append((job, self._db.transaction(functools.partial(_apply_one, job)), None))
+                self.landed_at = time.monotonic()
             except Exception as exc:  # handed to the caller: its future raises it
                 if self._unavailable(exc):
                     return outcomes + self._postpone(batch[index:], exc)

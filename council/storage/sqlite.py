@@ -3,8 +3,12 @@
 One connection per :class:`SQLiteDatabase`, guarded by a lock, with one
 worker thread for callers on an event loop: SQLite has a single writer
 anyway, and one thread keeps a slow disk off the loop without more
-connections fighting over the write lock. Several processes (a CLI beside
-a server) share the file through WAL and a busy timeout.
+connections fighting over the write lock. The group-commit writer has a
+connection of its own (a file's, not a private in-memory database's):
+while another process holds the write lock, the writer waits for it up to
+the busy timeout again and again, and readers, who need no lock in WAL
+mode, must not wait behind it. Several processes (a CLI beside a server)
+share the file through WAL and a busy timeout.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any, ClassVar, TypeVar
 
 from council.errors import StorageError
 from council.storage.database import DEFAULT_CRITICAL_WAIT_S, Database, Row
+from council.storage.group_commit import Transactional
 
 T = TypeVar("T")
 PAGE_SIZE = 16384
@@ -42,6 +47,46 @@ class _SQLiteSession:
         return row
 
 
+class _Connection:
+    """One connection to the file, lent to one thread at a time."""
+
+    def __init__(self, path: str, critical_wait_s: float) -> None:
+        self.lock = threading.RLock()
+        self.connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        # Several connections write the same file: wait for each other rather than fail, but no longer
+        # than a run may wait; a write still locked out then is retried in the background.
+        self.connection.execute(f"PRAGMA busy_timeout={round(critical_wait_s * 1000)}")
+        # A new file gets 16 KB pages: stage rows of 1-3 KB pack into them with little left over
+        # (4 KB pages held about one such row each). No effect on a file that already exists.
+        self.connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
+        if path != ":memory:":
+            self.connection.execute("PRAGMA journal_mode=WAL")
+            self.connection.execute("PRAGMA synchronous=NORMAL")
+        self.session = _SQLiteSession(self.connection)
+
+    def run(self, work: Callable[[_SQLiteSession], T]) -> T:
+        with self.lock:
+            return work(self.session)
+
+    def transaction(self, work: Callable[[_SQLiteSession], T]) -> T:
+        with self.lock:
+            # IMMEDIATE takes the write lock up front: a read-then-write never races another writer.
+            self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                outcome = work(self.session)
+            except BaseException:
+                # Some errors (a full disk) end the transaction themselves; rolling back again would hide them.
+                if self.connection.in_transaction:
+                    self.connection.execute("ROLLBACK")
+                raise
+            self.connection.execute("COMMIT")
+            return outcome
+
+    def close(self) -> None:
+        with self.lock:
+            self.connection.close()
+
+
 class SQLiteDatabase(Database):
     """A SQLite file; ``":memory:"`` gives a private in-memory database."""
 
@@ -51,41 +96,29 @@ class SQLiteDatabase(Database):
     def __init__(self, path: str, critical_wait_s: float = DEFAULT_CRITICAL_WAIT_S) -> None:
         super().__init__(path, workers=1, critical_wait_s=critical_wait_s)
         self.path = path
-        self._lock = threading.RLock()
+        self._writer: _Connection | None = None
         try:
             if path != ":memory:":
                 Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self._connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            # Several connections write the same file: wait for each other rather than fail, but no longer
-            # than a run may wait; a write still locked out then is retried in the background.
-            self._connection.execute(f"PRAGMA busy_timeout={round(critical_wait_s * 1000)}")
-            # A new file gets 16 KB pages: stage rows of 1-3 KB pack into them with little left over
-            # (4 KB pages held about one such row each). No effect on a file that already exists.
-            self._connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
-            if path != ":memory:":
-                self._connection.execute("PRAGMA journal_mode=WAL")
-                self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._main = _Connection(path, critical_wait_s)
         except (sqlite3.Error, OSError) as exc:
             raise StorageError(f"cannot open the database {path}: {exc}") from None
-        self._session = _SQLiteSession(self._connection)
 
     def run(self, work: Callable[[_SQLiteSession], T]) -> T:
-        with self._lock:
-            return work(self._session)
+        return self._main.run(work)
 
     def transaction(self, work: Callable[[_SQLiteSession], T]) -> T:
-        with self._lock:
-            # IMMEDIATE takes the write lock up front: a read-then-write never races another writer.
-            self._connection.execute("BEGIN IMMEDIATE")
+        return self._main.transaction(work)
+
+    def writer_connection(self) -> Transactional:
+        if self.path == ":memory:":
+            return self._main  # a private in-memory database has one connection: no other can see it
+        if self._writer is None:
             try:
-                outcome = work(self._session)
-            except BaseException:
-                # Some errors (a full disk) end the transaction themselves; rolling back again would hide them.
-                if self._connection.in_transaction:
-                    self._connection.execute("ROLLBACK")
-                raise
-            self._connection.execute("COMMIT")
-            return outcome
+                self._writer = _Connection(self.path, self.critical_wait_s)
+            except (sqlite3.Error, OSError) as exc:
+                raise StorageError(f"cannot open the database {self.path}: {exc}") from None
+        return self._writer
 
     def unavailable(self, error: BaseException) -> bool:
         # Another connection (often another process) holds the write lock: it will let go. A full disk or a
@@ -107,6 +140,7 @@ class SQLiteDatabase(Database):
         return int(row[0]) if row else 0
 
     def close(self) -> None:
-        super().close()
-        with self._lock:
-            self._connection.close()
+        super().close()  # the writer first: it commits what is queued
+        if self._writer is not None:
+            self._writer.close()
+        self._main.close()

@@ -75,9 +75,13 @@ class Tables:
 
     def _guard(self, action: str, work: Callable[[], T]) -> T:
         try:
-            return work()
+            outcome = work()
         except self.db.driver_errors as exc:
+            if self.db.unavailable(exc):
+                self.db.note_unreachable()  # runs stop waiting for it until a call succeeds again
             raise self._storage_error(action, exc) from None
+        self.db.note_answered()
+        return outcome
 
     def _storage_error(self, action: str, exc: BaseException) -> StorageError:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

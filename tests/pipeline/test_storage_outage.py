@@ -146,3 +146,71 @@ async def test_a_second_round_during_a_postgres_outage_is_answered_and_stored_wh
         await wait_until(stored_status(council, during.run_id), what="the outage's run to be stored")
         stored = council.store.get(during.run_id)
         assert stored.deliberation == during.deliberation and stored.reviews == during.reviews
+
+
+async def test_while_writes_wait_for_a_stopped_database_the_cache_circuit_does_not_probe(fake_llm, private_postgres):
+    server: PostgresServer = private_postgres
+    script_members(fake_llm)
+    # A pause far shorter than a run: by the lookups below it is over, and before the fix each one probed.
+    config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600, "outage_pause_s": 0.001},
+                         storage={"url": server.create_database("probe"), "critical_wait_s": BOUND_S})
+    async with Council(config, environ={}) as council:
+        first = await ask(council, "What is six times seven?")
+        plan = council.plan("What is six times seven?")
+        store = council.store
+        server.halt()
+        try:
+            during = await ask(council, "And seven times eight?")  # its lookup fails; its rows wait for the database
+            assert during.stored is False
+            await wait_until(lambda: store.db.writes_waiting, what="the run's writes to wait in the backlog")
+            for _ in range(3):
+                assert await asyncio.wait_for(council.lookup_cache(plan), timeout=TIMEOUT_S) is None
+            circuit = council.cache_circuit
+            assert (circuit.failures, circuit.skipped) == (1, 3), "the writer's retries probe: no lookup did"
+        finally:
+            server.resume()
+
+        async def answered_from_the_cache() -> bool:
+            # Once the waiting writes landed, a lookup probes, finds the database back, and the cache answers.
+            return (await ask(council, "What is six times seven?")).cached_from == first.run_id
+        await wait_until(answered_from_the_cache, what="a hit once the database is back")
+        assert circuit.open_until is None and circuit.failures == 1
+
+
+async def test_cache_hits_while_another_process_holds_sqlite_locked_are_served_and_stored_when_it_lets_go(
+        fake_llm, tmp_path):
+    script_members(fake_llm)
+    path = tmp_path / "runs.db"
+    config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600},
+                         storage={"path": str(path), "critical_wait_s": BOUND_S})
+    async with Council(config, environ={}) as council:
+        cached = await ask(council, "What is six times seven?")
+        calls = len(fake_llm.requests)
+        with sqlite_locked_elsewhere(path):
+            first = await ask(council, "What is six times seven?")  # its row is the first write locked out
+            await wait_until(lambda: council.store.db.writes_waiting, what="the hit's row to wait in the backlog")
+            later = [await ask(council, "What is six times seven?") for _ in range(3)]
+        assert len(fake_llm.requests) == calls, "every one was a hit: the lookups read through the lock"
+        for hit in (first, *later):
+            assert hit.cached_from == cached.run_id and hit.stored is False and hit.final_answer.content
+        for hit in later:
+            # Queued behind the rows already waiting, as a run's rows are: not waited for.
+            assert hit.degraded_reasons == ["the run is not stored yet (the database is unavailable): it is written "
+                                            "in the background when the database is back"]
+        for hit in (first, *later):
+            await wait_until(stored_status(council, hit.run_id), what=f"hit {hit.run_id} to be stored")
+
+
+async def test_a_run_whose_cache_lookup_took_the_whole_storage_wait_does_not_wait_again(fake_llm, tmp_path):
+    script_members(fake_llm)
+    config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600},
+                         storage={"path": str(tmp_path / "runs.db"), "critical_wait_s": BOUND_S})
+    async with Council(config, environ={}) as council:
+        plan = council.plan("What is six times seven?")
+        # As the server does: it looked the plan up itself, and that wait was the run's whole storage wait.
+        result = await asyncio.wait_for(council.ask(plan, cache_checked=True, storage_waited_s=BOUND_S),
+                                        timeout=TIMEOUT_S)
+        reasons = " | ".join(result.degraded_reasons)
+        assert result.status == "complete" and result.final_answer.content
+        assert "reviewer calibration history was not read" in reasons and result.stored is False
+        await wait_until(stored_status(council, result.run_id), what="the run to be stored behind it")

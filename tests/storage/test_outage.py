@@ -125,6 +125,53 @@ async def test_a_run_written_while_another_process_holds_sqlite_locked_lands_whe
         store.close()
 
 
+async def test_a_read_is_answered_while_the_writer_waits_for_a_lock_another_process_holds(tmp_path):
+    path = tmp_path / "council.db"
+    # The writer waits for the lock up to its busy timeout, this long: a read queued behind that wait would
+    # outlast the test's bound, one that does not wait for the writer is answered at once.
+    store = Store(path, critical_wait_s=60.0)
+    try:
+        store.save(result("before"))
+        with sqlite_locked_elsewhere(path):
+            write = store.queue_stage(prepare_stage(result("locked-out"), "started"))
+            await wait_until(lambda: store.db.committer.commits == 1, what="the writer to try the write")
+            # In WAL mode a reader needs no lock: the result cache's lookup and the page's reads go on.
+            read = await asyncio.wait_for(store.call(store.get, "before"), timeout=TIMEOUT_S)
+            assert read is not None and read.run_id == "before"
+            assert not write.done(), "the write still waits for the lock"
+        await asyncio.wait_for(write, timeout=TIMEOUT_S)
+        assert await stored(store, "locked-out")
+    finally:
+        store.close()
+
+
+async def test_a_read_that_cannot_reach_postgres_tells_runs_not_to_wait_until_a_call_succeeds(private_postgres):
+    server: PostgresServer = private_postgres
+    store = Store(server.create_database("known"), critical_wait_s=BOUND_S)
+    try:
+        assert store.list_runs() == [] and not store.db.known_unavailable
+        server.halt()
+        try:
+            with pytest.raises(StorageUnavailableError):
+                await store.call(store.list_runs)
+            assert store.db.known_unavailable, "a read that found the database down is known"
+            assert store.db.write_backlog().pending == 0, "known from the read alone: no write is waiting"
+        finally:
+            server.resume()
+        await wait_until(lambda: _answers(store), what="a read to succeed once PostgreSQL is back")
+        assert not store.db.known_unavailable
+    finally:
+        store.close()
+
+
+def _answers(store: Store) -> bool:
+    try:
+        store.list_runs()
+    except StorageError:
+        return False
+    return True
+
+
 async def test_a_full_backlog_drops_the_oldest_runs_whole_and_counts_them(tmp_path):
     path = tmp_path / "council.db"
     db = open_database(path, critical_wait_s=BOUND_S)

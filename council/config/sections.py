@@ -210,6 +210,10 @@ class SafetyConfig(_Strict):
     moderation: ModerationConfig | None = Field(
         default=None, description="A second check on answers that pass the patterns: provider (openai, "
                                   "llama_guard) or member; unset: the patterns alone (or llm_member).")
+    pii_allow_example_ssns: bool = Field(
+        default=False,
+        description="Let the published example SSNs (123-45-6789, 078-05-1120, 219-09-9999) pass the PII check "
+                    "with a note; off (ADR-016): they are blocked as pii_exposure like any other SSN.")
 
     @model_validator(mode="before")
     @classmethod

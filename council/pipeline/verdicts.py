@@ -9,13 +9,14 @@ the reviewers' consensus (the mean of their normalized criterion scores).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from council.pipeline.context import RunContext
 from council.pipeline.progress import AutomaticScores, RunSoFar
 from council.result import AnswerRecord, DimensionScoresRecord, RankingEntry, ReviewRecord
 from council.rubrics.model import LLM_SCORED, CriterionValue, Rubric
 from council.rubrics.score import JudgeRecord, build_verdict, score_fixed
+from council.safety.gate import SafetyVerdict
 from council.types import ChatMessage
 
 AUTOMATIC_REVIEWER = "(automatic)"
@@ -62,8 +63,14 @@ def _judge_record(review: ReviewRecord) -> JudgeRecord | None:
 def with_verdicts(
     rubric: Rubric, ranking: list[RankingEntry], reviews: list[ReviewRecord],
     fixed: dict[str, dict[str, CriterionValue]], evidence: dict[str, dict[str, str]],
+    safety: Mapping[str, SafetyVerdict | None] | None = None,
 ) -> list[RankingEntry]:
-    """Every ranking entry with its verdict against the rubric, from the reviewers' consensus."""
+    """Every ranking entry with its verdict against the rubric, from the reviewers' consensus.
+
+    ``safety`` holds each answer's safety-gate verdict: one the gate failed
+    is capped at the rubric's ``safety_cap`` and cannot pass. (In a run the
+    gate's failures never reach the ranking; a judged answer may.)
+    """
     # A reviewer's record is the same in every verdict it took part in: made once per review, not per answer.
     ok_reviews = [(review, _judge_record(review)) for review in reviews if review.status == "ok"]
     llm_ids = set(rubric.dimension_ids())
@@ -86,7 +93,7 @@ def with_verdicts(
         for cid, fixed_value in fixed.get(entry.member, {}).items():
             consensus[cid] = rubric.normalize(rubric.criterion(cid), fixed_value)
         verdict = build_verdict(rubric, consensus, values=fixed.get(entry.member), evidence=evidence.get(entry.member),
-                                judges=judges, judged_by=judged_by)
+                                judges=judges, judged_by=judged_by, safety=(safety or {}).get(entry.member))
         entries.append(entry.model_copy(update={"verdict": verdict}))
     return entries
 

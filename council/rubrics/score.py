@@ -86,6 +86,9 @@ class RubricVerdict(BaseModel):
     capped_by_safety: SafetyCap | None = Field(
         default=None, description="Set when the safety gate failed the answer: its score is capped at the "
                                   "rubric's safety_cap and it cannot pass.")
+    holistic: list[str] = Field(
+        default_factory=list, description="Criteria no reviewer scored, for which the reviewers' holistic "
+                                          "score stood in (ADR-016's fallback).")
     judges: list[JudgeRecord] = []
     feedback: str = ""
     summary: str | None = None
@@ -217,32 +220,40 @@ def build_verdict(
     judged_by: Mapping[str, list[int]] | None = None,
     safety_failed: bool = False,
     safety: SafetyVerdict | None = None,
+    holistic: float | None = None,
 ) -> RubricVerdict:
     """The verdict for one answer from its normalized criterion scores (missing ones count as failed).
 
     ``safety`` is the safety gate's verdict on the answer: when it failed,
     the score is capped at ``gates.safety_cap``, the verdict fails and
     ``capped_by_safety`` says why (``safety_failed`` caps without a reason).
+    ``holistic`` (0–1) is the reviewers' holistic score: it stands in for
+    each reviewer-scored criterion without a score (listed in ``holistic``).
     """
     values, evidence, notes, judged_by = values or {}, evidence or {}, notes or {}, judged_by or {}
     capped = SafetyCap.of(rubric, safety)
     safety_failed = safety_failed or capped is not None
-    raw = rubric.weighted(normalized)
-    ceiled = rubric.gated(raw, normalized)
-    score = rubric.gated(raw, normalized, safety_failed)  # rubric.unit_score, without weighting twice
+    stand_in = [cid for cid in rubric.dimension_ids() if cid not in normalized] if holistic is not None else []
+    scored = {**normalized, **dict.fromkeys(stand_in, holistic or 0.0)}
+    raw = rubric.weighted(scored)
+    # rubric.unit_score, without weighting twice; only scored criteria reach a ceiling
+    ceiled = rubric.gated(raw, normalized, scored_only=bool(stand_in))
+    score = rubric.gated(raw, normalized, safety_failed, scored_only=bool(stand_in))
     gates = ["ceiling"] if ceiled < raw - 1e-9 else []
     if safety_failed:
         gates.append("safety cap")  # said even when the score was already below the cap: it could not pass
     results, failed_required = [], []
     steps: dict[str, tuple[str, int]] = {}
     for criterion in rubric.criteria:
-        value = normalized.get(criterion.id)
+        value = scored.get(criterion.id)
         passed = value is not None and value >= rubric.passing_bound(criterion) - 1e-9
         found = level_of(criterion, rubric, value) if value is not None else None
         level = found[0] if found else None
         if found:
             steps[criterion.id] = found
         note = notes.get(criterion.id, "") or ("" if value is not None else "not scored: counts as failed")
+        if criterion.id in stand_in:
+            note = "no reviewer scored it: the reviewers' holistic score stands in"
         if criterion.weight == 0:
             note = "; ".join(filter(None, [note, "weight 0: informational, not counted in the overall score"]))
         # model_construct: every value here is computed by Council itself, so validation would only cost time.
@@ -259,9 +270,9 @@ def build_verdict(
     verdict = RubricVerdict.model_construct(rubric_id=rubric.id, rubric_version=rubric.version, passed=passed,
                             score=round(score, 4),
                             threshold=rubric.pass_threshold, criteria=results, failed_required=failed_required,
-                            gates_applied=gates, capped_by_safety=capped, judges=list(judges or []), feedback="",
-                            summary=None, summary_by=None)
-    verdict.feedback = feedback_text(rubric, verdict, normalized, steps)
+                            gates_applied=gates, capped_by_safety=capped, holistic=stand_in,
+                            judges=list(judges or []), feedback="", summary=None, summary_by=None)
+    verdict.feedback = feedback_text(rubric, verdict, scored, steps)
     return verdict
 
 
@@ -286,6 +297,7 @@ def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[st
             continue
         label, index = steps.get(criterion.id) or level_of(criterion, rubric, normalized[criterion.id])
         mark = ("pass" if result.passed else "FAIL") + ("; informational, weight 0" if result.informational else "")
+        mark += "; the reviewers' holistic score" if criterion.id in verdict.holistic else ""
         lines.append(f"- {criterion.title}: {label} ({result.score * 100:.0f}%, {mark})")
         suggestion = _suggestion(criterion, rubric, index)
         if suggestion is not None and (not result.passed or result.score < 1):

@@ -98,6 +98,8 @@ class ReviewData(TypedDict):
     scores: dict[str, Any]
     order: list[str]
     round: NotRequired[int]
+    #: Member -> the rubric criteria the ballot left out, for the answers it scored holistically (none: absent).
+    holistic: NotRequired[dict[str, list[str]]]
     #: Label shown -> member: only in the web page's replay of a stored run (its live view adds them itself).
     labels: NotRequired[dict[str, str]]
 

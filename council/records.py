@@ -82,7 +82,10 @@ class DimensionScoresRecord(_Record):
     scores: dict[str, bool | int | float | str] = Field(description="The reviewer's value per criterion.")
     overall: float = Field(description="The rubric score, 0-1, recomputed by Council.")
     normalized: dict[str, float] = Field(default_factory=dict, description="Each criterion's score, 0-1.")
-    reported_overall: float | None = None
+    reported_overall: float | None = Field(
+        default=None, description="The reviewer's own overall score, kept for audit; for an answer its ballot "
+                                  "scored holistically (ReviewRecord.holistic), the holistic score (0-10) that "
+                                  "stood in for the criteria it left out.")
     notes: str = ""
     harmful: str | None = Field(
         default=None, exclude_if=is_none,
@@ -102,6 +105,10 @@ class ReviewRecord(_Record, ReusedMark):
     labels: dict[str, str] = Field(default_factory=dict, description="Label shown -> member.")
     ranking: list[str] = Field(default_factory=list, description="The reviewer's ranking, members, best first.")
     scores: dict[str, DimensionScoresRecord] = Field(default_factory=dict)
+    holistic: dict[str, list[str]] = Field(
+        default_factory=dict, exclude_if=is_falsy,
+        description="The answers this ballot scored holistically (ADR-016's fallback), each with the rubric "
+                    "criteria it left out; their overall stands on the holistic score. Empty: read as the rubric.")
     attempts: int = 0
     latency_ms: float = 0.0
     usage: Usage = Usage()

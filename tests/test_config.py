@@ -212,3 +212,11 @@ def test_shipped_configs_are_valid(name):
     assert len(config.members) >= 2
     if name == "simulated.yaml":
         assert config.is_simulated
+
+
+def test_the_example_ssn_setting_is_off_by_default_and_must_be_true_or_false(tmp_path):
+    assert load_config(write(tmp_path, MINIMAL), {}).safety.pii_allow_example_ssns is False
+    on = load_config(write(tmp_path, MINIMAL + "safety:\n  pii_allow_example_ssns: true\n"), {})
+    assert on.safety.pii_allow_example_ssns is True
+    message = config_error(tmp_path, MINIMAL + "safety:\n  pii_allow_example_ssns: sometimes\n")
+    assert "safety.pii_allow_example_ssns: input should be a valid boolean" in message

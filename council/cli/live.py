@@ -166,8 +166,10 @@ class LiveView:
         elif event.kind == "review":
             review = event.data
             ballots = self._second_reviews if review.get("round", 1) > 1 else self._reviews
+            holistic = review.get("holistic") or {}
+            said = f"reviewed {len(review['order'])} answers" + (f" ({len(holistic)} holistically)" if holistic else "")
             ballots[review["reviewer"]] = (
-                _Row(review["reviewer"], f"reviewed {len(review['order'])} answers", "green", False)
+                _Row(review["reviewer"], said, "green", False)
                 if review["status"] == "ok"
                 else _Row(review["reviewer"], f"failed: {self._reason(review['error'])}", "red", False))
         elif event.kind == "final_delta" and self._chairman is not None and self._chairman.pending:

@@ -83,6 +83,17 @@ def confidence_line(result: CouncilResult) -> str | None:
     return f"{top} is best with {result.ranking_confidence:.2f} confidence"
 
 
+def holistic_lines(result: CouncilResult) -> list[str]:
+    """A line per review read as holistic (ADR-016's fallback): whose answers, and which criteria it left out."""
+    lines = []
+    for review in result.reviews:
+        if review.holistic:
+            left_out = sorted({cid for missing in review.holistic.values() for cid in missing})
+            lines.append(f"holistic ballot: {review.reviewer} gave {', '.join(review.holistic)} an overall score "
+                         f"without {', '.join(left_out)}; it stands in for them")
+    return lines
+
+
 def agreement_line(result: CouncilResult) -> str:
     """How much the reviewers agreed, in one line."""
     agreement = result.agreement
@@ -142,6 +153,7 @@ def render_report(result: CouncilResult) -> str:
         parts.append(render_deliberation(result.deliberation))
     for flag in result.bias_flags:
         parts.append(f"bias flag: {flag.reviewer}: {flag.detail}")
+    parts += holistic_lines(result)
     parts.append(f"Members:\n{members_table(result)}\n")
     if blocks := candidate_blocks(result):
         shown = (f"  {title}\n{textwrap.indent(body, '    ')}" for title, body in blocks)

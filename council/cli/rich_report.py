@@ -24,6 +24,7 @@ from council.cli.render import (
     candidate_blocks,
     confidence_line,
     cost_line,
+    holistic_lines,
     member_rows,
     ranking_rows,
 )
@@ -144,6 +145,7 @@ def render_rich_report(result: CouncilResult) -> RenderableType:
     if result.deliberation is not None:
         parts.append(deliberation_rich(result.deliberation))
     parts += [Text(f"bias flag: {clean(f.reviewer)}: {clean(f.detail)}", style="yellow") for f in result.bias_flags]
+    parts += [Text(clean(line), style="yellow") for line in holistic_lines(result)]
     parts.append(members_rich_table(result))
     for title, body in candidate_blocks(result):
         valid = title.endswith(": valid")

@@ -222,6 +222,10 @@ class SafetyConfig(_Strict):
                                   "of its reviewers call harmful is blocked after review (before the ranking, the "
                                   "chairman and revisions); one any reviewer says addresses them is flagged. No "
                                   "extra call; the ballots grow by two keys an answer.")
+    pii_allow_example_ssns: bool = Field(
+        default=False,
+        description="Let the published example SSNs (123-45-6789, 078-05-1120, 219-09-9999) pass the PII check "
+                    "with a note; off (ADR-016): they are blocked as pii_exposure like any other SSN.")
 
     @model_validator(mode="before")
     @classmethod

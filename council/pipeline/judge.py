@@ -19,7 +19,7 @@ from typing import Any
 from council.errors import ProviderError
 from council.pipeline.orchestrator import Council
 from council.pipeline.review_stage import review_one, with_fixed_scores
-from council.pipeline.targets import evaluate_target
+from council.pipeline.targets import evaluate_target, target_text
 from council.pipeline.verdicts import automatic_review, automatic_scores, with_verdicts
 from council.result import AnswerRecord, RankingEntry, ReviewRecord
 from council.review.sandbox import fence, neutralize, new_nonce, render_prompt
@@ -57,6 +57,8 @@ async def judge_answer(council: Council, question: str | list[ChatMessage], answ
     """The council's verdict on ``answer`` to ``question`` against ``rubric`` (default: the configured one)."""
     chosen = council.rubric if rubric is None else await asyncio.to_thread(council.resolve_rubric, rubric)
     messages = as_messages(question if isinstance(question, str) else list(question))
+    # The run's own safety gate: an answer it fails is capped at the rubric's safety_cap and cannot pass.
+    safety = await council.check_safety(next((m.content for m in reversed(messages) if m.role == "user"), ""), answer)
     record = AnswerRecord(member=CANDIDATE, model="given", provider="given", content=answer)
     fixed, evidence = automatic_scores(chosen, [record], messages)
     reviews: list[ReviewRecord]
@@ -69,7 +71,7 @@ async def judge_answer(council: Council, question: str | list[ChatMessage], answ
         reviews = [automatic_review(chosen, [record], fixed)]
     ok = [r for r in reviews if r.status == "ok"]
     entry = RankingEntry(member=CANDIDATE, rank=1, score=0.0, raw_mean=None, n_reviews=len(ok))
-    verdict = with_verdicts(chosen, [entry], reviews, fixed, evidence)[0].verdict
+    verdict = with_verdicts(chosen, [entry], reviews, fixed, evidence, {CANDIDATE: safety})[0].verdict
     assert verdict is not None
     if not ok:
         verdict = verdict.model_copy(update={"feedback": verdict.feedback + "\n(no reviewer could score the answer)"})
@@ -82,10 +84,13 @@ async def judge_target(council: Council, rubric: Rubric, target: Mapping[str, An
     """The council's evaluation of a structured ``target`` against ``rubric``.
 
     The chairman (else the first member) decodes each criterion's level,
-    and the chairman, when there is one, rewrites the feedback.
+    and the chairman, when there is one, rewrites the feedback. The run's
+    safety gate checks the target first (its strings and numbers, as
+    :func:`~council.pipeline.targets.target_text` reads them).
     """
     chairman = council.config.chairman
     judge = chairman or council.member_names[0]
+    safety = await council.check_safety("", target_text(target))
     return await evaluate_target(rubric, target, target_id=target_id, decoder=council.provider(judge),
                                  summarizer=council.provider(chairman) if chairman else None,
-                                 evaluated_by=f"council:{judge}")
+                                 evaluated_by=f"council:{judge}", safety="off" if safety is None else safety)

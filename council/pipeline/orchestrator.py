@@ -39,6 +39,7 @@ from council.pipeline.persist import queue_save, save_finished
 from council.pipeline.plan import RunPlan, build_plan
 from council.pipeline.request import Question, RunRequest
 from council.pipeline.result_cache import CacheCircuit, cacheable, run_key, serve_hit
+from council.pipeline.safety_stage import check_texts
 from council.pipeline.stages import run_stages
 from council.pipeline.stragglers import settle_late_calls
 from council.presets import CouncilPreset
@@ -47,6 +48,7 @@ from council.result import CouncilResult
 from council.rubrics.catalog import RubricCatalog
 from council.rubrics.load import is_rubric_path, load_rubric
 from council.rubrics.model import Rubric
+from council.safety.gate import SafetyVerdict
 from council.safety.moderation import Moderator, moderation_api_key
 from council.simulation import behaviour_for
 from council.storage.result_cache import cached_run_id, queue_cache_entry
@@ -308,6 +310,15 @@ class Council:
     def provider(self, member: str) -> Provider:
         """The client of one member, for pass-through calls (``KeyError`` if unknown)."""
         return self._ensure_providers()[member]
+
+    async def check_safety(self, question: str, text: str) -> SafetyVerdict | None:
+        """The run's safety gate on one text (patterns, then the configured second check); None when it is off."""
+        if not self.config.safety.enabled:
+            return None
+        providers = self._ensure_providers()
+        checked, _ = await check_texts(self.config, {"text": text}, question=question, providers=providers,
+                                       moderator=self._moderator)
+        return checked["text"]
 
     def _queue_save(self, ctx: RunContext, stage: Stage) -> None:
         queue_save(ctx, self.store, stage)

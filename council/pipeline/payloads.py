@@ -67,6 +67,8 @@ def review_event_data(record: ReviewRecord, round_no: int = 1, *, labels: bool =
     data: ReviewData = {"reviewer": record.reviewer, "status": record.status, "error": failure_data(record.error),
                         "scores": {m: s.model_dump(mode="json") for m, s in record.scores.items()},
                         "order": list(record.order)}
+    if record.holistic:
+        data["holistic"] = {member: list(missing) for member, missing in record.holistic.items()}
     if labels:
         data["labels"] = dict(record.labels)
     if round_no > 1:

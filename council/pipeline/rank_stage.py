@@ -179,7 +179,8 @@ async def rank_round(ctx: RunContext, surviving: list[AnswerRecord], reviews: li
         ranked = await rank_answers(ctx, surviving, reviews, ctx.store, history, add_to_history)
         if ranked.history_write is not None:
             writes = ((ranked.history_write, HISTORY_NOT_STORED),)
-        ranked.ranking = with_verdicts(ctx.plan.rubric, ranked.ranking, reviews, automatic.values, automatic.evidence)
+        ranked.ranking = with_verdicts(ctx.plan.rubric, ranked.ranking, reviews, automatic.values, automatic.evidence,
+                                       {a.member: a.safety for a in surviving})
         ranked.bias_flags = [*ranked.bias_flags, *unanimity_bias_flags(ctx.plan.rubric, surviving, reviews, ranked)]
     except Exception as error:
         _log.error("ranking_crashed", run_id=ctx.result.run_id, error=error, exc_info=True)

@@ -37,7 +37,7 @@ from council.review.prompt import (
     shown_to_reviewers,
 )
 from council.review.sandbox import new_nonce
-from council.rubrics.model import CriterionValue, Rubric
+from council.rubrics.model import CriterionValue, Rubric, holistic_unit
 from council.types import ChatMessage, Usage
 
 
@@ -48,12 +48,18 @@ def _hash(text: str) -> str:
 def with_fixed_scores(
     record: ReviewRecord, rubric: Rubric, fixed: dict[str, dict[str, CriterionValue]]
 ) -> ReviewRecord:
-    """Add the automatic (deterministic, schema) criteria to a ballot and recompute every overall score."""
+    """Add the automatic (deterministic, schema) criteria to a ballot and recompute every overall score.
+
+    An answer the ballot scored holistically keeps its holistic score for the criteria the reviewer left out.
+    """
     scores = {}
     for member, entry in record.scores.items():
         values = {**entry.scores, **fixed.get(member, {})}
         normalized = {c.id: rubric.normalize(c, values[c.id]) for c in rubric.criteria if c.id in values}
-        scores[member] = entry.model_copy(update={"scores": values, "overall": rubric.overall(values),
+        holistic = entry.reported_overall if member in record.holistic else None
+        overall = (rubric.overall(values) if holistic is None else
+                   round(rubric.unit_score(normalized, holistic=holistic_unit(holistic)), 4))
+        scores[member] = entry.model_copy(update={"scores": values, "overall": overall,
                                                   "normalized": {k: round(v, 4) for k, v in normalized.items()}})
     return record.model_copy(update={"scores": scores})
 
@@ -152,7 +158,9 @@ async def review_one(
         for label, evaluation in parsed.evaluations.items()
     }
     ranking = [label_to_member[label] for label in parsed.ranking]
-    return record.model_copy(update={"scores": scores, "ranking": ranking, **common})
+    holistic = {label_to_member[label]: list(evaluation.missing)
+                for label, evaluation in parsed.evaluations.items() if evaluation.holistic is not None}
+    return record.model_copy(update={"scores": scores, "ranking": ranking, "holistic": holistic, **common})
 
 
 def asks_flags(ctx: RunContext) -> bool:

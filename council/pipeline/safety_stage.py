@@ -20,8 +20,9 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 
+from council.config import CouncilConfig
 from council.errors import ProviderError
 from council.events import SafetyEvent
 from council.pipeline.budget import RunBudget, complete, prompt_tokens_bound
@@ -129,33 +130,39 @@ def _question_text(ctx: RunContext) -> str:
     return next((m.content for m in reversed(ctx.plan.messages) if m.role == "user"), "")
 
 
-def _second_checks(ctx: RunContext, answers: dict[str, str],
-                   checked: dict[str, SafetyVerdict]) -> tuple[str | None, dict[str, Awaitable[Checked]]]:
+def _second_checks(config: CouncilConfig, providers: Mapping[str, Provider], moderator: Moderator | None,
+                   question: str, answers: dict[str, str], checked: dict[str, SafetyVerdict],
+                   budget: RunBudget | None) -> tuple[str | None, dict[str, Awaitable[Checked]]]:
     """Who checks after the patterns, and one check per answer that passed them."""
     passed = {member: verdict for member, verdict in checked.items() if verdict.passed}
-    if ctx.config.safety.moderation_provider is not None and ctx.moderator is not None:
-        moderator, question = ctx.moderator, _question_text(ctx)
-        return moderator.checker, {member: _moderate(moderator, question, answers[member], verdict, ctx.budget)
+    if config.safety.moderation_provider is not None and moderator is not None:
+        return moderator.checker, {member: _moderate(moderator, question, answers[member], verdict, budget)
                                    for member, verdict in passed.items()}
-    name = ctx.config.safety.llm_member
-    if name is not None and name in ctx.providers:
-        classifier = ctx.providers[name]
-        return f"llm:{name}", {member: _classify(classifier, answers[member], verdict, ctx.budget)
+    name = config.safety.llm_member
+    if name is not None and name in providers:
+        classifier = providers[name]
+        return f"llm:{name}", {member: _classify(classifier, answers[member], verdict, budget)
                                for member, verdict in passed.items()}
     return None, {}
 
 
-async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> list[AnswerRecord]:
-    """Check every answer; blocked ones keep their text but leave review and ranking."""
-    if not ctx.config.safety.enabled:
-        return answers
+async def check_texts(config: CouncilConfig, texts: dict[str, str], *, question: str,
+                      providers: Mapping[str, Provider], moderator: Moderator | None = None,
+                      budget: RunBudget | None = None) -> tuple[dict[str, SafetyVerdict], dict[str, ModerationCheck]]:
+    """The safety gate's verdict on each text (by its key), and each second check's record.
+
+    The patterns, then the configured second check on what they passed,
+    within the stage deadline; whether the gate is on at all is the
+    caller's to ask (``safety.enabled``). A council run and a rubric scoring
+    an answer outside one (:meth:`Council.check_safety`) use this same gate.
+    """
     started = time.perf_counter()
-    texts = {a.member: a.content for a in answers if a.status == "ok" and a.content is not None}
-    checked = {member: check_answer(text) for member, text in texts.items()}
+    allow = config.safety.pii_allow_example_ssns
+    checked = {key: check_answer(text, allow_example_ssns=allow) for key, text in texts.items()}
     records: dict[str, ModerationCheck] = {}
-    checker, jobs = _second_checks(ctx, texts, checked)
+    checker, jobs = _second_checks(config, providers, moderator, question, texts, checked, budget)
     if jobs:
-        remaining_s = max(ctx.config.stages.stage_deadline_s - elapsed_ms(started) / 1000, 0.1)
+        remaining_s = max(config.stages.stage_deadline_s - elapsed_ms(started) / 1000, 0.1)
         gathered = await gather_until(jobs, remaining_s, lambda _n, _v: None)
         for member, (verdict, record) in gathered.finished.items():
             checked[member], records[member] = verdict, record
@@ -165,6 +172,16 @@ async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> lis
             records[member] = ModerationCheck(checker=checker or "", model="", status="failed",
                                               latency_ms=elapsed_ms(started), error="deadline: missed the stage "
                                                                                      "deadline")
+    return checked, records
+
+
+async def apply_safety_gate(ctx: RunContext, answers: list[AnswerRecord]) -> list[AnswerRecord]:
+    """Check every answer; blocked ones keep their text but leave review and ranking."""
+    if not ctx.config.safety.enabled:
+        return answers
+    texts = {a.member: a.content for a in answers if a.status == "ok" and a.content is not None}
+    checked, records = await check_texts(ctx.config, texts, question=_question_text(ctx), providers=ctx.providers,
+                                         moderator=ctx.moderator, budget=ctx.budget)
     gated = []
     for answer in answers:
         final = checked.get(answer.member)

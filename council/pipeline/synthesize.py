@@ -157,7 +157,8 @@ async def final_answer(ctx: RunContext, ranking: list[RankingEntry], answers: li
         _log.error("chairman_crashed", member=ctx.plan.chairman, error=error, exc_info=True)
         reason = f"chairman {ctx.plan.chairman} failed (internal error: {type(error).__name__}: {error})"
     else:
-        verdict = check_answer(content) if ctx.config.safety.enabled else None
+        verdict = (check_answer(content, allow_example_ssns=ctx.config.safety.pii_allow_example_ssns)
+                   if ctx.config.safety.enabled else None)
         if reason is not None:
             pass  # the chairman's object did not validate: the top-ranked valid candidate stands
         elif not content.strip():

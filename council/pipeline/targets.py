@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from council.errors import ProviderError
 from council.logs import get_logger
@@ -24,6 +24,7 @@ from council.providers import Provider
 from council.rubrics.decode import DecodeRefusedError, decode_messages, read_level
 from council.rubrics.functions import resolve_function
 from council.rubrics.model import Criterion, Rubric
+from council.rubrics.score import SafetyCap
 from council.rubrics.target_evaluation import (
     ERROR_LEVEL,
     UNABLE_LEVEL,
@@ -32,6 +33,7 @@ from council.rubrics.target_evaluation import (
     TargetEvaluation,
     deterministic_summary,
 )
+from council.safety.gate import SafetyVerdict, check_answer
 from council.types import ChatMessage
 
 _log = get_logger("targets")
@@ -122,15 +124,40 @@ async def _llm_summary(summarizer: Provider, text: str) -> str | None:
     return completion.content.strip() or None
 
 
+def target_text(target: Mapping[str, Any]) -> str:
+    """The target as the safety gate reads it: each string or number after its path, a paragraph each.
+
+    A multi-line string stays one paragraph (a list of steps is judged as
+    one passage); keys are kept so a value is read with its label (``ssn: …``).
+    """
+    lines: list[str] = []
+    stack: list[tuple[str, Any]] = [("", target)]
+    while stack:  # not recursive: a deeply nested target must not overflow the stack
+        path, value = stack.pop()
+        if isinstance(value, Mapping):
+            stack += reversed([(f"{path}.{key}" if path else str(key), item) for key, item in value.items()])
+        elif isinstance(value, list):
+            stack += reversed([(f"{path}[{index}]", item) for index, item in enumerate(value)])
+        elif isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+            lines.append(f"{path}: {value}" if path else str(value))
+    return "\n\n".join(lines)
+
+
 async def evaluate_target(rubric: Rubric, target: Mapping[str, Any], *, target_id: str = "", target_type: str = "",
                           decoder: Provider | None = None, summarizer: Provider | None = None,
-                          evaluated_by: str = "council") -> TargetEvaluation:
+                          evaluated_by: str = "council",
+                          safety: SafetyVerdict | Literal["patterns", "off"] = "patterns") -> TargetEvaluation:
     """Evaluate ``target`` against ``rubric``: every criterion's level, the weighted score, pass or fail, feedback.
 
     ``decoder`` answers ``llm_decode`` criteria (and Council's own ``llm``
     criteria, classified by their levels); ``summarizer`` rewrites the
-    feedback, falling back to the deterministic summary.
+    feedback, falling back to the deterministic summary. ``safety`` is the
+    safety gate's verdict on the target (:func:`target_text`); by default
+    the gate's patterns are run here, ``"off"`` skips the gate. A target the
+    gate fails is capped at the rubric's ``safety_cap`` and cannot pass.
     """
+    verdict = check_answer(target_text(target)) if safety == "patterns" else None if safety == "off" else safety
+    capped = SafetyCap.of(rubric, verdict if isinstance(verdict, SafetyVerdict) else None)
     results = []
     for criterion in rubric.criteria:
         if criterion.scoring == "deterministic":
@@ -143,12 +170,16 @@ async def evaluate_target(rubric: Rubric, target: Mapping[str, Any], *, target_i
             results.append(_failed(criterion, "llm_decode", "a criterion without levels cannot be decoded; "
                                                             "judge answers with `council rubric evaluate` instead",
                                    UNABLE_LEVEL))
-    weighted = rubric.unit_score({r.criterion_id: r.score for r in results})
+    weighted = rubric.unit_score({r.criterion_id: r.score for r in results}, safety_failed=capped is not None)
     evaluation = TargetEvaluation(rubric_id=rubric.id, rubric_version=rubric.version, target_id=target_id,
                                   target_type=target_type or rubric.target_type, criterion_results=results,
-                                  weighted_score=round(weighted, 4), passed=weighted >= rubric.pass_threshold - 1e-9,
-                                  evaluated_by=evaluated_by)
+                                  weighted_score=round(weighted, 4),
+                                  passed=weighted >= rubric.pass_threshold - 1e-9 and capped is None,
+                                  capped_by_safety=capped, evaluated_by=evaluated_by)
     summary = deterministic_summary(rubric, evaluation)
     if summarizer is not None:
-        summary = await _llm_summary(summarizer, summary) or summary
+        rewritten = await _llm_summary(summarizer, summary)
+        if rewritten and capped is not None:
+            rewritten = f"Blocked by the safety gate: {capped.describe()}.\n{rewritten}"  # never lost in a rewrite
+        summary = rewritten or summary
     return evaluation.model_copy(update={"feedback_summary": summary})

@@ -4,18 +4,21 @@ Automatic criteria are scored once per answer and added to every
 reviewer's ballot, so the aggregation sees complete rubric scores. A rubric
 with no LLM criteria needs no reviewers at all: its one "automatic" review
 ranks the answers. Each ranked answer gets a verdict against the rubric from
-the reviewers' consensus (the mean of their normalized criterion scores).
+the reviewers' consensus (the mean of their normalized criterion scores);
+a criterion no reviewer scored takes the mean holistic score of the ballots
+that scored the answer holistically, when there are any.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from council.pipeline.context import RunContext
 from council.pipeline.progress import AutomaticScores, RunSoFar
 from council.result import AnswerRecord, DimensionScoresRecord, RankingEntry, ReviewRecord
-from council.rubrics.model import LLM_SCORED, CriterionValue, Rubric
+from council.rubrics.model import LLM_SCORED, CriterionValue, Rubric, holistic_unit
 from council.rubrics.score import JudgeRecord, build_verdict, score_fixed
+from council.safety.gate import SafetyVerdict
 from council.types import ChatMessage
 
 AUTOMATIC_REVIEWER = "(automatic)"
@@ -62,8 +65,14 @@ def _judge_record(review: ReviewRecord) -> JudgeRecord | None:
 def with_verdicts(
     rubric: Rubric, ranking: list[RankingEntry], reviews: list[ReviewRecord],
     fixed: dict[str, dict[str, CriterionValue]], evidence: dict[str, dict[str, str]],
+    safety: Mapping[str, SafetyVerdict | None] | None = None,
 ) -> list[RankingEntry]:
-    """Every ranking entry with its verdict against the rubric, from the reviewers' consensus."""
+    """Every ranking entry with its verdict against the rubric, from the reviewers' consensus.
+
+    ``safety`` holds each answer's safety-gate verdict: one the gate failed
+    is capped at the rubric's ``safety_cap`` and cannot pass. (In a run the
+    gate's failures never reach the ranking; a judged answer may.)
+    """
     # A reviewer's record is the same in every verdict it took part in: made once per review, not per answer.
     ok_reviews = [(review, _judge_record(review)) for review in reviews if review.status == "ok"]
     llm_ids = set(rubric.dimension_ids())
@@ -83,10 +92,15 @@ def with_verdicts(
                 if judge is not None and cid in llm_ids:
                     judged_by.setdefault(cid, []).append(len(judges) - 1)
         consensus = {cid: sum(v) / len(v) for cid, v in sums.items() if v}
+        # Holistic ballots' scores stand in for the criteria no reviewer scored (ADR-016's fallback).
+        holistic = [holistic_unit(scored.reported_overall) for review, _ in ok_reviews
+                    if entry.member in review.holistic
+                    and (scored := review.scores.get(entry.member)) is not None and scored.reported_overall is not None]
         for cid, fixed_value in fixed.get(entry.member, {}).items():
             consensus[cid] = rubric.normalize(rubric.criterion(cid), fixed_value)
         verdict = build_verdict(rubric, consensus, values=fixed.get(entry.member), evidence=evidence.get(entry.member),
-                                judges=judges, judged_by=judged_by)
+                                judges=judges, judged_by=judged_by, safety=(safety or {}).get(entry.member),
+                                holistic=sum(holistic) / len(holistic) if holistic else None)
         entries.append(entry.model_copy(update={"verdict": verdict}))
     return entries
 

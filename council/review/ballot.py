@@ -29,6 +29,17 @@ as a whole number within the scale; numbers are finite; no JSON key repeats.
 The reviewer's own ``overall`` is kept for audit only: the overall score is
 always recomputed with :meth:`Rubric.overall`.
 
+The holistic fallback (ADR-016: a ballot that cannot be read as the rubric
+falls back to its holistic score). An evaluation that leaves rubric
+dimensions out but gives an ``overall`` from 0 to 10, or a label with a
+holistic score in a top-level ``"scores"`` object (the ADR's holistic ballot,
+``{"ranking": [...], "scores": {"Response A": 8, ...}}``), is read as
+holistic for that answer: the dimensions it did score count, the holistic
+score stands in for the ones it left out (:meth:`Rubric.unit_score`), and
+``DimensionScores.missing`` names them. A dimension given a wrong value is
+still an error, and so is a missing one with no holistic score to fall back
+on. ``"scores"`` is read only for answers that need it.
+
 When no candidate validates, the error names what was wrong with the best
 one tried: the most preferred JSON object that was read but failed
 validation, else the most preferred unreadable verdict block (so an echoed
@@ -55,30 +66,44 @@ milliseconds, and deep nesting ends in a parse error rather than a crash.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from council.review.ballot_search import ballot_spots
+from council.review.ballot_values import (
+    MAX_PROBLEMS,
+    holistic_value,
+    name_key,
+    normalize_name,
+    read_holistic_scores,
+    show_value,
+    whole_score,
+)
 from council.review.flags import NO_FLAGS, ReviewFlags, read_flags
 from council.review.sandbox import neutralize
-from council.rubrics.model import Criterion, CriterionValue, Rubric
+from council.rubrics.model import HOLISTIC_MAX, Criterion, CriterionValue, Rubric, holistic_unit
 
 MAX_NOTES_CHARS = 2000
-_MAX_PROBLEMS = 5
 _NONCE = re.compile(r"^[0-9a-f]{8,64}$")
 
 
 @dataclass(frozen=True)
 class DimensionScores:
-    """One answer's scores from one reviewer; ``overall`` is recomputed from the rubric."""
+    """One answer's scores from one reviewer; ``overall`` is recomputed from the rubric.
+
+    ``holistic`` is the reviewer's holistic score (0 to 10) when the ballot
+    was read as holistic for this answer, and ``missing`` the dimensions it
+    stood in for; None and empty when every dimension was scored.
+    """
 
     scores: dict[str, CriterionValue]
     overall: float
     notes: str
     normalized: dict[str, float] = field(default_factory=dict)
+    holistic: float | None = None
+    missing: tuple[str, ...] = ()
     #: What the reviewer flagged in the answer (:mod:`council.review.flags`); nothing when it did not say.
     flags: ReviewFlags = NO_FLAGS
 
@@ -96,28 +121,6 @@ class BallotParse:
     evaluations: dict[str, DimensionScores]
     error: str | None
     reported_overall: dict[str, float] = field(default_factory=dict)
-
-
-def _show(value: Any) -> str:
-    """A short, safe rendering of a value for an error message."""
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _normalize(name: str) -> str:
-    return " ".join(name.split()).casefold()
-
-
-def _key(name: str, spelled: dict[str, str]) -> str:
-    """``_normalize(name)``, looked up first in ``spelled``: ballots mostly spell names exactly as the prompt did."""
-    normalized = spelled.get(name)
-    return _normalize(name) if normalized is None else normalized
 
 
 @dataclass(frozen=True)
@@ -143,7 +146,7 @@ def _form(rubric: Rubric) -> _Form:
         by_id = {c.id: c for c in rubric.criteria}
         worth = {c.id: {value: rubric.normalize(by_id[c.id], value) for value in _valid_values(c, rubric)}
                  for c in criteria}
-        spelled = {key: _normalize(key) for key in [*(c.id for c in criteria), "overall", "notes"]}
+        spelled = {key: normalize_name(key) for key in [*(c.id for c in criteria), "overall", "notes"]}
         return _Form(criteria, worth, spelled)
 
     return rubric.memo("ballot.form", make)
@@ -166,24 +169,14 @@ def _failed(error: str) -> BallotParse:
     return BallotParse(ok=False, ranking=[], evaluations={}, error=error)
 
 
-def _score(value: Any, low: int, high: int) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, int) and low <= value <= high:
-        return value
-    return None
-
-
 def _criterion_value(criterion: Criterion, value: Any, rubric: Rubric, form: _Form) -> CriterionValue | None:
     """The ballot's value for one criterion, or None when it is not the kind the criterion takes."""
     if criterion.kind == "checklist":
         return value if isinstance(value, bool) else None
     if criterion.kind == "levels":
-        level = _normalize(value) if isinstance(value, str) else None
+        level = normalize_name(value) if isinstance(value, str) else None
         return level if level in form.worth[criterion.id] else None
-    return _score(value, rubric.scale.min, rubric.scale.max)
+    return whole_score(value, rubric.scale.min, rubric.scale.max)
 
 
 def _expected(criterion: Criterion, rubric: Rubric) -> str:
@@ -202,17 +195,17 @@ def _read_ranking(
         return []
     raw = value["ranking"]
     if not isinstance(raw, list):
-        problems.append(f"ranking must be a list of labels, got {_show(raw)}")
+        problems.append(f"ranking must be a list of labels, got {show_value(raw)}")
         return []
     if len(raw) > len(labels):
         problems.append(f"ranking has {len(raw)} entries for {len(labels)} answers")
     ranking: list[str] = []
-    for index, item in enumerate(raw[: len(labels) + _MAX_PROBLEMS]):
-        label = canonical.get(_key(item, spelled)) if isinstance(item, str) else None
+    for index, item in enumerate(raw[: len(labels) + MAX_PROBLEMS]):
+        label = canonical.get(name_key(item, spelled)) if isinstance(item, str) else None
         if not isinstance(item, str):
-            problems.append(f"ranking[{index}] must be a label, got {_show(item)}")
+            problems.append(f"ranking[{index}] must be a label, got {show_value(item)}")
         elif label is None:
-            problems.append(f"ranking has an unknown label {_show(item)}")
+            problems.append(f"ranking has an unknown label {show_value(item)}")
         elif label in ranking:
             problems.append(f"ranking lists {label} more than once")
         else:
@@ -221,86 +214,126 @@ def _read_ranking(
     return ranking
 
 
+def _holistic(rubric: Rubric, scores: dict[str, CriterionValue], normalized: dict[str, float], notes: str,
+              holistic: float, missing: list[str], flags: ReviewFlags = NO_FLAGS) -> DimensionScores:
+    overall = round(rubric.unit_score(normalized, holistic=holistic_unit(holistic)), 4)
+    return DimensionScores(scores, overall, notes[:MAX_NOTES_CHARS], normalized, holistic, tuple(missing), flags)
+
+
 def _read_evaluations(
     value: dict[str, Any], canonical: dict[str, str], spelled: dict[str, str], labels: list[str], rubric: Rubric,
     problems: list[str],
 ) -> tuple[dict[str, DimensionScores], dict[str, float]]:
+    form = _form(rubric)
+    dimension_ids = [c.id for c in form.criteria]
+    fallback, fallback_problems = read_holistic_scores(value, canonical, spelled, labels)
+    used_fallback = False
+    evaluations: dict[str, DimensionScores] = {}
+    reported: dict[str, float] = {}
+
+    def from_fallback(label: str) -> bool:
+        nonlocal used_fallback
+        if label not in fallback:
+            return False
+        used_fallback = True
+        evaluations[label] = _holistic(rubric, {}, {}, "", fallback[label], dimension_ids)
+        reported[label] = fallback[label]
+        return True
+
     if "evaluations" not in value:
-        problems.append("evaluations is missing")
-        return {}, {}
+        if "scores" not in value:
+            problems.append("evaluations is missing")
+            return {}, {}
+        # The ADR's holistic ballot: a ranking and a score per answer, no rubric dimensions at all.
+        problems.extend(fallback_problems)
+        problems.extend(f"scores is missing {label}" for label in labels if not from_fallback(label))
+        return evaluations, reported
     raw = value["evaluations"]
     if not isinstance(raw, dict):
-        problems.append(f"evaluations must be an object with one entry per label, got {_show(raw)}")
+        problems.append(f"evaluations must be an object with one entry per label, got {show_value(raw)}")
         return {}, {}
     if len(raw) > len(labels):
         problems.append(f"evaluations has {len(raw)} entries for {len(labels)} answers")
     entries: dict[str, Any] = {}
-    for key in list(raw)[: len(labels) + _MAX_PROBLEMS]:
-        label = canonical.get(_key(key, spelled))
+    for key in list(raw)[: len(labels) + MAX_PROBLEMS]:
+        label = canonical.get(name_key(key, spelled))
         if label is None:
-            problems.append(f"evaluations has an unknown label {_show(key)}")
+            problems.append(f"evaluations has an unknown label {show_value(key)}")
         elif label in entries:
             problems.append(f"evaluations lists {label} more than once")
         else:
             entries[label] = raw[key]
-    problems.extend(f"evaluations is missing {label}" for label in labels if label not in entries)
-    evaluations: dict[str, DimensionScores] = {}
-    reported: dict[str, float] = {}
-    form = _form(rubric)
+    problems.extend(f"evaluations is missing {label}" for label in labels
+                    if label not in entries and not from_fallback(label))
     for label in labels:
         if label not in entries:
             continue
         entry = entries[label]
         if not isinstance(entry, dict):
-            problems.append(f"evaluations.{label} must be an object, got {_show(entry)}")
+            problems.append(f"evaluations.{label} must be an object, got {show_value(entry)}")
             continue
         fields: dict[str, Any] = {}
         for key, item in entry.items():
-            name = _key(key, form.spelled)
+            name = name_key(key, form.spelled)
             if name in fields:
-                problems.append(f"evaluations.{label} has {_show(key)} twice")
+                problems.append(f"evaluations.{label} has {show_value(key)} twice")
             fields[name] = item
         scores: dict[str, CriterionValue] = {}
+        missing: list[str] = []
         for criterion in form.criteria:
             # fields are keyed by the normalized spelling; an id is kept as written, so "Bug Detection" is looked
             # up as "bug detection" (the meta-rubric refuses two ids that differ only so).
             field = form.spelled[criterion.id]
             if field not in fields:
-                problems.append(f"evaluations.{label}.{criterion.id} is missing")
+                missing.append(criterion.id)
                 continue
             criterion_value = _criterion_value(criterion, fields[field], rubric, form)
             if criterion_value is None:
                 problems.append(
                     f"evaluations.{label}.{criterion.id} must be {_expected(criterion, rubric)}, "
-                    f"got {_show(fields[field])}"
+                    f"got {show_value(fields[field])}"
                 )
             else:
                 scores[criterion.id] = criterion_value
         notes = fields.get("notes")
         notes = "" if notes is None else notes
         if not isinstance(notes, str):
-            problems.append(f"evaluations.{label}.notes must be a string, got {_show(notes)}")
+            problems.append(f"evaluations.{label}.notes must be a string, got {show_value(notes)}")
             continue
         claimed = fields.get("overall")
         if isinstance(claimed, (int, float)) and not isinstance(claimed, bool):
             reported[label] = float(claimed)
-        if len(scores) == len(form.criteria):
-            normalized = {cid: form.worth[cid][value] for cid, value in scores.items()}
-            overall = round(rubric.unit_score(normalized), 4)
-            evaluations[label] = DimensionScores(scores, overall, notes[:MAX_NOTES_CHARS], normalized,
-                                                 read_flags(fields))
+        normalized = {cid: form.worth[cid][value] for cid, value in scores.items()}
+        if not missing:
+            if len(scores) == len(form.criteria):
+                overall = round(rubric.unit_score(normalized), 4)
+                evaluations[label] = DimensionScores(scores, overall, notes[:MAX_NOTES_CHARS], normalized,
+                                                     flags=read_flags(fields))
+            continue
+        holistic = holistic_value(claimed)
+        if holistic is None and label in fallback:
+            holistic, used_fallback = fallback[label], True
+        if holistic is None:
+            why = ("" if claimed is None else
+                   f" (its overall, {show_value(claimed)}, is not a holistic score from 0 to {HOLISTIC_MAX})")
+            problems.extend(f"evaluations.{label}.{cid} is missing{why}" for cid in missing)
+        elif len(scores) + len(missing) == len(form.criteria):
+            reported[label] = holistic
+            evaluations[label] = _holistic(rubric, scores, normalized, notes, holistic, missing, read_flags(fields))
+    if used_fallback:
+        problems.extend(fallback_problems)
     return evaluations, reported
 
 
 def _read_ballot(value: dict[str, Any], labels: list[str], rubric: Rubric) -> BallotParse:
-    canonical = {_normalize(label): label for label in labels}
-    spelled = {label: _normalize(label) for label in labels}
+    canonical = {normalize_name(label): label for label in labels}
+    spelled = {label: normalize_name(label) for label in labels}
     problems: list[str] = []
     ranking = _read_ranking(value, canonical, spelled, labels, problems)
     evaluations, reported = _read_evaluations(value, canonical, spelled, labels, rubric, problems)
     if problems:
-        more = len(problems) - _MAX_PROBLEMS
-        return _failed("; ".join(problems[:_MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else ""))
+        more = len(problems) - MAX_PROBLEMS
+        return _failed("; ".join(problems[:MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else ""))
     return BallotParse(ok=True, ranking=ranking, evaluations=evaluations, error=None, reported_overall=reported)
 
 

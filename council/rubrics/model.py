@@ -18,7 +18,8 @@ The weighted score is Σ(score × weight) / Σ(weight) over every criterion, in
 as absent. Then the gates: each ceiling caps the score when its criterion is
 below a bound, and an answer that failed the safety gate is capped at
 ``gates.safety_cap``. The verdict passes when the score reaches
-``pass_threshold`` and no ``required`` criterion fails. What failing means is
+``pass_threshold`` and no ``required`` criterion fails. A reviewer's holistic
+score (0–10, read as 0–1) stands in for the criteria its ballot left out. What failing means is
 the rubric's ``required_rule``: ``pass`` (Council's) fails a required criterion
 that does not pass (its normalized score is below its ``min_score``, on its own
 terms, or below ``pass_threshold`` when it has none; a checklist item that is
@@ -57,6 +58,8 @@ RESERVED_KEYS = frozenset({"overall", "notes"})
 LLM_SCORED = frozenset({"llm", "llm_decode"})
 """Scorings a model does; in a council run the reviewers score both (``llm_decode`` by its levels)."""
 _MEMO: dict[int, dict[str, Any]] = {}
+HOLISTIC_MAX = 10
+"""The top of a holistic score (a ballot's ``overall``, or the ``scores`` of a holistic ballot): 0 to 10."""
 
 
 class _Strict(BaseModel):
@@ -290,10 +293,18 @@ class Rubric(_Strict):
         total = self._total_weight
         return sum(c.weight * normalized.get(c.id, 0.0) for c in self.criteria) / total if total > 0 else 0.0
 
-    def gated(self, score: float, normalized: Mapping[str, float], safety_failed: bool = False) -> float:
-        """``score`` after every ceiling and the safety cap."""
+    def gated(self, score: float, normalized: Mapping[str, float], safety_failed: bool = False,
+              scored_only: bool = False) -> float:
+        """``score`` after every ceiling and the safety cap.
+
+        A criterion without a score counts as 0 for its ceilings, unless
+        ``scored_only`` (a holistic score): then only scored criteria cap.
+        """
         for criterion_id, bound, cap in self._ceilings:
-            if normalized.get(criterion_id, 0.0) < bound - 1e-9:
+            value = normalized.get(criterion_id)
+            if value is None and scored_only:
+                continue
+            if (value or 0.0) < bound - 1e-9:
                 score = min(score, cap)
         if safety_failed:
             score = min(score, self.gates.safety_cap)
@@ -311,12 +322,20 @@ class Rubric(_Strict):
             raise ValueError(f"unknown criteria: {', '.join(unknown)}")
         return round(self.unit_score(normalized, safety_failed), 4)
 
-    def unit_score(self, normalized: Mapping[str, float], safety_failed: bool = False) -> float:
+    def unit_score(self, normalized: Mapping[str, float], safety_failed: bool = False,
+                   holistic: float | None = None) -> float:
         """The one overall-score formula: criterion scores in 0–1 weighted, then every ceiling and the safety cap.
 
-        Unrounded; :meth:`overall` rounds it for records.
+        With ``holistic`` (a reviewer's holistic score in 0–1, see
+        :func:`holistic_unit`), every reviewer-scored criterion without a
+        score takes it in the weighted sum instead of counting 0, and only
+        the criteria actually scored can trigger a ceiling. Unrounded;
+        :meth:`overall` rounds it for records.
         """
-        return self.gated(self.weighted(normalized), normalized, safety_failed)
+        if holistic is None:
+            return self.gated(self.weighted(normalized), normalized, safety_failed)
+        filled = {**dict.fromkeys(self.dimension_ids(), holistic), **normalized}
+        return self.gated(self.weighted(filled), normalized, safety_failed, scored_only=True)
 
     def memo(self, key: str, make: Callable[[], T]) -> T:
         """A value derived from this (frozen) rubric, computed once: rendered prompt text and the like.
@@ -363,6 +382,11 @@ class Rubric(_Strict):
         return f"{self.id}@{self.version}"
 
 
+def holistic_unit(value: float) -> float:
+    """A reviewer's holistic score in 0–1: the review prompt asks for ``overall`` from 0 to 10, whatever the scale."""
+    return min(1.0, max(0.0, value / HOLISTIC_MAX))
+
+
 def _without_unset_additions(dumped: dict[str, Any]) -> dict[str, Any]:
     def strip(item: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in item.items() if not (k in HASHED_WHEN_SET and v == HASHED_WHEN_SET[k])}
@@ -370,4 +394,4 @@ def _without_unset_additions(dumped: dict[str, Any]) -> dict[str, Any]:
     return {**strip(dumped), "criteria": [strip(c) for c in dumped.get("criteria", [])]}
 
 
-__all__ = ["Ceiling", "Criterion", "Gates", "Level", "Rubric", "Scale", "slug"]
+__all__ = ["HOLISTIC_MAX", "Ceiling", "Criterion", "Gates", "Level", "Rubric", "Scale", "holistic_unit", "slug"]

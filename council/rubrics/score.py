@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from council.rubrics.bands import bands
 from council.rubrics.checks import answer_json
 from council.rubrics.functions import resolve_function
 from council.rubrics.model import Criterion, CriterionValue, Rubric
+from council.safety.gate import SafetyVerdict
 from council.types import Usage
 
 
@@ -47,6 +48,29 @@ class CriterionResult(BaseModel):
     judged_by: list[int] = []
 
 
+class SafetyCap(BaseModel):
+    """Why a score was capped: the safety gate failed what the rubric scored (its first finding)."""
+
+    model_config = ConfigDict(extra="forbid")
+    category: str = Field(description="The gate's category, e.g. weapon_making or pii_exposure.")
+    rule: str = Field(description="The rule (or classifier) that failed it.")
+    checker: str = Field(default="patterns", description="Which gate decided: patterns, patterns+llm:NAME, ...")
+    cap: float = Field(description="The rubric's gates.safety_cap (0-1): the highest score it could get.")
+
+    @classmethod
+    def of(cls, rubric: Rubric, safety: SafetyVerdict | None) -> SafetyCap | None:
+        """The cap ``safety`` puts on a score under ``rubric``; None when the gate passed it or did not run."""
+        if safety is None or safety.passed:
+            return None
+        first = safety.findings[0] if safety.findings else None
+        return cls(category=first.category if first else "unsafe", rule=first.rule if first else "",
+                   checker=safety.checker, cap=rubric.gates.safety_cap)
+
+    def describe(self) -> str:
+        """``weapon_making (rule weapon.explosive_device)``: what failed, in a few words."""
+        return f"{self.category} (rule {self.rule})" if self.rule else self.category
+
+
 class RubricVerdict(BaseModel):
     """Pass or fail against a rubric, with every criterion and the feedback."""
 
@@ -59,6 +83,12 @@ class RubricVerdict(BaseModel):
     criteria: list[CriterionResult]
     failed_required: list[str] = []
     gates_applied: list[str] = []
+    capped_by_safety: SafetyCap | None = Field(
+        default=None, description="Set when the safety gate failed the answer: its score is capped at the "
+                                  "rubric's safety_cap and it cannot pass.")
+    holistic: list[str] = Field(
+        default_factory=list, description="Criteria no reviewer scored, for which the reviewers' holistic "
+                                          "score stood in (ADR-016's fallback).")
     judges: list[JudgeRecord] = []
     feedback: str = ""
     summary: str | None = None
@@ -189,24 +219,41 @@ def build_verdict(
     judges: list[JudgeRecord] | None = None,
     judged_by: Mapping[str, list[int]] | None = None,
     safety_failed: bool = False,
+    safety: SafetyVerdict | None = None,
+    holistic: float | None = None,
 ) -> RubricVerdict:
-    """The verdict for one answer from its normalized criterion scores (missing ones count as failed)."""
+    """The verdict for one answer from its normalized criterion scores (missing ones count as failed).
+
+    ``safety`` is the safety gate's verdict on the answer: when it failed,
+    the score is capped at ``gates.safety_cap``, the verdict fails and
+    ``capped_by_safety`` says why (``safety_failed`` caps without a reason).
+    ``holistic`` (0–1) is the reviewers' holistic score: it stands in for
+    each reviewer-scored criterion without a score (listed in ``holistic``).
+    """
     values, evidence, notes, judged_by = values or {}, evidence or {}, notes or {}, judged_by or {}
-    raw = rubric.weighted(normalized)
-    score = rubric.gated(raw, normalized, safety_failed)  # rubric.unit_score, without weighting twice
-    gates = []
-    if score < raw - 1e-9:
-        gates.append("safety cap" if safety_failed and score <= rubric.gates.safety_cap else "ceiling")
+    capped = SafetyCap.of(rubric, safety)
+    safety_failed = safety_failed or capped is not None
+    stand_in = [cid for cid in rubric.dimension_ids() if cid not in normalized] if holistic is not None else []
+    scored = {**normalized, **dict.fromkeys(stand_in, holistic or 0.0)}
+    raw = rubric.weighted(scored)
+    # rubric.unit_score, without weighting twice; only scored criteria reach a ceiling
+    ceiled = rubric.gated(raw, normalized, scored_only=bool(stand_in))
+    score = rubric.gated(raw, normalized, safety_failed, scored_only=bool(stand_in))
+    gates = ["ceiling"] if ceiled < raw - 1e-9 else []
+    if safety_failed:
+        gates.append("safety cap")  # said even when the score was already below the cap: it could not pass
     results, failed_required = [], []
     steps: dict[str, tuple[str, int]] = {}
     for criterion in rubric.criteria:
-        value = normalized.get(criterion.id)
+        value = scored.get(criterion.id)
         passed = value is not None and value >= rubric.passing_bound(criterion) - 1e-9
         found = level_of(criterion, rubric, value) if value is not None else None
         level = found[0] if found else None
         if found:
             steps[criterion.id] = found
         note = notes.get(criterion.id, "") or ("" if value is not None else "not scored: counts as failed")
+        if criterion.id in stand_in:
+            note = "no reviewer scored it: the reviewers' holistic score stands in"
         if criterion.weight == 0:
             note = "; ".join(filter(None, [note, "weight 0: informational, not counted in the overall score"]))
         # model_construct: every value here is computed by Council itself, so validation would only cost time.
@@ -219,13 +266,13 @@ def build_verdict(
         ))
         if required_failed(rubric, criterion, value, passed):
             failed_required.append(criterion.id)
-    passed = score >= rubric.pass_threshold - 1e-9 and not failed_required
+    passed = score >= rubric.pass_threshold - 1e-9 and not failed_required and not safety_failed
     verdict = RubricVerdict.model_construct(rubric_id=rubric.id, rubric_version=rubric.version, passed=passed,
                             score=round(score, 4),
                             threshold=rubric.pass_threshold, criteria=results, failed_required=failed_required,
-                            gates_applied=gates, judges=list(judges or []), feedback="", summary=None,
-                            summary_by=None)
-    verdict.feedback = feedback_text(rubric, verdict, normalized, steps)
+                            gates_applied=gates, capped_by_safety=capped, holistic=stand_in,
+                            judges=list(judges or []), feedback="", summary=None, summary_by=None)
+    verdict.feedback = feedback_text(rubric, verdict, scored, steps)
     return verdict
 
 
@@ -235,7 +282,10 @@ def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[st
     head = f"{'PASSED' if verdict.passed else 'FAILED'}, overall {verdict.score * 100:.0f}%"
     if verdict.failed_required:
         head += f" (required criteria failed: {', '.join(verdict.failed_required)})"
-    if verdict.gates_applied:
+    if verdict.capped_by_safety is not None:
+        cap = verdict.capped_by_safety
+        head += f" (blocked by the safety gate: {cap.describe()}; capped at {cap.cap * 100:.0f}%)"
+    if verdict.gates_applied and (verdict.capped_by_safety is None or verdict.gates_applied != ["safety cap"]):
         head += f" (capped by {', '.join(verdict.gates_applied)})"
     lines = [head]
     suggestions = []
@@ -247,6 +297,7 @@ def feedback_text(rubric: Rubric, verdict: RubricVerdict, normalized: Mapping[st
             continue
         label, index = steps.get(criterion.id) or level_of(criterion, rubric, normalized[criterion.id])
         mark = ("pass" if result.passed else "FAIL") + ("; informational, weight 0" if result.informational else "")
+        mark += "; the reviewers' holistic score" if criterion.id in verdict.holistic else ""
         lines.append(f"- {criterion.title}: {label} ({result.score * 100:.0f}%, {mark})")
         suggestion = _suggestion(criterion, rubric, index)
         if suggestion is not None and (not result.passed or result.score < 1):

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from council.rubrics.model import Rubric
-from council.rubrics.score import JudgeRecord
+from council.rubrics.score import JudgeRecord, SafetyCap
 
 ERROR_LEVEL = "error"
 """The level of a criterion whose scoring failed (a function raised, a template was refused)."""
@@ -53,6 +53,9 @@ class TargetEvaluation(BaseModel):
     criterion_results: list[TargetCriterionResult] = Field(default_factory=list)
     weighted_score: float = 0.0
     passed: bool = False
+    capped_by_safety: SafetyCap | None = Field(
+        default=None, description="Set when the safety gate failed the target: capped at the rubric's "
+                                  "safety_cap, and it cannot pass.")
     feedback_summary: str = ""
     evaluated_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     evaluated_by: str = "council"
@@ -62,6 +65,9 @@ def deterministic_summary(rubric: Rubric, evaluation: TargetEvaluation) -> str:
     """The summary in dataknobs' layout: the outcome, the score, a line per criterion, then suggestions."""
     lines = [f"Evaluation {'PASSED' if evaluation.passed else 'FAILED'} for rubric '{rubric.name}'.",
              f"Overall score: {evaluation.weighted_score * 100:.0f}%"]
+    if evaluation.capped_by_safety is not None:
+        cap = evaluation.capped_by_safety
+        lines.append(f"Blocked by the safety gate: {cap.describe()}; the score is capped at {cap.cap * 100:.0f}%.")
     suggestions = []
     for result in evaluation.criterion_results:
         criterion = rubric.criterion(result.criterion_id)

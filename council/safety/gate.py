@@ -39,9 +39,11 @@ with the right check letter (:mod:`council.safety.pii`). Choices, documented
 here because they are policy:
 
 * ``123-45-6789``, ``078-05-1120`` and ``219-09-9999`` are published example
-  numbers (the last two were voided by the SSA), so they pass with a note.
-  Other SSNs need dashes, or a nearby "SSN" label when written with spaces or
-  as nine bare digits.
+  numbers (the last two were voided by the SSA). ADR-016 names
+  "SSN: 123-45-6789" as PII exposure, so they are blocked like any other SSN
+  unless ``safety.pii_allow_example_ssns`` is on (``allow_example_ssns``
+  here); then they pass with a note. SSNs need dashes, or a nearby "SSN"
+  label when written with spaces or as nine bare digits.
 * A card number must stand alone (not be part of a longer digit run), be
   written plain or in the groupings issuers print (4-4-4-4[-1..3], 4-6-4/5),
   start with 2-6 (the major networks: this keeps 13-digit millisecond
@@ -117,9 +119,11 @@ def _check_rule(rule: _Rule, scan: _Scan, findings: list[SafetyFinding], notes: 
 
 
 
-def check_answer(text: str) -> SafetyVerdict:
+def check_answer(text: str, *, allow_example_ssns: bool = False) -> SafetyVerdict:
     """Run every pattern check on one answer and return the verdict.
 
+    ``allow_example_ssns`` lets the published example SSNs pass (the
+    config's ``safety.pii_allow_example_ssns``; off, they are blocked).
     Never raises on a string; a non-string is a programming error (``TypeError``).
     """
     if not isinstance(text, str):
@@ -130,7 +134,7 @@ def check_answer(text: str) -> SafetyVerdict:
     for rule in _RULES:
         _check_rule(rule, scan, findings, notes)
     check_intent(scan, findings, notes)
-    _check_pii(scan, findings, notes)
+    _check_pii(scan, findings, notes, allow_example_ssns)
     return SafetyVerdict(passed=not findings, findings=findings, notes=list(dict.fromkeys(notes)))
 
 

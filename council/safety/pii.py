@@ -69,7 +69,8 @@ def luhn_valid(digits: str) -> bool:
 
 
 
-def _check_pii(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> None:
+def _check_pii(scan: _Scan, findings: list[SafetyFinding], notes: list[str], allow_example_ssns: bool = False) -> None:
+    """PII findings; the published example SSNs pass (with a note) only when ``allow_example_ssns`` says so."""
     text, seen = scan.low, set()
     ssns = [(m, True) for m in _SSN_DASHED.finditer(text)] + [(m, False) for m in _SSN_LOOSE.finditer(text)]
     for m, dashed in ssns:
@@ -79,9 +80,12 @@ def _check_pii(scan: _Scan, findings: list[SafetyFinding], notes: list[str]) -> 
             continue
         if not dashed and not scan.has(_SSN_LABEL, max(0, m.start() - 40), m.start()):
             continue
-        if digits in _EXAMPLE_SSNS:
+        if digits in _EXAMPLE_SSNS and allow_example_ssns:
             notes.append("pii.us_ssn: published example number")
         elif digits not in seen:
+            if digits in _EXAMPLE_SSNS:
+                # ADR-016 names "SSN: 123-45-6789" as PII exposure: an example is blocked unless the config lets it.
+                notes.append("pii.us_ssn: published example number, blocked (safety.pii_allow_example_ssns is off)")
             seen.add(digits)
             findings.append(SafetyFinding(category="pii_exposure", rule="pii.us_ssn", evidence=f"***-**-{digits[-4:]}"))
     for m in _CARD.finditer(text):

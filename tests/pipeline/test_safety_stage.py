@@ -52,3 +52,23 @@ def test_classifier_replies_are_read_strictly():
     unsafe = parse_classifier_reply('{"safe": false, "category": "x", "evidence": "y"}', "j")
     assert not unsafe.passed and unsafe.findings[0].category == "x"
     assert parse_classifier_reply("maybe", "j") is None
+
+
+async def test_the_adr_example_ssn_is_blocked_in_a_run_unless_the_config_allows_examples():
+    from council.pipeline.stages import run_stages
+
+    members = {"a": member("SSN: 123-45-6789 quality=9"), "b": member("Water boils at 100 C. quality=7"),
+               "c": member("Ice melts at 0 C. quality=5")}
+    ctx, _ = context(members)
+    await run_stages(ctx)
+    leak = next(a for a in ctx.result.answers if a.member == "a")
+    assert leak.status == "blocked" and leak.safety is not None
+    assert [(f.category, f.rule, f.evidence) for f in leak.safety.findings] == [
+        ("pii_exposure", "pii.us_ssn", "***-**-6789")]
+    assert "a" not in [e.member for e in ctx.result.ranking], "a blocked answer is never ranked"
+    ctx, _ = context(members, safety={"pii_allow_example_ssns": True})
+    await run_stages(ctx)
+    allowed = next(a for a in ctx.result.answers if a.member == "a")
+    assert allowed.status == "ok" and allowed.safety is not None
+    assert "pii.us_ssn: published example number" in allowed.safety.notes
+    assert ctx.result.ranking[0].member == "a"

@@ -125,3 +125,27 @@ async def test_a_summarizing_model_rewrites_the_feedback_and_a_failing_one_leave
     assert rewritten.feedback_summary == "Add two more questions. The format is right."
     kept = await evaluate_target(rubric, {"questions": ["a", "b", "c"]}, summarizer=summarizer)
     assert kept.feedback_summary.startswith("Evaluation FAILED for rubric 'Quiz Quality'.")
+
+
+async def test_a_target_the_safety_gate_fails_is_capped_and_cannot_pass():
+    rubric = load_rubric(str(QUIZ), quiet=True)
+    leak = {"questions": [f"Q{i}" for i in range(4)], "answer_key": {"contact": {"ssn": "123-45-6789"}}}
+    leak["questions"].append("What is the patient's number?")
+    capped = await evaluate_target(rubric, leak, target_id="quiz-leak")
+    assert not capped.passed and capped.weighted_score == 0.0, "five questions would pass at 100%"
+    assert capped.capped_by_safety is not None and capped.capped_by_safety.category == "pii_exposure"
+    assert capped.feedback_summary.splitlines()[2] == ("Blocked by the safety gate: pii_exposure (rule pii.us_ssn); "
+                                                       "the score is capped at 0%.")
+    unchecked = await evaluate_target(rubric, leak, target_id="quiz-leak", safety="off")
+    assert unchecked.passed and unchecked.capped_by_safety is None
+
+
+def test_the_gate_reads_a_target_as_its_labelled_values_a_paragraph_each():
+    from council.pipeline.targets import target_text
+
+    text = target_text({"steps": "1. One.\n2. Two.", "meta": {"ids": [7, True, None], "ssn": "078-05-1120"}})
+    assert text == "steps: 1. One.\n2. Two.\n\nmeta.ids[0]: 7\n\nmeta.ssn: 078-05-1120"
+    deep: dict[str, object] = {"leaf": "x"}
+    for _ in range(5000):
+        deep = {"d": deep}
+    assert target_text(deep).endswith(".leaf: x"), "deep nesting is walked without recursion"

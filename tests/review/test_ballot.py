@@ -205,6 +205,7 @@ def test_missing_parts_are_named():
     assert error_of(verdict(data)) == "evaluations is missing Response C"
     data = ballot()
     del data["evaluations"]["Response B"]["clarity"]
+    del data["evaluations"]["Response B"]["overall"]  # with an overall it is read as holistic (test_ballot_holistic)
     assert error_of(verdict(data)) == "evaluations.Response B.clarity is missing"
     assert error_of(verdict([HONEST_RANKING])) == "the verdict block does not start with a JSON object"
 

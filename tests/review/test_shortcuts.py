@@ -79,6 +79,10 @@ def test_each_rubric_gets_its_own_prompt_and_ballot_form():
     assert "accuracy (1-10)" in prompt(DEFAULT) and "bug_detection" not in prompt(DEFAULT)
     assert parse_ballot(verdict(DEFAULT, 9), LABELS, DEFAULT, NONCE).ok
     result = parse_ballot(verdict(DEFAULT, 9), LABELS, CODE_REVIEW, NONCE)
+    # Another rubric's ballot scores none of this one's criteria: only its overall is read (ADR-016's fallback).
+    assert result.ok and [e.missing for e in result.evaluations.values()] == [tuple(CODE_REVIEW.dimension_ids())] * 2
+    without_overall = verdict(DEFAULT, 9).replace('"overall": 5, ', "")
+    result = parse_ballot(without_overall, LABELS, CODE_REVIEW, NONCE)
     assert result.error and "evaluations.Response A.bug_detection is missing" in result.error
 
 

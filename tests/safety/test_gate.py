@@ -145,7 +145,6 @@ BENIGN = [
     "If someone tells you that nobody would miss you, that is not true, and you can report the bullying.",
     "Never mix bleach and ammonia: it produces toxic chloramine vapours.",
     "Use Stripe's test card 4242 4242 4242 4242 with any future expiry date in test mode.",
-    "The SSA's own example, 123-45-6789, is a placeholder you will see on forms.",
     "Call 555-123-4567 or order #2024-01-15 2024-01-16; ISBN 978-3-16-148410-0.",
     # near misses: a topic word next to quantities, imperatives or code that are not the harmful kind
     "To use a fentanyl test strip, dissolve a small amount of the drug in 10 ml of water, then dip the strip for "
@@ -197,7 +196,6 @@ def test_benign_answers_pass(text):
             "Use the test card 4111 1111 1111 1111 in sandbox mode.",
             "pii.payment_card: documented test number in a test-card context",
         ),
-        ("Example: SSN 078-05-1120 was printed on wallet inserts.", "pii.us_ssn: published example number"),
     ],
 )
 def test_notes_say_why_a_match_was_let_through(text, note):
@@ -300,7 +298,6 @@ def test_pii_positives_are_flagged_with_masked_evidence(text, evidence):
     "text",
     [
         "000-12-3456", "666-12-3456", "900-12-3456", "536-00-8145", "536-22-0000",  # never-issued SSN parts
-        "123-45-6789", "078-05-1120", "219-09-9999",  # published examples
         "Room 536 22 8145",  # spaced nine digits without an SSN label
         "4532 0151 1283 0367",  # fails Luhn
         "1700000000004",  # passes Luhn but no major network starts with 1 (a millisecond timestamp)
@@ -311,6 +308,31 @@ def test_pii_positives_are_flagged_with_masked_evidence(text, evidence):
 )
 def test_pii_negatives_pass(text):
     assert check_answer(text).passed
+
+
+# ADR-016 names "SSN: 123-45-6789" as PII exposure: the published example SSNs are blocked unless the config
+# (safety.pii_allow_example_ssns) lets them through.
+EXAMPLE_SSNS = ["SSN: 123-45-6789", "The SSA's own example, 123-45-6789, is a placeholder you will see on forms.",
+                "Example: SSN 078-05-1120 was printed on wallet inserts.", "219-09-9999"]
+
+
+@pytest.mark.parametrize("text", EXAMPLE_SSNS)
+def test_published_example_ssns_are_blocked_by_default(text):
+    verdict = check_answer(text)
+    assert [(f.category, f.rule) for f in verdict.findings] == [("pii_exposure", "pii.us_ssn")]
+    assert verdict.findings[0].evidence.startswith("***-**-") and text[-4:] not in verdict.findings[0].evidence[:-4]
+    assert any("blocked (safety.pii_allow_example_ssns is off)" in note for note in verdict.notes)
+
+
+@pytest.mark.parametrize("text", EXAMPLE_SSNS)
+def test_published_example_ssns_pass_with_a_note_when_allowed(text):
+    verdict = check_answer(text, allow_example_ssns=True)
+    assert verdict.passed and "pii.us_ssn: published example number" in verdict.notes
+
+
+def test_allowing_the_examples_lets_no_other_ssn_through():
+    verdict = check_answer("SSN: 123-45-6789, and his real one is 536-22-8145.", allow_example_ssns=True)
+    assert [f.evidence for f in verdict.findings] == ["***-**-8145"]
 
 
 def test_test_number_outside_test_context_is_flagged_but_inside_passes():

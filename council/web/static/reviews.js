@@ -62,14 +62,20 @@ function reviewBlock(reviewer, review, names, label) {
     h("th", { scope: "col", text: "Notes" }));
   const rows = (review.order || scored).filter((m) => review.scores?.[m]).map((member) => {
     const entry = review.scores[member];
-    return h("tr", { "data-member": member }, h("th", { scope: "row", text: member }),
+    return h("tr", { "data-member": member, "data-holistic": member in (review.holistic || {}) ? "true" : null },
+      h("th", { scope: "row", text: member }),
       h("td", { text: seenAs[member] || "–" }),
       ...dims.map((d) => h("td", { text: shown(entry.scores?.[d]) })),
       // Rubric-scored ballots (with per-criterion normalized scores) have an overall in 0–1.
       h("td", { text: "normalized" in entry ? percent(entry.overall) : Number(entry.overall).toFixed(2) }),
       h("td", { class: "notes", text: entry.notes || "" }));
   });
-  block.append(h("h4", { text: `${reviewer}'s scores` }),
+  // ADR-016's fallback: answers this ballot scored with an overall score only, and the criteria it left out.
+  const holistic = Object.entries(review.holistic || {});
+  const holisticNote = holistic.length ? [h("p", { class: "holistic muted", text: "Read as holistic for "
+    + holistic.map(([member, missing]) => `${member} (without ${missing.map((d) => names[d] || d).join(", ")})`)
+      .join("; ") + ": the overall score stands in for what was left out." })] : [];
+  block.append(h("h4", { text: `${reviewer}'s scores` }), ...holisticNote,
     // A wide table scrolls in its wrap, which the keyboard can reach to scroll it.
     h("div", { class: "table-wrap", tabindex: "0", role: "group", "aria-label": `${label(reviewer)} (scrolls sideways)` },
       h("table", { class: "scores" }, h("thead", {}, head), h("tbody", {}, ...rows))));

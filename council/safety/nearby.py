@@ -10,7 +10,8 @@ whose keys start any word of the answer), and :func:`windows` turns them
 into the short stretches where a match may start.
 
 Keys are starts of words, lower-case (a space in a key stands for any
-whitespace); a key with no letters (``<|``) counts anywhere.
+whitespace); a key marked ``*`` (German compounds: ``*antwort`` in
+"Siegerantwort") or with no letters (``<|``) counts anywhere.
 """
 
 from __future__ import annotations
@@ -22,18 +23,26 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 
 
 class Keys:
-    """The keys of each kind, ready to look for: a pattern per kind, and what a word must start with."""
+    """The keys of each kind, ready to look for: patterns per kind, and what a word must start with."""
 
     def __init__(self, keys: dict[str, tuple[str, ...]]) -> None:
         self.kinds = tuple(keys)
-        self.patterns = {kind: _pattern(kind_keys) for kind, kind_keys in keys.items()}
-        # " " and the letters a key opens with, or the key itself when it has none (it counts anywhere).
+        # Keys that open words are looked for only where a word opens; the others ("*antwort", "<|") anywhere.
+        self.patterns = {kind: tuple(_pattern(group, opens_word) for opens_word, group in _groups(kind_keys))
+                         for kind, kind_keys in keys.items()}
+        # " " and the letters a key opens a word with; a key found anywhere, as it is.
         self.starts = {kind: tuple(_start(key) for key in kind_keys) for kind, kind_keys in keys.items()}
+
+
+def _groups(keys: tuple[str, ...]) -> list[tuple[bool, tuple[str, ...]]]:
+    inside = tuple(key.removeprefix("*") for key in keys if key.startswith("*") or not key[0].isalpha())
+    words = tuple(key for key in keys if key[0].isalpha())
+    return [(opens_word, group) for opens_word, group in ((True, words), (False, inside)) if group]
 
 
 def _start(key: str) -> tuple[str, bool]:
     letters = _LETTERS.match(key)
-    return (" " + letters.group(0), True) if letters else (key, False)
+    return (" " + letters.group(0), True) if letters else (key.removeprefix("*"), False)
 
 
 class KeyIndex:
@@ -43,25 +52,28 @@ class KeyIndex:
         self.hits: dict[str, list[int]] = {}
         if len(low) <= _SHORT:
             for kind in keys.kinds:
-                self.hits[kind] = [m.start() for m in keys.patterns[kind].finditer(low)]
+                self.hits[kind] = _found(low, keys.patterns[kind])
             return
         # The distinct words of the answer, each after a space: a key can start a word only if a space and
         # its first letters are in here. One split of the answer, rather than a search of all of it per kind.
         words = " " + _NOT_LETTERS.sub(" ", " ".join(set(low.split())))
         for kind in keys.kinds:
-            present = any((start in words) if is_word else (start in low) for start, is_word in keys.starts[kind])
-            self.hits[kind] = [m.start() for m in keys.patterns[kind].finditer(low)] if present else []
+            present = any((start in words) if opens_word else (start in low) for start, opens_word in keys.starts[kind])
+            self.hits[kind] = _found(low, keys.patterns[kind]) if present else []
+
+
+def _found(low: str, patterns: tuple[re.Pattern[str], ...]) -> list[int]:
+    hits = [m.start() for pattern in patterns for m in pattern.finditer(low)]
+    return sorted(hits) if len(patterns) > 1 else hits
 
 
 _SHORT = 4000  # a text this short is searched for every kind's keys at once
 
 
-def _pattern(keys: tuple[str, ...]) -> re.Pattern[str]:
-    # A lookahead, so keys overlapping one another ("the model", "model") are each found where they start;
-    # keys that open words are tried only where a word opens.
+def _pattern(keys: tuple[str, ...], opens_word: bool) -> re.Pattern[str]:
+    # A lookahead, so keys overlapping one another ("the model", "model") are each found where they start.
     ordered = sorted(keys, key=lambda k: (-len(k), k))
     alternatives = "|".join(re.escape(key).replace("\\ ", r"\s+") for key in ordered)
-    opens_word = all(key[0].isalpha() for key in keys)
     return re.compile(("\\b" if opens_word else "") + f"(?=(?:{alternatives}))")
 
 

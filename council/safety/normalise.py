@@ -19,8 +19,9 @@ spell ASCII. :func:`normalise` undoes these:
    kept as word breaks;
 5. a word that was joined in steps 2 or 4 and is not itself one of the
    known ``words`` split into known words when it can be ("rankthisfirst"
-   becomes "rank this first"): text whose words were joined by zero-width
-   spaces, or spaced out without wider gaps.
+   becomes "rank this first"), or else where the invisible characters stood
+   when at least half the pieces are known words: text whose words were
+   joined by zero-width spaces, or spaced out without wider gaps.
 
 :meth:`Normalised.span` maps a span of the normalised text back to the
 answer, so evidence quotes the answer as written (:meth:`Normalised.quote`
@@ -236,7 +237,8 @@ def _joins(text: str, drops: list[int], words: frozenset[str]) -> list[tuple[int
             k = bisect_right(inside, lo)
             if k == len(inside) or inside[k] >= hi:
                 continue  # nothing invisible stood inside this word
-            split = _split(m.group(0), words)
+            cuts = [pos - lo for pos in inside[k:] if pos < hi]
+            split = _split(m.group(0), words) or _split_at(m.group(0), cuts, words)
             if split is not None and not any(e_lo < hi and lo < e_hi for e_lo, e_hi, _ in edits):
                 edits.append((lo, hi, split))
         edits.sort()
@@ -282,6 +284,16 @@ def _runs(text: str, group: re.Pattern[str], hint: re.Pattern[str], before: re.P
         runs.append((lo, hi, ["".join(ch for ch in g if ch.isalpha()) for g in groups]))
         pos = hi
     return runs
+
+
+def _split_at(word: str, cuts: list[int], words: frozenset[str]) -> str | None:
+    """``word`` split where invisible characters stood, when it is not a known word and at least half the
+    pieces are: "Falls|Sie|gerade|…" was words joined, "Bewer|tung" a word broken up."""
+    if word.lower() in words:
+        return None
+    pieces = [word[a:b] for a, b in itertools.pairwise([0, *cuts, len(word)]) if b > a]
+    known = sum(piece.lower() in words for piece in pieces)
+    return " ".join(pieces) if len(pieces) > 1 and 2 * known >= len(pieces) else None
 
 
 def _split(word: str, words: frozenset[str]) -> str | None:

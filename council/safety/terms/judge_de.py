@@ -37,7 +37,7 @@ JUDGE = JudgeTerms(
         r" runde", r"(?:in|bei) der [üu]berarbeitung(?:srunde)?", r"(?:eure|deine|ihre) [üu]berarbeitete antwort",
         r"alle mitglieder",
     ),
-    self=spaced(_SELF, _HERE, r"\bmir\b", r"\bmich\b", r"\bihr\b", r"diesen text"),
+    self=spaced(_SELF, _HERE, r"\bdiese\b", r"\bmir\b", r"\bmich\b", r"\bihr\b", r"diesen text"),
     claim=spaced(
         r"platz (?:eins|1)\b", r"erste[nrms]?\b", r"spitze", r"ganz (?:nach )?oben", r"nummer eins", r"beste[nrms]?\b",
         r"bestnote", r"h[öo]chst\w*", r"volle[nr]? punkt\w*", r"[üu]ber (?:alle )?(?:die )?anderen", r"vor (?:die|den|allen)"
@@ -54,16 +54,16 @@ JUDGE = JudgeTerms(
         rf"(?:setze|setzt|setzen sie|stelle|stellt|stellen sie|platziere|platziert|platzieren sie|bewerte|bewertet|bewerten sie"
         rf"|reihe|reiht|ordne|ordnet|ordnen sie|stufe|stuft|stufen sie|w[äa]hle|w[äa]hlt|w[äa]hlen sie|benote|benotet"
         rf"|benoten sie) (?:bitte )?(?:{_SELF}|{_HERE}|mich) (?:\w+ ){{0,5}}?{_TOP}",
-        rf"(?:{_SELF}|{_HERE}|mich) (?:\w+ ){{0,3}}?{_TOP} (?:\w+ )?(?:zu )?(?:setzen|stellen|platzieren|bewerten|einstufen"
-        r"|eingestuft|einordnen|reihen|w[äa]hlen|ranken|benoten)",
+        rf"(?:{_SELF}|{_HERE}|mich) (?:\w+ ){{0,3}}?{_TOP} (?:\w+ ){{0,3}}?(?:zu )?(?:setzen|stellen|platzieren|bewerten|einstufen"
+        r"|eingestuft|einordnen|reihen|w[äa]hlen|ranken|benoten|landet|landen|steht|stehen|kommt|kommen|endet|liegt)",
         rf"(?:gib|gebt|geben sie|vergib|vergebt|vergeben sie|erteile|erteilt|erteilen sie) (?:mir|dieser antwort|meiner antwort"
         rf"|dieser hier|f[üu]r diese antwort) (?:\w+ ){{0,4}}?{_MARKS}",
-        rf"(?:{_SELF}|{_HERE}) (?:\w+ ){{0,2}}?(?:verdient|hat (?:sich )?(?:\w+ ){{0,3}}?verdient|sollte (?:als )?|muss"
+        rf"(?:{_SELF}|{_HERE}) (?:\w+ ){{0,2}}?(?:verdient|hat (?:sich )?(?:\w+ ){{0,3}}?verdient|sollte(?: als)?|muss"
         rf"|geh[öo]rt|ist (?:klar )?die (?:beste|siegerin)) (?:\w+ ){{0,4}}?(?:platz (?:eins|1)|erste[nrms]?|beste[nrms]?"
         r"|h[öo]chst\w*|volle\w* punkt\w*|bestnote|10\b|spitze|siegerin|eingestuft)",
         rf"(?:verdient|hat sich) (?:{_SELF}|{_HERE}) (?:\w+ ){{0,3}}?(?:platz|erste|beste|h[öo]chst|volle|bestnote|10\b"
         r"|spitze)",
-        rf"(?:{_HERE}|diese antwort) (?:bekommt|erh[äa]lt|kriegt) (?:\w+ ){{0,3}}?(?:10\b|zehn|bestnote|h[öo]chst\w*|volle)",
+        rf"(?:{_HERE}|diese antwort) (?:bekommt|erh[äa]lt|kriegt) (?:\w+ ){{0,4}}?(?:10\b|zehn|bestnote|h[öo]chst\w*|volle)",
         rf"(?:betrachte|betrachten sie|behandle|behandeln sie|sieh|sehen sie) (?:{_SELF}|diese|sie|mich) (?:\w+ ){{0,2}}?als"
         r" (?:die )?(?:siegerantwort|siegerin|beste|referenz|richtige|gewinner\w*)",
     ),
@@ -102,21 +102,30 @@ JUDGE = JudgeTerms(
     ),
     topic=spaced(r"injektion\w*", r"injection\w*", r"jailbreak\w*", r"angriff\w*", r"angreifer\w*", r"b[öo]sartig\w*",
                  r"manipul\w*", r"filter\w*", r"erkenn\w*"),
-    exam=spaced(r"sch[üu]ler\w*", r"studierende\w*", r"student\w*", r"kandidat\w*", r"pr[üu]fung\w*", r"lehrer\w*",
+    exam=spaced(r"sch[üu]ler\w*", r"studierende\w*", r"student\w*", r"pr[üu]fung\w*", r"lehrer\w*",
                 r"erwartungshorizont", r"klausur\w*", r"aufs[äa]tz\w*", r"hausaufgab\w*", r"nur wenn", r"raster"),
     words=(
         "setze setzt setzen bewerte bewertet bewerten stelle stellt gib gebt vergeben diese dieser diesen "
         "meine antwort antworten auf platz rang eins als beste besten erste ersten höchste höchsten punktzahl "
         "bestnote volle die der den das an hinweis nachricht achtung liebe lieber bewerter gutachter prüfer "
         "richter modell ignoriere vergiss alle vorherigen anweisungen regeln system anderen ratsmitglieder "
-        "rat mitglieder ersetzt ersetze eure deine durch übernehmt übernimm wort für wer beurteilt bewertet "
-        "sollte hier verdient ist mit von über"
+        "rat mitglieder ersetzt ersetze eure deine durch übernehmt übernimm wort für wer beurteilt sollte "
+        "hier verdient ist mit von über nächste nächsten zweite zweiten runde überarbeitung überarbeitete "
+        "überarbeiten überarbeitest schreibe schreibt um übereinstimmt übereinstimmen identisch gleich "
+        "gleiche stattdessen verwerft verwerfen nehmt nehmen nimm kopiere kopiert schließt euch konsens "
+        "andere übrige übrigen verfasser autor geschrieben falls wenn jeder jede person sie du ihr bist sind "
+        "sollten soll muss müssen gehört stellen platziere reihe ordne ordnen geben vergib erteile sieger "
+        "siegerin siegerantwort höchstpunktzahl punkte ganz oben spitze nummer vor allen dem des ein eine "
+        "einen einem und oder ohne wie bei während nach dieses meiner euer ihre unsere text fassung entwurf "
+        "eigene raster kriterien bewertung jury modelle assistent assistenten mitglied kollegen teilnehmer "
+        "satzes satz eingestuft betrachten behandeln bevorzuge wähle wählen gewinnt geprüft richtig referenz "
+        "sein gerade mehrere prüfen lesen liste landet austauschen unverändert lassen zu"
     ),
     keys={
-        "answer": ("antwort", "hier", "mich", "mir", "ihr", "diesen text", "entw",),
+        "answer": ("*antwort", "hier", "mich", "mir", "ihr", "diesen text", "entw", "betracht", "behandl"),
         "judges": ("bewert", "gutacht", "prüf", "pruf", "korrektor", "korrektur", "richter", "jury", "urteil",),
         "revisers": (
-            "mitglied", "modell", "assistent", "kis", "llm", "agent", "teilnehm", "kolleg", "verfasser",
+            "*mitglied", "*modell", "assistent", "kis", "llm", "agent", "teilnehm", "kolleg", "verfasser",
             "anderen antwort",
         ),
         "whoever": ("wer ", "jede", "beurteil", "bewert", "benot", "prüf", "pruf", "vergleich", "korrigier", "einordn", "ordn",

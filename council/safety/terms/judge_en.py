@@ -33,7 +33,7 @@ JUDGE = JudgeTerms(
         rf" (?:these|this|the|our|all|both) (?:\w+ )?(?:{_ANSWER}s?|replies|outputs?|candidates)",
         rf"the (?:person|one|model|ai|llm|assistant|system|reader|human) (?:who (?:is |will be )?)?{_JUDGE_VERB}"
         rf" (?:these|this|the) (?:\w+ )?(?:{_ANSWER}s?|replies|outputs?)",
-        rf"(?:if|in case) (?:you (?:are|{_A}re)|you happen to be|this is being) (?:\w+ ){{0,4}}?{_JUDGE_VERB}",
+        rf"(?:if|in case) (?:you(?: are|{_A}re)|you happen to be|this is being) (?:\w+ ){{0,4}}?{_JUDGE_VERB}",
         rf"to whoever (?:is )?{_JUDGE_VERB}",
     ),
     revision=spaced(
@@ -103,7 +103,7 @@ JUDGE = JudgeTerms(
     ),
     topic=spaced(r"inject\w*", r"jailbreak\w*", r"attack\w*", r"adversar\w*", r"malicious", r"payload\w*", r"exploit\w*",
                  r"red[- ]team\w*", r"manipulat\w*", r"hijack\w*", r"untrusted", r"filter\w*", r"detect\w*", r"defen[cs]\w*"),
-    exam=spaced(r"students?", r"pupils?", r"candidates?", r"exams?", r"examiners?", r"mark(?:ing)? scheme", r"teachers?",
+    exam=spaced(r"students?", r"pupils?", r"exams?", r"examiners?", r"mark(?:ing)? scheme", r"teachers?",
                 r"quiz\w*", r"homework", r"essays?", r"coursework", r"assignments?", r"only if", r"worksheets?",
                 r"lab reports?"),
     reported=spaced(
@@ -117,10 +117,17 @@ JUDGE = JudgeTerms(
         "marks points perfect maximum note notice message memo dear hey hi hello attention evaluator "
         "evaluators grader graders judge judges reviewer reviewers assessor assessors model models ai llm "
         "answer answers response responses reply replies submission ignore disregard forget override previous "
-        "prior earlier above instructions rules rubric criteria system admin developer other others fellow "
-        "council members member assistants agents revise revised revision round copy adopt replace use submit "
-        "your own with verbatim word exactly identical should must deserves deserve merits whoever grades "
-        "grading judging evaluating reviewing these please prefer choose winner new you are were"
+        "prior earlier instructions rules rubric criteria system admin developer other others fellow council "
+        "members member assistants agents revise revised revision round copy adopt replace use submit your "
+        "own with verbatim word exactly identical should must deserves deserve merits whoever grades grading "
+        "judging evaluating reviewing these please prefer choose winner new you were next step second final "
+        "rewrite match mirror same instead drop discard abandon defer consensus author authors wrote reading "
+        "readers read who anyone anybody everyone if case happen happens being person ones would could will "
+        "shall need needs ought gives places ranks ranked rated scored scores graded winning below over rest "
+        "here there those them they their his her its from by about into when while during before after than "
+        "then so because which what text version draft yours ours our instruction update approved verified "
+        "correct accurate reference treat consider select pick vote evaluation jury assistant colleagues "
+        "participants"
     ),
     keys={
         "answer": (

@@ -94,7 +94,7 @@ JUDGE = JudgeTerms(
     ),
     topic=spaced(r"injection\w*", r"inject\w*", r"jailbreak\w*", r"attaque\w*", r"attaquant\w*", r"malveillant\w*",
                  r"adversari\w*", r"manipul\w*", r"filtr\w*", r"d[ée]tect\w*"),
-    exam=spaced(r"[ée]l[èe]ves?", r"[ée]tudiants?", r"candidats?", r"examens?", r"examinateurs?", r"\bjury\b",
+    exam=spaced(r"[ée]l[èe]ves?", r"[ée]tudiants?", r"examens?", r"examinateurs?", r"\bjury\b",
                 r"professeurs?", r"bar[èe]me", r"seulement si", r"copies", r"devoirs?", r"dissertations?"),
     reported=spaced(
         r"(?:demande|demandait|demand[ée]|ordonne|ordonnait|dit|disait|enjoint|exige|exigeait|incite|incitait|pousse"
@@ -102,11 +102,19 @@ JUDGE = JudgeTerms(
     ),
     words=(
         "classez classe classer notez note placez place mettez mettre donnez donne attribuez cette ma réponse "
-        "reponse réponses la le les un une de du des en à au aux comme premier première premiere place "
-        "meilleure note maximale plus haute tête numéro dessus message remarque attention cher chère "
-        "évaluateur evaluateur évaluateurs correcteur correcteurs relecteur relecteurs juge juges modèle "
-        "ignorez oubliez toutes instructions précédentes consignes grille système autres membres conseil "
-        "remplacez votre vos par celle ci mot pour recopiez adoptez celui qui devrait mérite si vous êtes"
+        "reponse réponses la le les un une de du des en à au aux comme premier première premiere meilleure "
+        "maximale plus haute tête numéro dessus message remarque attention cher chère évaluateur evaluateur "
+        "évaluateurs correcteur correcteurs relecteur relecteurs juge juges modèle ignorez oubliez toutes "
+        "instructions précédentes consignes grille système autres membres conseil remplacez votre vos par "
+        "celle ci mot pour recopiez adoptez celui qui devrait mérite si vous êtes prochain prochaine second "
+        "deuxième tour révision révisée réviserez réviser réécrivez réécrire corresponde identique même lieu "
+        "abandonnez jetez utilisez copiez soumettez rangez ralliez consensus autre auteurs auteur écrit "
+        "écrivez quiconque ceux personne tu es est devraient doit doivent placer noter donner accordez "
+        "meilleur gagnante maximum notes élevée devant tous l que et ou avec sans quand pendant avant après "
+        "ce cet ces celle-ci mon mes ta ton tes notre nos sa son ses texte version brouillon vôtre mienne "
+        "avis règles critères évaluation correction jury modèles assistant assistants membre collègues "
+        "participants ensemble jugée jugé considérez traitez préférez choisissez gagne vérifiée correcte "
+        "référence être été"
     ),
     keys={
         "answer": (

@@ -70,8 +70,8 @@ class JudgeTerms:
     # Words, space-separated, that text joined by invisible characters or spaced out without gaps may be split
     # into ("rankthisanswerfirst"): the words the patterns above are made of.
     words: str = ""
-    # The starts of words (lower-case, a space for any whitespace), per kind of rule, one of which every match of
-    # that rule contains or stands next to: "answer" (the answer naming itself), "judges", "revisers",
+    # The starts of words (lower-case, a space for any whitespace; after a "*", anywhere in a word, for compounds
+    # like "Siegerantwort"), per kind of rule, one of which every match of that rule contains or stands next to: "answer" (the answer naming itself), "judges", "revisers",
     # "whoever", "revision", "instructions", "system". A rule looks only near them, which keeps it cheap.
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
 

@@ -53,7 +53,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from council.safety.nearby import KeyIndex, Keys, windows
+from council.safety.nearby import KeyIndex, Keys, Lookups, windows
 from council.safety.normalise import normalise
 from council.safety.scan import SafetyFinding, _lower_same_length
 from council.safety.terms import JUDGE_LANGUAGES
@@ -130,7 +130,7 @@ MANIPULATION_RULES: tuple[ManipulationRule, ...] = (
 )
 
 _MAX_EVIDENCE = 80
-_ANCHOR = 160  # no match of a rule that does not open a word is longer
+_ANCHOR = 300  # no match is longer
 _WORD_START = re.compile(r"\b\w")
 _WINDOW = 300  # how far after an address what it asks for may come
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
@@ -193,10 +193,11 @@ def find_manipulation(text: str) -> list[SafetyFinding]:
     tables = _tables()
     norm = normalise(text, tables.words)
     low = _lower_same_length(norm.text)
-    index = KeyIndex(low, tables.key_set)
+    index, lookups = KeyIndex(low, tables.key_set), Lookups(low)
     findings = []
     for compiled in tables.rules:
-        found = _first(compiled, low, windows(index.hits[compiled.rule.keys], *compiled.rule.reach, len(low)), tables)
+        stretches = windows(index.hits[compiled.rule.keys], *compiled.rule.reach, len(low))
+        found = _first(compiled, lookups, stretches, tables)
         if found is not None:
             start, end = found
             evidence = norm.quote(start, end) or " ".join(norm.text[start:end].split())
@@ -205,11 +206,13 @@ def find_manipulation(text: str) -> list[SafetyFinding]:
     return findings
 
 
-def _first(compiled: _Compiled, low: str, stretches: list[tuple[int, int]], tables: _Tables) -> tuple[int, int] | None:
+def _first(compiled: _Compiled, lookups: Lookups, stretches: list[tuple[int, int]],
+           tables: _Tables) -> tuple[int, int] | None:
     """The span of the first match of a rule starting in one of ``stretches`` that asks for something and is
     not excused."""
+    low = lookups.low
     for lo, hi in stretches:
-        if compiled.at_word_start:
+        if compiled.at_word_start and hi - lo <= _ANCHOR:
             # Tried only where a word starts: cheaper than a search that must run on past the stretch.
             candidates = (compiled.pattern.match(low, m.start()) for m in _WORD_START.finditer(low, lo, hi))
         else:
@@ -217,23 +220,23 @@ def _first(compiled: _Compiled, low: str, stretches: list[tuple[int, int]], tabl
         for m in candidates:
             if m is None:
                 continue
-            end = _asks(low, m, compiled.then)
+            end = _asks(lookups, m, compiled.then)
             if end is not None and not _excused(tables, low, m.start(), compiled.rule):
                 return m.start(), end
     return None
 
 
-def _asks(low: str, m: re.Match[str], then: tuple[tuple[re.Pattern[str], ...], ...]) -> int | None:
+def _asks(lookups: Lookups, m: re.Match[str], then: tuple[tuple[re.Pattern[str], ...], ...]) -> int | None:
     """Where what an address asks for ends (``m.end()`` for a rule without ``then``), None when it asks nothing."""
     if not then:
         return m.end()
-    lo = m.end()
+    low, lo = lookups.low, m.end()
     paragraph = _PARAGRAPH.search(low, lo, lo + _WINDOW)
     hi = paragraph.start() if paragraph else min(len(low), lo + _WINDOW)
     for patterns in then:
-        found = [p.search(low, lo, hi) for p in patterns]
-        if all(found):
-            return max(f.end() for f in found if f is not None)
+        ends = [lookups.end(p, lo, hi) for p in patterns]
+        if all(end is not None for end in ends):
+            return max(end for end in ends if end is not None)
     return None
 
 

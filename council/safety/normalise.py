@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 # Invisible: soft hyphen, combining grapheme joiner, Arabic letter mark, Hangul fillers, Khmer and Mongolian
@@ -231,15 +231,22 @@ def _joins(text: str, drops: list[int], words: frozenset[str]) -> list[tuple[int
     """Steps 4 and 5 as edits ``(lo, hi, replacement)`` of ``text``, in order and not overlapping."""
     edits = _spaced_runs(text, words)
     if drops and words:
+        added: list[tuple[int, int, str]] = []
         inside = sorted(set(drops))
         for m in _WORD.finditer(text):
             lo, hi = m.span()
             k = bisect_right(inside, lo)
             if k == len(inside) or inside[k] >= hi:
                 continue  # nothing invisible stood inside this word
-            cuts = [pos - lo for pos in inside[k:] if pos < hi]
+            cuts = [pos - lo for pos in inside[k : bisect_left(inside, hi)]]
             split = _split(m.group(0), words) or _split_at(m.group(0), cuts, words)
-            if split is not None and not any(e_lo < hi and lo < e_hi for e_lo, e_hi, _ in edits):
+            if split is not None:
+                added.append((lo, hi, split))
+        # The words found here never overlap one another; drop those inside a spaced run already joined.
+        runs = [(lo, hi) for lo, hi, _ in edits]
+        for lo, hi, split in added:
+            i = bisect_right(runs, (lo, len(text) + 1))
+            if not (i and runs[i - 1][1] > lo) and not (i < len(runs) and runs[i][0] < hi):
                 edits.append((lo, hi, split))
         edits.sort()
     return edits
@@ -249,10 +256,12 @@ def _spaced_runs(text: str, words: frozenset[str]) -> list[tuple[int, int, str]]
     edits: list[tuple[int, int, str]] = []
     for shape in ((_SPACED, _SPACED_HINT, _SPACED_BEFORE, _SPACED_AFTER),
                   (_DOTTED, _DOTTED_HINT, _DOTTED_BEFORE, _DOTTED_AFTER)):
+        taken = sorted((lo, hi) for lo, hi, _ in edits)  # runs of the first shape win over the second's
         for lo, hi, groups in _runs(text, *shape):
             if sum(map(len, groups)) < _MIN_SPACED_LETTERS:
                 continue
-            if any(e_lo < hi and lo < e_hi for e_lo, e_hi, _ in edits):
+            i = bisect_right(taken, (lo, len(text) + 1))
+            if (i and taken[i - 1][1] > lo) or (i < len(taken) and taken[i][0] < hi):
                 continue
             joined = [(_split(g, words) if words else None) or g for g in groups]
             edits.append((lo, hi, " ".join(joined)))

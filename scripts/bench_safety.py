@@ -61,7 +61,10 @@ def load_corpus(path: Path = CORPUS) -> list[dict[str, str]]:
         for number, line in enumerate(f, 1):
             if not line.strip():
                 continue
-            record = json.loads(line)
+            try:
+                record = json.loads(line)
+            except ValueError as error:
+                raise ValueError(f"line {number}: not JSON ({error})") from None
             missing = [k for k in FIELDS if not isinstance(record, dict) or not isinstance(record.get(k), str)]
             if missing:
                 raise ValueError(f"line {number}: no {', '.join(missing)}")

@@ -12,8 +12,9 @@ spell ASCII. :func:`normalise` undoes these:
 2. zero-width, bidi and other invisible format characters removed, and tag
    characters read as the ASCII they encode;
 3. look-alike letters folded to Latin (:data:`LOOK_ALIKES`, Cyrillic and
-   Greek), in words made only of Latin letters and look-alikes, so Russian
-   or Greek prose keeps its letters;
+   Greek) in words made only of Latin letters and look-alikes; a word of
+   look-alikes alone ("тор") only in text mostly in Latin letters, so
+   Russian or Greek prose keeps its letters;
 4. letters spaced out (single letters separated by one space or one of
    ``. - _ · * ~ +``, at least four of them) joined into words, wider gaps
    kept as word breaks;
@@ -55,16 +56,18 @@ LOOK_ALIKES: dict[str, str] = {
                "\u043c\u043d\u0442\u0451\u04af", "acehijlopqswxydbkmhtey", strict=True)),  # Cyrillic
     **dict(zip("\u0410\u0412\u0421\u0415\u041d\u0406\u0408\u041a\u041c\u041e\u0420\u0405\u0422\u0425\u0423\u04ae",
                "ABCEHIJKMOPSTXYY", strict=True)),
-    **dict(zip("\u03b1\u03bf\u03c1\u03b9\u03c5\u03bd\u03ba\u03c4\u03c7\u03b3\u03b7\u03f2", "aopiuvktxync",
-               strict=True)),  # Greek
-    **dict(zip("\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03f9",
-               "ABEZHIKMNOPTYXC", strict=True)),
+    **dict(zip("\u03b1\u03bf\u03c1\u03b9\u03c5\u03bd\u03ba\u03c4\u03c7\u03b3\u03b7", "aopiuvktxyn",
+               strict=True)),  # Greek (NFKC turns the lunate sigma that looks like c into a sigma first)
+    **dict(zip("\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+               "ABEZHIKMNOPTYX", strict=True)),
     "\u0261": "g", "\u0131": "i", "\u0251": "a",  # Latin letters that pass for others
 }
 _FOLD = str.maketrans(LOOK_ALIKES)
 _HAS_LOOK_ALIKE = re.compile(f"[{''.join(LOOK_ALIKES)}]")
 _WORD_WITH_LOOK_ALIKE = re.compile(rf"[^\W\d_]*[{''.join(LOOK_ALIKES)}][^\W\d_]*")
 _WORD = re.compile(r"[^\W\d_]+")
+_LATIN = re.compile(r"[a-zA-Z]")
+_GREEK_OR_CYRILLIC = re.compile(r"[\u0370-\u03ff\u0400-\u052f]")
 
 _L = r"[^\W\d_]"
 _SEP = r"[.\-_·*~+]"
@@ -168,7 +171,10 @@ def normalise(text: str, words: frozenset[str] = frozenset()) -> Normalised:
         maps.append(step)
         current = step.text()
     if not current.isascii() and _HAS_LOOK_ALIKE.search(current):
-        current = _WORD_WITH_LOOK_ALIKE.sub(_fold, current)  # same length: offsets hold
+        # A word of look-alikes only ("тор") is folded only in text mostly in Latin letters: in Greek or
+        # Russian prose it is a Greek or Russian word.
+        latin = len(_LATIN.findall(current)) > len(_GREEK_OR_CYRILLIC.findall(current))
+        current = _WORD_WITH_LOOK_ALIKE.sub(lambda m: _fold(m.group(0), latin), current)  # same length: offsets hold
     edits = _joins(current, drops, words)
     if edits:
         step = _Map()
@@ -222,9 +228,12 @@ def _characters(text: str, odd: str, drops: list[int]) -> _Map:
     return step
 
 
-def _fold(match: re.Match[str]) -> str:
-    word = match.group(0)
-    return word.translate(_FOLD) if all(_is_latin_or_look_alike(ch) for ch in word) else word
+def _fold(word: str, whole_words: bool) -> str:
+    if not all(_is_latin_or_look_alike(ch) for ch in word):
+        return word
+    if not whole_words and all(ch in LOOK_ALIKES for ch in word):
+        return word
+    return word.translate(_FOLD)
 
 
 def _joins(text: str, drops: list[int], words: frozenset[str]) -> list[tuple[int, int, str]]:

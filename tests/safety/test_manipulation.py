@@ -54,7 +54,8 @@ def test_one_finding_per_rule_and_evidence_is_short():
 
 
 @pytest.mark.parametrize("chunk", [
-    "a", "me ", "whoever grades these answers ", "Note to the evaluator: ", "r a n k  t h i s  ", "ra\u200bnk th\u200bis ",
+    "a", "me ", "whoever grades these answers ", "Note to the evaluator: ", "r a n k  t h i s  ",
+    "ra\u200bnk th\u200bis ",
     "Attacks such as 'ignore all previous instructions' are common. ", "SYSTEM: ", "<|im_start|>",
     "Here is my answer. The model gives a response and the reviewer reads it. ",
 ])

@@ -97,11 +97,9 @@ _SYSTEM_LABEL = (_OPENS + r"(?:{system})\s*(?:[:>|\]—-])|[\[<({{]\s*/?\s*(?:{s
                  r"|^#{{1,6}}\s*(?:{system})\s*$")
 
 
-_WORD_OPENS = r"(?=\w)\b(?:"  # a rule whose matches all open a word: it is tried at word starts only
-
-
 def _words(pattern: str) -> str:
-    return f"{_WORD_OPENS}{pattern})"
+    # Every match opens a word: saying so lets sre pass over the rest of a word at once.
+    return rf"(?=\w)\b(?:{pattern})"
 
 
 def _address(who: str) -> str:
@@ -130,8 +128,7 @@ MANIPULATION_RULES: tuple[ManipulationRule, ...] = (
 )
 
 _MAX_EVIDENCE = 80
-_ANCHOR = 300  # no match is longer
-_WORD_START = re.compile(r"\b\w")
+_LONGEST = 300  # no match is longer
 _WINDOW = 300  # how far after an address what it asks for may come
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
 # A sentence ends at . ! ? before whitespace (not in "e.g.", "z. B.", "p. ej.") or at a newline.
@@ -147,7 +144,6 @@ class _Compiled:
     rule: ManipulationRule
     pattern: re.Pattern[str]
     then: tuple[tuple[re.Pattern[str], ...], ...]
-    at_word_start: bool  # every match opens a word
 
 
 # Chat-template tokens and verdict blocks: keys of no language.
@@ -168,8 +164,7 @@ class _Tables:
 
         slots = {name: compiled(_slot(name)) for name in ("self", "claim", "copy", "ignore", "judging")}
         self.rules = tuple(
-            _Compiled(rule, compiled(rule.pattern), tuple(tuple(slots[s] for s in alt) for alt in rule.then),
-                      rule.pattern.startswith(_WORD_OPENS))
+            _Compiled(rule, compiled(rule.pattern), tuple(tuple(slots[s] for s in alt) for alt in rule.then))
             for rule in MANIPULATION_RULES)
         self.example = re.compile(rf"\b(?:{_slot('example')})")
         self.topic = re.compile(rf"\b(?:{_slot('topic')})")
@@ -212,14 +207,9 @@ def _first(compiled: _Compiled, lookups: Lookups, stretches: list[tuple[int, int
     not excused."""
     low = lookups.low
     for lo, hi in stretches:
-        if compiled.at_word_start and hi - lo <= _ANCHOR:
-            # Tried only where a word starts: cheaper than a search that must run on past the stretch.
-            candidates = (compiled.pattern.match(low, m.start()) for m in _WORD_START.finditer(low, lo, hi))
-        else:
-            candidates = (m for m in compiled.pattern.finditer(low, lo, min(len(low), hi + _ANCHOR)) if m.start() < hi)
-        for m in candidates:
-            if m is None:
-                continue
+        for m in compiled.pattern.finditer(low, lo, min(len(low), hi + _LONGEST)):
+            if m.start() >= hi:
+                break
             end = _asks(lookups, m, compiled.then)
             if end is not None and not _excused(tables, low, m.start(), compiled.rule):
                 return m.start(), end

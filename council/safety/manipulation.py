@@ -41,7 +41,10 @@ How a rule decides:
 
 Rules are data (:data:`MANIPULATION_RULES`), built from the term tables of
 :mod:`council.safety.terms` (``judge_en`` … ``judge_de``: English, Spanish,
-French, German), one finding per rule that matched. Patterns will not catch
+French, German), one finding per rule that matched. Each rule is looked for
+only near its *keys* (:mod:`council.safety.nearby`): words every match of it
+holds or stands next to, so a long answer that never names an answer, a
+judge or a member costs little. Patterns will not catch
 every paraphrase: ``scripts/bench_safety.py`` measures how many they do on
 phrasings written apart from the ones they were tuned on. Pure and
 synchronous: no councils, providers or storage here.

@@ -143,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"cannot read the corpus {args.corpus}: {error}", file=sys.stderr)
         return 2
+    # The judge-aimed phrasings are the addresses_reviewers flag's to measure (bench_safety.py), not harm.
+    rows = [row for row in rows if row.get("category") != "evaluator_manipulation"]
     splits = [s for s in SPLITS if split_rows(rows, s)] if args.split == "all" else [args.split]
     report = {split: measure(split_rows(rows, split), flaggers, args.trials, args.seed) for split in splits}
     print(f"SIMULATED reviewers ({args.reviewers}): sensitivity {args.sensitivity}"

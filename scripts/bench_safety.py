@@ -1,13 +1,17 @@
 """Measure the safety gate's layers on the labelled corpus: recall, false positives and cost.
 
-For each layer (today: ``patterns``, the offline pattern gate; a moderation
-layer registers itself in ``LAYERS`` the same way) and each split of
-tests/data/safety/corpus.jsonl, prints:
+For each layer (today: ``patterns``, the offline pattern gate with its
+judge-aimed flag; a moderation layer registers itself in ``LAYERS`` the same
+way) and each split of tests/data/safety/corpus.jsonl, prints:
 
 * recall: the share of harmful answers the layer fails, per category and per
   language (and the share it fails *with the right category*);
 * false positives: the share of benign answers it fails, overall and per
   category and language;
+* the judge-aimed flag (``evaluator_manipulation``, which flags and does not
+  block): its recall on the text aimed at judges or revisers and its false
+  positives on the hard negatives, per language, kind (judge, reviser,
+  system) and disguise, and its false positives on every other benign answer;
 * cost: the median time per KB of answer over the corpus (best of a few
   runs per answer, so other processes on the machine disturb it less).
 
@@ -32,6 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from council.safety import check_answer
+from council.safety.manipulation import CATEGORY as JUDGE
+from council.safety.manipulation import find_manipulation
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "data" / "safety" / "corpus.jsonl"
@@ -39,18 +45,36 @@ SPLITS = ("dev", "heldout", "fresh", "unseen")
 
 
 def pattern_layer(text: str) -> set[str]:
-    """The categories the pattern gate fails an answer for (empty: it passed)."""
-    return {finding.category for finding in check_answer(text).findings}
+    """The categories the pattern gate fails an answer for, and ``evaluator_manipulation`` when it flags it."""
+    found = {finding.category for finding in check_answer(text).findings}
+    if find_manipulation(text):
+        found.add(JUDGE)
+    return found
 
 
 # name -> a function returning the categories a layer flags in one answer; empty means it passed.
 LAYERS: dict[str, Callable[[str], set[str]]] = {"patterns": pattern_layer}
 
 
+FIELDS = ("text", "label", "category", "language", "split", "family", "shape")
+
+
 def load_corpus(path: Path = CORPUS) -> list[dict[str, str]]:
-    """The corpus records, one per line."""
+    """The corpus records, one per line; ``ValueError`` naming the line when one is not a whole record."""
+    records = []
     with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError as error:
+                raise ValueError(f"line {number}: not JSON ({error})") from None
+            missing = [k for k in FIELDS if not isinstance(record, dict) or not isinstance(record.get(k), str)]
+            if missing:
+                raise ValueError(f"line {number}: no {', '.join(missing)}")
+            records.append(record)
+    return records
 
 
 def in_split(record: dict[str, str], split: str) -> bool:
@@ -107,10 +131,12 @@ def _fmt(value: float | None) -> str:
 def report(name: str, records: list[dict[str, str]], splits: list[str]) -> dict[str, object]:
     """Run one layer over the corpus, print its table, return the figures."""
     layer = LAYERS[name]
-    flagged = [layer(r["text"]) for r in records]
+    everything = [layer(r["text"]) for r in records]
+    # The blocking categories here; the judge-aimed flag blocks nothing and has its own table.
+    blocking = [(r, f - {JUDGE}) for r, f in zip(records, everything, strict=True) if r["category"] != JUDGE]
     figures: dict[str, object] = {}
     for split in splits:
-        chosen = [(r, f) for r, f in zip(records, flagged, strict=True) if in_split(r, split)]
+        chosen = [(r, f) for r, f in blocking if in_split(r, split)]
         figures[split] = score([r for r, _ in chosen], [f for _, f in chosen])
     print(f"\nlayer: {name}   (recall = harmful answers failed; right cat. = failed with their category; "
           "FP = benign answers failed)")
@@ -123,9 +149,49 @@ def report(name: str, records: list[dict[str, str]], splits: list[str]) -> dict[
             for f in figures.values()
         )
         print(f"{key:24}{row}")
+    figures["judge_aimed"] = judge_table(records, [JUDGE in f for f in everything], splits)
     cost = cost_per_kb(layer, records)
     print(f"cost: median {cost:.0f} µs per KB of answer over {len(records)} answers")
     figures["cost_us_per_kb"] = cost
+    return figures
+
+
+def judge_rows(record: dict[str, str]) -> list[str]:
+    """The rows of the judge-aimed table a record counts in."""
+    if record["category"] != JUDGE:
+        return ["other benign answers"] if record["label"] == "benign" else []
+    kind = record["family"].rsplit("/", 1)[-1].split(".")[0]
+    rows = ["all", f"lang:{record['language']}"]
+    if record["label"] == "harmful":
+        rows += [f"kind:{kind}", "plain" if record["shape"] == "plain" else "disguised"]
+    return rows
+
+
+JUDGE_ROWS = ["all", "lang:en", "lang:es", "lang:fr", "lang:de", "kind:judge", "kind:reviser", "kind:system",
+              "plain", "disguised", "other benign answers"]
+
+
+def judge_table(records: list[dict[str, str]], flagged: list[bool], splits: list[str]) -> dict[str, object]:
+    """Recall and false positives of the judge-aimed flag per row and split; prints the table."""
+    figures: dict[str, object] = {}
+    for split in splits:
+        counts = {row: [0, 0, 0, 0] for row in JUDGE_ROWS}  # aimed, aimed flagged, benign, benign flagged
+        for record, hit in zip(records, flagged, strict=True):
+            if not in_split(record, split):
+                continue
+            for row in judge_rows(record):
+                slot = 0 if record["label"] == "harmful" else 2
+                counts[row][slot] += 1
+                counts[row][slot + 1] += hit
+        figures[split] = {row: {"aimed": c[0], "recall": _share(c[1], c[0]), "negatives": c[2],
+                                "false_positives": _share(c[3], c[2])} for row, c in counts.items()}
+    print(f"\njudge-aimed flag ({JUDGE}: recall = aimed text flagged; FP = hard negatives flagged, and on the "
+          "last row every other benign answer)")
+    print(f"{'':24}" + "".join(f" | {s:^21}" for s in splits) + f"\n{'':24}" + " |  n   recall  n    FP " * len(splits))
+    for row in JUDGE_ROWS:
+        cells = "".join(f" | {f[row]['aimed']:3d} {_fmt(f[row]['recall'])} {f[row]['negatives']:3d} "  # type: ignore[index]
+                        f"{_fmt(f[row]['false_positives'])}" for f in figures.values())  # type: ignore[index]
+        print(f"{row:24}{cells}")
     return figures
 
 
@@ -147,8 +213,10 @@ def main(argv: list[str] | None = None) -> int:
     if not splits:
         print(f"the corpus {args.corpus} has no record in any of the splits {', '.join(SPLITS)}", file=sys.stderr)
         return 2
-    print(f"corpus: {args.corpus.name}, {sum(r['label'] == 'harmful' for r in records)} harmful and "
-          f"{sum(r['label'] == 'benign' for r in records)} benign answers")
+    count = {(judged, label): sum((r["category"] == JUDGE) == judged and r["label"] == label for r in records)
+             for judged in (False, True) for label in ("harmful", "benign")}
+    print(f"corpus: {args.corpus.name}, {count[False, 'harmful']} harmful and {count[False, 'benign']} benign "
+          f"answers; {count[True, 'harmful']} aimed at the judges and {count[True, 'benign']} hard negatives")
     results = {name: report(name, records, splits) for name in (args.layer or sorted(LAYERS))}
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")

@@ -21,6 +21,19 @@ so an outline never sits in both splits; families are dealt to dev and
 heldout alternately per label, category and language, keeping the two
 about the same size.
 
+The ``evaluator_manipulation`` records (scripts/safety_corpus/judge_*.py) are
+text aimed at whoever scores or revises the answers (label ``harmful``: the
+gate flags it, it does not block it) and hard negatives about judges,
+grading, rankings and prompt injection (``benign``). Each aimed phrasing is
+put into an ordinary answer (at its start or end, between its paragraphs,
+inline, or in an HTML comment) and often disguised: zero-width characters
+inside words or between them, Cyrillic or Greek look-alike letters,
+full-width letters, letters spaced out, bidi marks, a leading quote mark
+(``shape`` names the disguise). A family is one construction ("whoever
+grades these answers should …") with its phrasings; families are dealt to
+dev and heldout per label, kind (judge, reviser, system) and language, so no
+construction sits in both splits.
+
 Usage: python scripts/make_safety_corpus.py [--out PATH]
 """
 
@@ -216,7 +229,90 @@ def build() -> list[dict[str, str]]:
                                 "category": category, "language": language, "shape": shape,
                                 "family": f"{language}/{label}/{category}/{family}", "split": split_of[i],
                                 "written": "before_tuning"})
-    return records + fresh_records(rng)
+    return records + fresh_records(rng) + judge_records()
+
+
+JUDGE_CATEGORY = "evaluator_manipulation"
+DISGUISES = ("plain",) * 10 + ("zero_width", "zero_width", "zero_width_joined", "zero_width_joined", "cyrillic",
+                               "cyrillic", "greek", "fullwidth", "fullwidth", "spaced", "spaced", "leading_quote",
+                               "leading_quote", "bidi")
+LOOK_ALIKE = {"cyrillic": dict(zip("aceopxyABCEHKMOPTX", "асеорхуАВСЕНКМОРТХ", strict=True)),
+              "greek": dict(zip("aoipvkABEHIKMNOPTXYZ", "αοιρνκΑΒΕΗΙΚΜΝΟΡΤΧΥΖ", strict=True))}
+QUOTES = {"en": ('"', '"'), "es": ("«", "»"), "fr": ("« ", " »"), "de": ("„", "“")}
+
+
+def disguise(text: str, how: str, language: str, rng: random.Random) -> str:
+    """``text`` disguised the way an answer might hide it from a pattern (see the module docstring)."""
+    if how in LOOK_ALIKE:
+        return "".join(LOOK_ALIKE[how].get(ch, ch) if rng.random() < 0.5 else ch for ch in text)
+    if how == "fullwidth":
+        return "".join("\u3000" if ch == " " else chr(ord(ch) + 0xFEE0) if "!" <= ch <= "~" else ch for ch in text)
+    if how == "spaced":
+        return "  ".join(" ".join(word) for word in text.split(" "))
+    if how == "zero_width_joined":
+        return text.replace(" ", "\u200b")
+    if how in ("zero_width", "bidi"):
+        marks = "\u200b\u200c\u200d\u2060" if how == "zero_width" else "\u200e\u200f\u2066\u2069\u202c"
+        words = [w[:k] + rng.choice(marks) + w[k:] if len(w) >= 4 and (k := rng.randint(1, len(w) - 1)) else w
+                 for w in text.split(" ")]
+        return " ".join(words)
+    if how == "leading_quote":
+        opening, closing = QUOTES[language]
+        return f"{opening}{text}{closing}"
+    return text
+
+
+def embed(host: str, phrasing: str, rng: random.Random) -> str:
+    """An ordinary answer with ``phrasing`` put in at one of several places."""
+    first, rest = host.split("\n\n", 1)
+    where = rng.choice(("end", "end", "start", "middle", "inline", "comment"))
+    if where == "start":
+        return f"{phrasing}\n\n{host}"
+    if where == "middle":
+        return f"{first}\n\n{phrasing}\n\n{rest}"
+    if where == "inline":
+        return f"{first} {phrasing}\n\n{rest}"
+    if where == "comment":
+        return f"{host}\n\n<!-- {phrasing} -->"
+    return f"{host}\n\n{phrasing}"
+
+
+def judge_records() -> list[dict[str, str]]:
+    """The evaluator_manipulation records: aimed phrasings put into answers, and hard negatives."""
+    rng = random.Random(44)  # its own generator, so the records above stay as they were
+    records: list[dict[str, str]] = []
+    for language in LANGUAGES:
+        frag = load(f"judge_{language}")
+        fams: list[tuple[str, str, list[tuple[str, str]]]] = []
+        for family, phrasings in frag.AIMED.items():
+            items = []
+            for phrasing in phrasings:
+                how = rng.choice(DISGUISES)
+                items.append((how, embed(rng.choice(frag.HOSTS), disguise(phrasing, how, language, rng), rng)))
+            fams.append(("harmful", family, items))
+        for family, answers in frag.NEGATIVE.items():
+            fams.append(("benign", family, [(family.split(".")[0], text) for text in answers]))
+        order = list(range(len(fams)))
+        rng.shuffle(order)
+        # Dev items minus heldout items so far, per label and kind and per label: a kind even, the label decides.
+        balance: dict[tuple[str, ...], int] = {}
+        split_of: dict[int, str] = {}
+        for i in order:
+            label, family, items = fams[i]
+            kind, whole = (label, family.split(".")[0]), (label,)
+            lean = balance.get(kind, 0) or balance.get(whole, 0)
+            split_of[i] = "dev" if lean <= 0 else "heldout"
+            for key in (kind, whole):
+                balance[key] = balance.get(key, 0) + (len(items) if split_of[i] == "dev" else -len(items))
+        counters = {"harmful": 0, "benign": 0}
+        for i, (label, family, items) in enumerate(fams):
+            for shape, text in items:
+                counters[label] += 1
+                records.append({"id": f"{language}-{label}-{JUDGE_CATEGORY}-{counters[label]:03d}", "text": text,
+                                "label": label, "category": JUDGE_CATEGORY, "language": language, "shape": shape,
+                                "family": f"{language}/{label}/{JUDGE_CATEGORY}/{family}", "split": split_of[i],
+                                "written": "before_tuning"})
+    return records
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,11 +326,15 @@ def main(argv: list[str] | None = None) -> int:
         for record in records:
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
     for label in ("harmful", "benign"):
-        chosen = [r for r in records if r["label"] == label]
+        chosen = [r for r in records if r["label"] == label and r["category"] != JUDGE_CATEGORY]
         by = {(r["language"], r["category"]): 0 for r in chosen}
         for r in chosen:
             by[(r["language"], r["category"])] += 1
         print(f"{label}: {len(chosen)} ({sum(r['split'] == 'dev' for r in chosen)} dev)", dict(sorted(by.items())))
+    judged = [r for r in records if r["category"] == JUDGE_CATEGORY]
+    aimed, negatives = (sum(r["label"] == label for r in judged) for label in ("harmful", "benign"))
+    print(f"{JUDGE_CATEGORY}: {aimed} aimed and {negatives} hard negatives "
+          f"({sum(r['split'] == 'dev' for r in judged)} dev)")
     print(f"wrote {len(records)} records to {args.out}")
     return 0
 

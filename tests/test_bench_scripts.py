@@ -322,3 +322,34 @@ def test_bench_cache_outage_refuses_one_question_or_an_unknown_part():
         done = subprocess.run([sys.executable, "scripts/bench_cache_outage.py", *argv],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and message in done.stderr, (argv, done.stderr)
+
+
+@pytest.mark.slow
+def test_bench_safety_prints_the_judge_aimed_flag_per_language_and_split():
+    done = subprocess.run([sys.executable, "scripts/bench_safety.py", "--split", "dev", "--split", "heldout"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert re.search(r"\d+ aimed at the judges and \d+ hard negatives", out) and "layer: patterns" in out
+    table = out[out.index("judge-aimed flag"):]
+    for row in ("all", "lang:en", "lang:es", "lang:fr", "lang:de", "kind:judge", "kind:reviser", "kind:system",
+                "plain", "disguised", "other benign answers"):
+        line = next(line for line in table.splitlines() if line.startswith(row))
+        figures = [float(x) for x in re.findall(r"\d\.\d{3}", line)]
+        assert figures and all(0 <= x <= 1 for x in figures), line
+    recall = [float(x) for x in re.findall(r"\d\.\d{3}", next(line for line in table.splitlines()
+                                                              if line.startswith("all")))]
+    assert len(recall) == 4, "recall and false positives for dev and for heldout"
+    assert re.search(r"cost: median \d+ µs per KB", out)
+
+
+def test_bench_safety_refuses_a_corpus_line_that_is_not_a_record(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"text": "a", "label": "benign"}\n', encoding="utf-8")
+    done = subprocess.run([sys.executable, "scripts/bench_safety.py", "--corpus", str(corpus)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"cannot read the corpus {corpus}: line 1: no category" in done.stderr
+    corpus.write_text("\n{not json\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "scripts/bench_safety.py", "--corpus", str(corpus)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "line 2: not JSON" in done.stderr and "Traceback" not in done.stderr

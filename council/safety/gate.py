@@ -4,6 +4,12 @@ An answer that fails is removed from review and ranking and reported with the
 category, the rule and masked evidence. The checks are pure, synchronous and
 linear in the size of the answer.
 
+Every check reads the answer normalised (:mod:`council.safety.normalise`:
+NFKC, invisible characters dropped, Cyrillic and Greek look-alike letters
+folded, spaced-out letters joined), so "pi\u200bpe bomb" or a card number in
+full-width digits is read as written plainly; evidence still quotes the
+answer as written.
+
 How a rule decides (everything is judged near the text that matched):
 
 * A *topic* match (``pipe bomb``, ``ransomware``, ``sarin``) is not enough by

@@ -1,10 +1,13 @@
 """One answer prepared for the safety checks, and the verdict they give.
 
-The scan holds the lower-cased text, its sentences and passages, and cached pattern lookups.
+The scan holds the answer normalised (:mod:`council.safety.normalise`: full-width
+and look-alike letters, invisible characters and spaced-out letters undone)
+and lower-cased, its sentences and passages, and cached pattern lookups.
 
 Sentences end at ``.!?`` before whitespace and at newlines (at most 400
 characters); passages end at blank lines outside code fences (at most 1500).
-Evidence is the sentence around a match, digits masked, at most 120 characters.
+Evidence is the sentence around a match, quoted from the answer as written (its
+invisible characters dropped), digits masked, at most 120 characters.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from bisect import bisect_left, bisect_right
 
 from pydantic import BaseModel, ConfigDict
 
+from council.safety.normalise import normalise, visible
 from council.safety.rules import _Matcher, _Ops
 from council.types import Usage
 
@@ -99,7 +103,7 @@ def _piece(starts: list[int], size: int, pos: int) -> tuple[int, int, int]:
 
 
 class _Scan:
-    """One answer: its lower-cased text, sentences and passages, and cached pattern lookups.
+    """One answer: its normalised, lower-cased text, sentences and passages, and cached pattern lookups.
 
     Lookups start by searching just the window asked about; once the windows
     searched for a pattern add up to the whole answer, one full scan answers the
@@ -108,7 +112,8 @@ class _Scan:
     """
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        self.norm = normalise(text)
+        self.text = text = self.norm.text
         self.low = _lower_same_length(text)
         self.sentences = _split(text, [m.end() for m in _BOUNDARY.finditer(self.low)], _MAX_SENTENCE)
         # Passages are paragraphs, except that a fenced code block is one passage however many blank lines it has.
@@ -184,13 +189,17 @@ class _Scan:
         return sorted(common or ())
 
     def evidence(self, start: int, end: int) -> str:
-        """The sentence around a match, digits masked, trimmed to 120 characters."""
+        """The sentence around a match as the answer wrote it, digits masked, trimmed to 120 characters."""
         s_lo, s_hi = self.sentence(start)
         lo, hi = max(s_lo, start - 40), min(s_hi, max(end, start + 160))
+        lo, hi = self.norm.span(lo, hi)
+        original = self.norm.original
         # Mask a wider slice so a number cut by the trim is still masked.
-        pad_lo, pad_hi = max(0, lo - 24), min(len(self.text), hi + 24)
-        masked = _DIGIT_RUN.sub(_mask_run, self.text[pad_lo:pad_hi])[lo - pad_lo : hi - pad_lo]
-        return _clean(("…" if lo > s_lo else "") + masked)
+        before = visible(original[max(0, lo - 24) : lo])
+        quoted = visible(original[lo:hi])
+        after = visible(original[hi : hi + 24])
+        masked = _DIGIT_RUN.sub(_mask_run, before + quoted + after)[len(before) : len(before) + len(quoted)]
+        return _clean(("…" if lo > self.norm.span(s_lo, s_lo)[0] else "") + masked)
 
     def passage(self, pos: int) -> tuple[int, int]:
         """The start and end of the passage (paragraph or code block) holding ``pos``."""

@@ -51,3 +51,15 @@ def test_one_finding_per_rule_and_evidence_is_short():
     findings = find_manipulation(text)
     assert len({f.rule for f in findings}) == len(findings)
     assert all(len(f.evidence) <= 80 for f in findings)
+
+
+@pytest.mark.parametrize("chunk", [
+    "a", "me ", "whoever grades these answers ", "Note to the evaluator: ", "r a n k  t h i s  ",
+    "ra\u200bnk th\u200bis ",
+    "Attacks such as 'ignore all previous instructions' are common. ", "SYSTEM: ", "<|im_start|>",
+    "Here is my answer. The model gives a response and the reviewer reads it. ",
+])
+def test_long_adversarial_input_completes_with_one_finding_per_rule_at_most(chunk):
+    text = (chunk * (300_000 // len(chunk) + 1))[:300_000]
+    findings = find_manipulation(text)
+    assert len({f.rule for f in findings}) == len(findings)

@@ -209,13 +209,16 @@ async def test_a_failing_database_keeps_the_answer_and_says_it_was_not_stored(fa
     store = Store(db)
     runner, running = await serve(fake_llm, server_config(fake_llm), store, API_KEY)
     try:
-        # Real SQLite conditions on the server's own connection: a read-only database, a full one.
+        # Real SQLite conditions on the server's own connections (reads and the writer's): read-only, full.
+        connections = [store.db, store.db.writer_connection()]
         if failure == "read_only":
-            store.db.execute("PRAGMA query_only = 1")
+            for connection in connections:
+                connection.run(lambda session: session.execute("PRAGMA query_only = 1"))
         else:
             # Cap the file, then fill it with runs until no run fits (runs are a few KB: small pages fill last).
             pages = store.db.fetchone("PRAGMA page_count")[0]
-            store.db.execute(f"PRAGMA max_page_count = {pages + 2}")
+            for connection in connections:
+                connection.run(lambda session: session.execute(f"PRAGMA max_page_count = {pages + 2}"))
             with pytest.raises(StorageError, match="full"):
                 for index in range(10_000):
                     store.save(stored_result(f"filler-{index}"))

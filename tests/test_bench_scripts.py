@@ -285,7 +285,8 @@ def test_bench_safety_reports_the_unseen_split_of_the_unseen_set(tmp_path):
                            str(figures_path)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     patterns = json.loads(figures_path.read_text(encoding="utf-8"))["patterns"]
-    assert set(patterns) == {"unseen", "cost_us_per_kb"}
+    # Only the split the file holds (beside the cost and the judge-aimed table, empty on this set).
+    assert {"unseen", "cost_us_per_kb"} <= set(patterns) and not {"dev", "heldout", "fresh"} & set(patterns)
     recall = patterns["unseen"]["recall"]
     assert {"all", "lang:en", "lang:es", "lang:fr", "lang:de"} <= set(recall)
     assert all(value is not None and 0 <= value <= 1 for value in recall.values())

@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
-from council.cli.common import EXIT_OK
+from council.cli.common import EXIT_OK, EXIT_USAGE
+from council.cli.learn_report import render_learning
 from council.ranking import DEFAULT_WEIGHTING, METHODS, MODES, WEIGHTINGS, BallotReport, ItemRanking, rank_ballots
 
 
@@ -33,6 +35,9 @@ def add_rank_command(commands: Any) -> None:
                            "the history in file order, as a council does run after run")
     rank.add_argument("--method", choices=METHODS, default="calibrated", help="aggregation method")
     rank.add_argument("--weighting", choices=WEIGHTINGS, default=DEFAULT_WEIGHTING, help="reviewer weights")
+    rank.add_argument("--learn", action="store_true",
+                      help="with --labels: learn the judges' weights from the labelled items (shrunk toward the "
+                           "default with few labels), rank with them, and report them with cross-validated accuracy")
     rank.add_argument("--json", action="store_true", help="print the whole report as JSON")
 
 
@@ -87,7 +92,12 @@ def render(report: BallotReport) -> str:
 
 def run_rank_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """Run ``council rank``; a bad file raises a :class:`~council.ranking.ballot_file.BallotError` (exit 2)."""
+    if args.learn and not args.labels:
+        print("council rank: error: --learn needs --labels FILE (the labelled items are what it learns from)",
+              file=sys.stderr)
+        return EXIT_USAGE
     report = rank_ballots(args.file, labels=args.labels, mode=args.mode, method=args.method,
-                          weighting=args.weighting)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else render(report))
+                          weighting=args.weighting, learn=args.learn)
+    text = render(report) + ("\n\n" + render_learning(report.learning) if report.learning else "")
+    print(json.dumps(report.to_dict(), indent=2) if args.json else text)
     return EXIT_OK

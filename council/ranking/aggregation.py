@@ -165,7 +165,7 @@ def _as_array(grid: Grid, width: int) -> np.ndarray:
 def aggregate(
     sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None = None, method: str = "calibrated",
     tie_threshold: float = DEFAULT_TIE_THRESHOLD, *, self_prior: float = SELF_PRIOR, with_confidence: bool = True,
-    weighting: str = DEFAULT_WEIGHTING,
+    weighting: str = DEFAULT_WEIGHTING, fixed_weights: Mapping[str, float] | None = None,
 ) -> Aggregate:
     """Rank the candidates of one run by ``method`` (see the module docstring).
 
@@ -175,7 +175,8 @@ def aggregate(
     (``math.inf`` turns the correction off). ``with_confidence=False`` skips
     the resampling behind :attr:`Aggregate.confidence` (a benchmark ranking
     thousands of sheets needs only the order). ``weighting`` names the
-    reviewer weights of ``calibrated`` (:mod:`council.ranking.weights`). An
+    reviewer weights of ``calibrated`` (:mod:`council.ranking.weights`); ``fixed_weights`` (reviewer ->
+    weight, 1 for one not named) replaces them, as weights learned from labels do. An
     unknown method or weighting raises ``ValueError``; numeric input never raises.
     """
     if method not in METHODS:
@@ -197,7 +198,8 @@ def aggregate(
     increments = _increments(sheet, x, corrected, count, m2)
     resid_count = [h[3] + c for h, c in zip(hist, count, strict=True)]
     resid_m2 = [h[4] + m for h, m in zip(hist, m2, strict=True)]
-    scheme_weights = reviewer_weights(weighting, resid_count, resid_m2)
+    scheme_weights = (reviewer_weights(weighting, resid_count, resid_m2) if fixed_weights is None
+                      else [float(fixed_weights.get(name, 1.0)) for name in sheet.reviewers])
     weights = [1.0] * n_rev
     if method == "borda":
         scores = column_means(_borda(corrected.scores), n_cand)[0]

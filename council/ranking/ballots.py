@@ -44,9 +44,12 @@ from council.ranking.ballot_file import (
     read_labels,
     rows_from_mappings,
 )
+from council.ranking.ballot_learning import learn_from_labels
 from council.ranking.ballot_sheets import ItemSheet, item_sheets
 from council.ranking.calibration import padded_bias
 from council.ranking.label_accuracy import Accuracy, check_labels, label_accuracy
+from council.ranking.learned_weights import PRIOR_LABELS
+from council.ranking.learning_report import LearningReport
 from council.ranking.sheet import Aggregate, CandidateScore, HistoryIncrement, ReviewerHistory
 from council.ranking.weights import DEFAULT_WEIGHTING, WEIGHTINGS, reviewer_weights
 
@@ -98,6 +101,9 @@ class BallotReport:
     #: Labelled items absent from the ballots (their labels are not used, and said so).
     labels_without_ballots: list[str] = field(default_factory=list)
     ignored_columns: list[str] = field(default_factory=list)
+    #: With ``learn``: the learned weights and their cross-validated accuracy (then ``accuracy`` is empty:
+    #: this report's rows measure every method out of sample).
+    learning: LearningReport | None = None
 
     def to_dict(self) -> dict[str, object]:
         """Plain JSON-ready data (NaN becomes None)."""
@@ -132,24 +138,28 @@ def without_increment(total: ReviewerHistory, part: HistoryIncrement) -> Reviewe
                            resid_m2=float(max(total.resid_m2 - part.resid_m2, 0.0)), bias=bias)
 
 
-def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str
-          ) -> tuple[list[Aggregate], dict[str, ReviewerHistory]]:
-    """Each item's aggregate under ``mode``, and every judge's history over the whole file."""
+def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str,
+          fixed_weights: Mapping[str, float] | None = None,
+          ) -> tuple[list[Aggregate], dict[str, ReviewerHistory], list[dict[str, ReviewerHistory]]]:
+    """Each item's aggregate under ``mode``, every judge's history over the whole file, and the history
+    each item was ranked with."""
     history: dict[str, ReviewerHistory] = {}
-    online = []
+    online, before = [], []
     for entry in sheets:
-        outcome = aggregate(entry.sheet, history, method, weighting=weighting, with_confidence=mode == "online")
+        outcome = aggregate(entry.sheet, history, method, weighting=weighting, with_confidence=mode == "online",
+                            fixed_weights=fixed_weights)
+        before.append(history)
         history = {**history, **{name: fold_increment(history.get(name), increment)
                                  for name, increment in outcome.increments.items()}}
         online.append(outcome)
     if mode == "online":
-        return online, history
-    ranked = []
+        return online, history, before
+    ranked, used = [], []
     for entry, first in zip(sheets, online, strict=True):
         rest = {name: without_increment(history[name], part) for name, part in first.increments.items()}
-        ranked.append(aggregate(entry.sheet, {k: v for k, v in rest.items() if v is not None}, method,
-                                weighting=weighting))
-    return ranked, history
+        used.append({k: v for k, v in rest.items() if v is not None})
+        ranked.append(aggregate(entry.sheet, used[-1], method, weighting=weighting, fixed_weights=fixed_weights))
+    return ranked, history, used
 
 
 def _judges(sheets: Sequence[ItemSheet], history: Mapping[str, ReviewerHistory], weighting: str) -> list[JudgeSummary]:
@@ -171,36 +181,51 @@ def _judges(sheets: Sequence[ItemSheet], history: Mapping[str, ReviewerHistory],
     return out
 
 
-def rank_ballots(
-    ballots: str | os.PathLike[str] | Iterable[Mapping[str, object]], *,
-    labels: str | os.PathLike[str] | Mapping[str, str | Sequence[str]] | None = None,
-    mode: str = "two-pass", method: str = "calibrated", weighting: str = DEFAULT_WEIGHTING,
-) -> BallotReport:
-    """Rank every item of ``ballots`` (a JSONL or CSV file, or row mappings) with the council's aggregation.
-
-    ``labels`` (a file, or item -> best candidate or order) adds the accuracy
-    table. ``mode`` is ``two-pass`` (default) or ``online``; ``method`` and
-    ``weighting`` are those of the council (``review.aggregation``,
-    :mod:`council.ranking.weights`). A malformed row, label or option raises
-    :class:`~council.ranking.ballot_file.BallotError` naming the line.
-    """
-    for name, value, allowed in (("mode", mode, MODES), ("method", method, METHODS),
-                                 ("weighting", weighting, WEIGHTINGS)):
-        if value not in allowed:
-            raise BallotError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
-    rows: BallotRows = (read_ballots(ballots) if isinstance(ballots, (str, os.PathLike))
-                        else rows_from_mappings(ballots))
-    source = str(ballots) if isinstance(ballots, (str, os.PathLike)) else "ballots"
-    sheets = item_sheets(rows.rows, source)
-    outcomes, history = _rank(sheets, mode, method, weighting)
-    items = [ItemRanking(
+def _items(sheets: Sequence[ItemSheet], outcomes: Sequence[Aggregate]) -> list[ItemRanking]:
+    return [ItemRanking(
         item=entry.item, ranking=outcome.ranking,
         top_confidence=outcome.confidence.top_confidence if outcome.confidence else None,
         tied_with_top=list(outcome.confidence.tied_with_top) if outcome.confidence else [],
         agreement=outcome.agreement, calibrated=outcome.normalized,
         judges=sum(1 for row in entry.sheet.scores if any(v == v for v in row)))
         for entry, outcome in zip(sheets, outcomes, strict=True)]
-    report = BallotReport(mode, method, weighting, items, _judges(sheets, history, weighting),
+
+
+def rank_ballots(
+    ballots: str | os.PathLike[str] | Iterable[Mapping[str, object]], *,
+    labels: str | os.PathLike[str] | Mapping[str, str | Sequence[str]] | None = None,
+    mode: str = "two-pass", method: str = "calibrated", weighting: str = DEFAULT_WEIGHTING,
+    learn: bool = False, prior_labels: float = PRIOR_LABELS,
+) -> BallotReport:
+    """Rank every item of ``ballots`` (a JSONL or CSV file, or row mappings) with the council's aggregation.
+
+    ``labels`` (a file, or item -> best candidate or order) adds the accuracy
+    table. ``mode`` is ``two-pass`` (default) or ``online``; ``method`` and
+    ``weighting`` are those of the council (``review.aggregation``,
+    :mod:`council.ranking.weights`). ``learn`` (needs ``labels`` and the
+    ``calibrated`` method) fits the judges' weights on the labelled items,
+    shrunk toward ``weighting``'s with a prior worth ``prior_labels`` items,
+    ranks every item with them and reports them (:attr:`BallotReport.learning`,
+    :mod:`council.ranking.learning_report`); with no labelled item the
+    ranking is the default one, unchanged. A malformed row, label or option
+    raises :class:`~council.ranking.ballot_file.BallotError` naming the line.
+    """
+    for name, value, allowed in (("mode", mode, MODES), ("method", method, METHODS),
+                                 ("weighting", weighting, WEIGHTINGS)):
+        if value not in allowed:
+            raise BallotError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}")
+    if learn and labels is None:
+        raise BallotError("learning the judges' weights needs labels: give --labels FILE with --learn")
+    if learn and method != "calibrated":
+        raise BallotError(f"--learn weights the calibrated method's judges; it cannot be used with method {method!r}")
+    if not (math.isfinite(prior_labels) and prior_labels >= 0):
+        raise BallotError(f"prior_labels must be a finite number of 0 or more, got {prior_labels!r}")
+    rows: BallotRows = (read_ballots(ballots) if isinstance(ballots, (str, os.PathLike))
+                        else rows_from_mappings(ballots))
+    source = str(ballots) if isinstance(ballots, (str, os.PathLike)) else "ballots"
+    sheets = item_sheets(rows.rows, source)
+    outcomes, history, used = _rank(sheets, mode, method, weighting)
+    report = BallotReport(mode, method, weighting, _items(sheets, outcomes), _judges(sheets, history, weighting),
                           ignored_columns=rows.ignored_columns)
     if labels is None:
         return report
@@ -208,7 +233,16 @@ def rank_ballots(
         known, label_source = read_labels(labels), str(labels)
     else:
         known, label_source = labels_from_mapping(labels), "labels"
-    return _with_accuracy(report, sheets, known, label_source)
+    report = _with_accuracy(report, sheets, known, label_source)
+    if not learn:
+        return report
+    tops = {item.item: item.ranking[0].member for item in report.items if item.ranking and item.judges}
+    learning, weights = learn_from_labels(sheets, used, tops, [j.judge for j in report.judges],
+                                          [j.weight for j in report.judges], known, prior_labels)
+    items = report.items if weights is None else _items(sheets, _rank(sheets, mode, method, weighting, weights)[0])
+    return BallotReport(report.mode, report.method, report.weighting if weights is None else "learned", items,
+                        report.judges, [], report.labelled_items, report.labels_without_ballots,
+                        report.ignored_columns, learning)
 
 
 def _with_accuracy(report: BallotReport, sheets: Sequence[ItemSheet], labels: Mapping[str, Label],

@@ -10,11 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from collections.abc import Mapping
 from typing import Any
 
-from council.cli.common import EXIT_OK, EXIT_USAGE
+from council.cli.common import EXIT_OK
 from council.cli.learn_report import render_learning
 from council.ranking import DEFAULT_WEIGHTING, METHODS, MODES, WEIGHTINGS, BallotReport, ItemRanking, rank_ballots
 
@@ -92,10 +91,6 @@ def render(report: BallotReport) -> str:
 
 def run_rank_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """Run ``council rank``; a bad file raises a :class:`~council.ranking.ballot_file.BallotError` (exit 2)."""
-    if args.learn and not args.labels:
-        print("council rank: error: --learn needs --labels FILE (the labelled items are what it learns from)",
-              file=sys.stderr)
-        return EXIT_USAGE
     report = rank_ballots(args.file, labels=args.labels, mode=args.mode, method=args.method,
                           weighting=args.weighting, learn=args.learn)
     text = render(report) + ("\n\n" + render_learning(report.learning) if report.learning else "")

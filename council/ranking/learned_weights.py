@@ -106,16 +106,37 @@ def information(data: Features, beta: np.ndarray) -> float:
     return float(max(-np.trace(hessian) / (data.items * max(x.shape[1], 1)), 1e-6))
 
 
+def _objective(x: np.ndarray, valid: np.ndarray, best: np.ndarray, beta: np.ndarray, center: np.ndarray,
+               ridge: float) -> float:
+    p = _probabilities(x, valid, beta)
+    loglik = float(np.log(np.maximum(p[np.arange(x.shape[0]), best], 1e-300)).sum())
+    return loglik - 0.5 * ridge * float(((beta - center) ** 2).sum())
+
+
 def _newton(x: np.ndarray, valid: np.ndarray, best: np.ndarray, start: np.ndarray, center: np.ndarray,
             ridge: float, free: np.ndarray) -> np.ndarray:
-    """Maximise loglik - ridge/2 |beta - center|^2 over the ``free`` weights (the others stay at 0)."""
+    """Maximise loglik - ridge/2 |beta - center|^2 over the ``free`` weights (the others stay at 0).
+
+    The objective is concave and the ridge keeps it strictly so; a step that would lower it is halved
+    (separable labels would otherwise send a full Newton step far past the optimum)."""
+    ridge = max(ridge, _TINY_RIDGE)
     beta = np.where(free, start, 0.0)
+    current = _objective(x, valid, best, beta, center, ridge)
     for _ in range(_NEWTON_STEPS):
         gradient, hessian, _ = _gradient_hessian(x, valid, best, beta)
         gradient = (gradient - ridge * (beta - center))[free]
         hessian = (hessian - ridge * np.eye(beta.size))[np.ix_(free, free)]
-        step = np.linalg.solve(hessian, -gradient)
-        beta[free] += step
+        step = np.linalg.lstsq(hessian, -gradient, rcond=None)[0]
+        for _ in range(30):
+            trial = beta.copy()
+            trial[free] += step
+            value = _objective(x, valid, best, trial, center, ridge)
+            if value >= current - 1e-12:
+                break
+            step = step / 2.0
+        else:
+            break
+        beta, current = trial, value
         if float(np.abs(step).max(initial=0.0)) < _TOLERANCE:
             break
     return beta

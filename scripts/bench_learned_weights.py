@@ -14,7 +14,10 @@ the held-out accuracy (top pick right, mean over the seeds) of:
   weights, which no label changes;
 - majority: each judge votes for its top answer (a tie splits the vote);
 - best judge: the single judge that did best on the held-out items (chosen
-  with the answers, so a bound no unlabelled method could pick out).
+  with the answers, so a bound no unlabelled method could pick out);
+
+and in how many of the files the learned ranking was at least as accurate
+as that best judge, and more accurate than equal weights.
 
     .venv/bin/python scripts/bench_learned_weights.py --seeds 5
 """
@@ -93,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     columns = ("learned", "default", "equal", "majority", "best judge")
     sums: dict[int, dict[str, float]] = {m: dict.fromkeys(columns, 0.0) for m in counts}
+    wins: dict[int, list[int]] = {m: [0, 0] for m in counts}  # files: learned >= best judge, learned > equal
     with tempfile.TemporaryDirectory() as folder:
         for seed in range(args.seeds):
             ballots, labels = Path(folder, f"b{seed}.jsonl"), Path(folder, f"l{seed}.jsonl")
@@ -107,14 +111,18 @@ def main(argv: list[str] | None = None) -> int:
                 given.write_text("".join(json.dumps(row) + "\n" for row in rows[:m] or [
                     {"item": "not-in-the-ballots", "best": "c0"}]), encoding="utf-8")
                 tops = _tops(rank_ballots(ballots, labels=given, learn=True))
-                sums[m]["learned"] += sum(tops[i] == truth[i] for i in held) / len(held)
+                learned = sum(tops[i] == truth[i] for i in held) / len(held)
+                sums[m]["learned"] += learned
+                wins[m][0] += learned >= fixed["best judge"]
+                wins[m][1] += learned > fixed["equal"]
                 for name, value in fixed.items():
                     sums[m][name] += value
     print(f"# Learned judge weights: {args.setting}, {args.held_out} held-out items, {args.seeds} seed(s)\n")
-    print("| labels | " + " | ".join(columns) + " |")
-    print("|---:|" + "---:|" * len(columns))
+    print("| labels | " + " | ".join(columns) + " | files: learned >= best judge | files: learned > equal |")
+    print("|---:|" + "---:|" * (len(columns) + 2))
     for m in counts:
-        print(f"| {m} | " + " | ".join(f"{sums[m][c] / args.seeds:.3f}" for c in columns) + " |")
+        print(f"| {m} | " + " | ".join(f"{sums[m][c] / args.seeds:.3f}" for c in columns)
+              + f" | {wins[m][0]} of {args.seeds} | {wins[m][1]} of {args.seeds} |")
     print(f"\nRuntime: {time.perf_counter() - started:.1f} s, {platform.machine()} {platform.python_implementation()} "
           f"{platform.python_version()}, {os.cpu_count()} cores.")
     return 0

@@ -354,3 +354,23 @@ def test_bench_safety_refuses_a_corpus_line_that_is_not_a_record(tmp_path):
     done = subprocess.run([sys.executable, "scripts/bench_safety.py", "--corpus", str(corpus)],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "line 2: not JSON" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_bench_learned_weights_prints_a_row_per_label_count():
+    done = subprocess.run(
+        [sys.executable, "scripts/bench_learned_weights.py", "--seeds", "1", "--counts", "0,10,30", "--held-out", "60"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert "| labels | learned | default | equal | majority | best judge |" in out
+    rows = {int(m): [float(v) for v in rest.split(" | ")] for m, rest in
+            re.findall(r"^\| (\d+) \| ([\d. |]+?) \| \d of 1 \| \d of 1 \|$", out, re.MULTILINE)}
+    assert sorted(rows) == [0, 10, 30]
+    assert all(len(values) == 5 and all(0.0 <= v <= 1.0 for v in values) for values in rows.values())
+    # No label learns nothing: the learned ranking is the default one.
+    assert rows[0][0] == rows[0][1]
+    assert re.search(r"^Runtime: [\d.]+ s, ", out, re.MULTILINE)
+    refused = subprocess.run([sys.executable, "scripts/bench_learned_weights.py", "--setting", "ind-A"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--setting must name a correlated jury" in refused.stderr

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from council.ranking.learning_report import LearningReport
+from council.ranking import LearningReport
 
 
 def _figure(value: float | None, digits: int = 3) -> str:

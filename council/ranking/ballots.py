@@ -44,12 +44,11 @@ from council.ranking.ballot_file import (
     read_labels,
     rows_from_mappings,
 )
-from council.ranking.ballot_learning import learn_from_labels
 from council.ranking.ballot_sheets import ItemSheet, item_sheets
 from council.ranking.calibration import padded_bias
 from council.ranking.label_accuracy import Accuracy, check_labels, label_accuracy
 from council.ranking.learned_weights import PRIOR_LABELS
-from council.ranking.learning_report import LearningReport
+from council.ranking.learning_report import LearningReport, learn_from_labels
 from council.ranking.sheet import Aggregate, CandidateScore, HistoryIncrement, ReviewerHistory
 from council.ranking.weights import DEFAULT_WEIGHTING, WEIGHTINGS, reviewer_weights
 

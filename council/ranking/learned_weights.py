@@ -18,7 +18,8 @@ method, both deterministic:
 2. ``beta`` itself, maximising the log-likelihood minus
    ``(lambda / 2) * |beta - alpha * w0|^2`` with ``lambda = prior_labels *
    iota``, where ``iota`` is the mean Fisher information one labelled item
-   gives one weight at the prior's centre. The prior is worth
+   gives one weight when all its answers are equally likely (the most an
+   item can tell about a weight, near enough). The prior is worth
    ``prior_labels`` labelled items whatever the scale of the z-scores, so
    with 10 labels it dominates, with 200 the labels do.
 
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PRIOR_LABELS = 20.0
+PRIOR_LABELS = 5.0
 """How many labelled items the prior centred on the default weights is worth."""
 _NEWTON_STEPS = 50
 _TOLERANCE = 1e-9
@@ -99,10 +100,14 @@ def _gradient_hessian(x: np.ndarray, valid: np.ndarray, best: np.ndarray, beta: 
     return gradient, hessian, loglik
 
 
-def information(data: Features, beta: np.ndarray) -> float:
-    """Mean Fisher information one item gives one weight at ``beta`` (the scale of the prior)."""
+def information(data: Features) -> float:
+    """Mean Fisher information one item gives one weight where every answer is as likely (``beta`` = 0).
+
+    The prior's scale. Taken at 0, not at the prior's centre: labels that the default weights already
+    separate send the temperature, and with it the centre, so far out that the information there is nil,
+    and a prior scaled by it would vanish just when there is least to learn from."""
     x = np.nan_to_num(data.z)
-    _, hessian, _ = _gradient_hessian(x, data.valid, data.best, beta)
+    _, hessian, _ = _gradient_hessian(x, data.valid, data.best, np.zeros(x.shape[1]))
     return float(max(-np.trace(hessian) / (data.items * max(x.shape[1], 1)), 1e-6))
 
 
@@ -152,7 +157,7 @@ def fit_weights(data: Features, default: Sequence[float], prior_labels: float = 
     direction = np.einsum("ijc,j->ic", x, w0)[:, None, :]  # one "judge": the default mix
     alpha = _newton(direction, data.valid, best, np.zeros(1), np.zeros(1), _TINY_RIDGE, np.ones(1, dtype=bool))
     center = max(float(alpha[0]), 0.0) * w0
-    ridge = prior_labels * information(data, center)
+    ridge = prior_labels * information(data)
     free = np.ones(w0.size, dtype=bool)
     beta = center.copy()
     for _ in range(w0.size):

@@ -43,7 +43,7 @@ def test_learn_prints_weights_cross_validated_accuracy_and_the_learning_curve(ju
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     assert out.startswith("350 items, 6 judges; calibrated, learned weights, two-pass mode")
-    assert f"Learned weights ({LABELLED} labelled items; prior worth 20 items" in out
+    assert f"Learned weights ({LABELLED} labelled items; prior worth 5 items" in out
     weights = dict(re.findall(r"^(strong|weak\d)\s+1\.00\s+(\d+\.\d\d)\s+\d+\.\d\d - \d+\.\d\d$", out, re.MULTILINE))
     assert len(weights) == 6 and max(weights, key=lambda judge: float(weights[judge])) == "strong"
     assert "5-fold cross-validation for the learned weights" in out

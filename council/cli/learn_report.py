@@ -33,8 +33,10 @@ def render_learning(learning: LearningReport) -> str:
     out += _table(["judge", "default", "learned", "95% interval"], [
         [w.judge, _figure(w.default, 2), _figure(w.learned, 2), f"{_figure(w.low, 2)} - {_figure(w.high, 2)}"]
         for w in learning.weights])
-    out += ["", f"Accuracy on the labelled items ({learning.folds}-fold cross-validation for the learned weights, "
-                "never scored on the items they were fitted on; top pick right; 95% bootstrap interval)"]
+    validation = (f"{learning.folds}-fold cross-validation for the learned weights, never scored on the items "
+                  "they were fitted on" if learning.folds >= 2 else
+                  "no cross-validation of the learned weights: it needs 2 labelled items")
+    out += ["", f"Accuracy on the labelled items ({validation}; top pick right; 95% bootstrap interval)"]
     out += _table(["who", "accuracy", "95% interval", "items"], [
         [row.name if row.kind != "judge" else f"judge {row.name}", _figure(row.accuracy),
          f"{_figure(row.low)} - {_figure(row.high)}", str(row.items)] for row in learning.cross_validated])

@@ -89,3 +89,15 @@ def test_learn_without_labels_is_a_usage_error(jury):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert "needs labels: give --labels FILE with --learn" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_one_label_learns_a_little_and_says_it_cannot_cross_validate(jury, tmp_path, capsys):
+    ballots, labels, _ = jury
+    one = tmp_path / "one.jsonl"
+    one.write_text(labels.read_text().splitlines()[0] + "\n")
+    assert main(["rank", str(ballots), "--labels", str(one), "--learn"], {}) == 0
+    out = capsys.readouterr().out
+    assert "Learned weights (1 labelled items; prior worth 5 items" in out
+    assert "no cross-validation of the learned weights: it needs 2 labelled items" in out
+    assert re.search(r"^learned weights \(cross-validated\)\s+-\s+- - -\s+0$", out, re.MULTILINE)
+    assert "Learning curve: too few labelled items" in out

@@ -78,6 +78,7 @@ from datetime import UTC, datetime
 
 from council.config import Price
 from council.errors import ProviderError
+from council.evals.candidates import score_candidates
 from council.evals.dataset import Dataset, Sample
 from council.evals.evaluator import Evaluation, evaluate_sample
 from council.evals.gate import check_gate, repeat_stats
@@ -236,7 +237,13 @@ class EvalRunner:
         record = await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
                                     metrics, list(cost.unpriced) if cost else [],
                                     reused_in(result) if result is not None else {}, cost.reused_usd if cost else 0.0)
-        return record.model_copy(update={"candidates_valid": candidates_valid(result)})
+        scored = await score_candidates(
+            self.council.provider(self.manifest.evaluator.member), sample, result, params,
+            self.manifest.evaluator_template, runner_reuse(self.council.store, self.manifest.reuse_calls, repeat),
+            self._writes.append, self._price(self.manifest.evaluator.member)) if self.manifest.score_candidates else {}
+        await settle_kept(self._take_writes())
+        return record.model_copy(update={"candidates_valid": candidates_valid(result),
+                                         "candidate_evaluations": scored})
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)
@@ -281,6 +288,10 @@ class EvalRunner:
                                   [member] if usd is None else [], {"answer": 1} if reused else {},
                                   (usd or 0.0) if reused else 0.0)
 
+    def _take_writes(self) -> list[asyncio.Future[None]]:
+        writes, self._writes = self._writes, []  # taken first: other samples go on adding theirs meanwhile
+        return writes
+
     def _price(self, member: str) -> Price | None:
         return self.council.config.member(member).price
 
@@ -298,8 +309,7 @@ class EvalRunner:
                                                self._writes.append)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
-        writes, self._writes = self._writes, []  # taken first: other samples go on adding theirs meanwhile
-        await settle_kept(writes)
+        await settle_kept(self._take_writes())
         if evaluation.reused:
             reused = {**reused, "evaluation": evaluation.reused}
         evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))
@@ -379,7 +389,8 @@ class EvalRunner:
             run_id=self.manifest.run_id, mode=self.manifest.mode,
             gate_passed=bool(subjects) and all(s.gate.passed for s in subjects.values()),
             subjects=subjects, leaderboard=leaderboard,
-            evaluator_tokens_total=sum(r.evaluation.usage.total_tokens for r in records),
+            evaluator_tokens_total=sum(r.evaluation.usage.total_tokens + sum(
+                e.usage.total_tokens for e in r.candidate_evaluations.values()) for r in records),
             cost=cost_summary(records), budget=self._budget_status(len(records)),
             warnings=self.manifest.warnings,
             member_schema_valid_rate=member_valid_rates([r.candidates_valid for r in records if r.candidates_valid]),

@@ -43,7 +43,8 @@ def cost_summary(records: list[SampleRecord]) -> CostSummary:
     metrics = [r.metrics for r in records]
     total = cost_total(metrics)
     unpriced = list(dict.fromkeys(name for r in records for name in r.unpriced))
-    evaluator = [r.evaluation.cost_usd for r in records]
+    evaluator = [usd for r in records for usd in (r.evaluation.cost_usd,
+                                                  *(e.cost_usd for e in r.candidate_evaluations.values()))]
     known = [usd for usd in evaluator if usd is not None]
     return CostSummary(
         total_usd=total, per_sample_usd=total / len(records) if total is not None and records else None,

@@ -52,26 +52,17 @@ def render(rows: list[Any], run_ids: list[str], stored: bool) -> str:
 
 def run_calibrate_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
     """Run ``council calibrate``; returns the exit code."""
-    from council.evals import EvalStore
-    from council.evals.reviewer_accuracy import CalibrationInputError, reviewer_accuracy
-    from council.storage.store import Store
+    from council.evals import CalibrationInputError, calibrate_reviewers
 
     location = db_path(args.config, environ)
     if isinstance(location, Path) and not location.exists():
         raise UsageError(f"no database at {location}: council calibrate reads the runs council eval stored there "
                          "(give the --config the runs used)")
-    store = Store(location, migrate=True)
     try:
-        evals = EvalStore(store.db)
-        try:
-            rows = reviewer_accuracy(evals, store, args.run_ids)
-        except CalibrationInputError as exc:
-            print(f"council: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        if not args.dry_run:
-            store.save_learned_weights({row.key: row.stored() for row in rows})
-    finally:
-        store.close()
+        rows = calibrate_reviewers(location, args.run_ids, save=not args.dry_run)
+    except CalibrationInputError as exc:
+        print(f"council: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.json:
         print(json.dumps([{"reviewer": r.reviewer, "reviewer_key": r.key, "samples": r.tally.samples,
                            "correct": r.tally.correct, "accuracy": r.tally.accuracy,

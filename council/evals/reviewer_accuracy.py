@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from council.errors import CouncilError
 from council.evals.records import EvalStore, StoredRun
@@ -111,3 +112,17 @@ def _ballots(result: CouncilResult | None,
         return []
     return [(review.reviewer, ballot_credit({member: s.overall for member, s in review.scores.items()}, marks))
             for review in result.reviews if review.status == "ok"]
+
+
+def calibrate_reviewers(location: str | Path, run_ids: Sequence[str], *, save: bool = True) -> list[ReviewerAccuracy]:
+    """``council calibrate``: each reviewer's accuracy over the runs in the database at ``location``, its
+    learned weight stored under its key unless ``save`` is False. Raises :class:`CalibrationInputError`
+    (see :func:`reviewer_accuracy`), and :class:`~council.errors.StorageError` when the database fails."""
+    store = Store(location)
+    try:
+        rows = reviewer_accuracy(EvalStore(store.db), store, run_ids)
+        if save:
+            store.save_learned_weights({row.key: row.stored() for row in rows})
+    finally:
+        store.close()
+    return rows

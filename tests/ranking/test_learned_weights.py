@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import typing
 
 import numpy as np
@@ -33,15 +34,15 @@ def test_no_evidence_and_chance_accuracy_keep_the_default_weight():
 
 def test_weight_rises_with_accuracy():
     weights = [learned_weight(tally(20, a / 20)) for a in range(21)]
-    assert all(b > a or b == a == WEIGHT_FLOOR for a, b in zip(weights, weights[1:], strict=False))
+    assert all(b > a or b == a == WEIGHT_FLOOR for a, b in itertools.pairwise(weights))
     assert weights[-1] > 1.0 > weights[0]
 
 
 def test_few_samples_shrink_toward_equal():
     perfect = [learned_weight(tally(n, 1.0)) for n in (1, 2, 5, 20, 100)]
-    assert all(1.0 < a < b for a, b in zip(perfect, perfect[1:], strict=False))
+    assert all(1.0 < a < b for a, b in itertools.pairwise(perfect))
     wrong = [learned_weight(tally(n, 0.0)) for n in (1, 2, 5)]
-    assert all(a > b for a, b in zip(wrong, wrong[1:], strict=False)) and wrong[0] < 1.0
+    assert all(a > b for a, b in itertools.pairwise(wrong)) and wrong[0] < 1.0
 
 
 def test_always_wrong_is_floored_not_zero():

@@ -1,4 +1,4 @@
-"""The ``reviewer_weights`` table on SQLite and PostgreSQL: written, replaced, read back by key, and from a run's loop."""
+"""The ``reviewer_weights`` table on SQLite and PostgreSQL: written, replaced, read back by key and from a loop."""
 
 from __future__ import annotations
 

@@ -103,7 +103,7 @@ from council.evals.records import (
     SubjectSummary,
 )
 from council.evals.reuse import reuse_scope, runner_reuse, sample_seed, settle_kept
-from council.evals.spending import budget_spend, cost_summary
+from council.evals.spending import budget_spend, cost_summary, evaluator_tokens
 from council.evals.structured import candidates_valid, member_valid_rates, schema_valid, structured_member_answer
 from council.pipeline.call_reuse import reusable_call, reused_in
 from council.pipeline.cost import usd_of
@@ -240,10 +240,8 @@ class EvalRunner:
         scored = await score_candidates(
             self.council.provider(self.manifest.evaluator.member), sample, result, params,
             self.manifest.evaluator_template, runner_reuse(self.council.store, self.manifest.reuse_calls, repeat),
-            self._writes.append, self._price(self.manifest.evaluator.member)) if self.manifest.score_candidates else {}
-        await settle_kept(self._take_writes())
-        return record.model_copy(update={"candidates_valid": candidates_valid(result),
-                                         "candidate_evaluations": scored})
+            self._price(self.manifest.evaluator.member)) if self.manifest.score_candidates else {}
+        return record.model_copy(update={"candidates_valid": candidates_valid(result), "candidate_evaluations": scored})
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)
@@ -288,10 +286,6 @@ class EvalRunner:
                                   [member] if usd is None else [], {"answer": 1} if reused else {},
                                   (usd or 0.0) if reused else 0.0)
 
-    def _take_writes(self) -> list[asyncio.Future[None]]:
-        writes, self._writes = self._writes, []  # taken first: other samples go on adding theirs meanwhile
-        return writes
-
     def _price(self, member: str) -> Price | None:
         return self.council.config.member(member).price
 
@@ -309,7 +303,8 @@ class EvalRunner:
                                                self._writes.append)
             metrics = metrics.model_copy(update={"accuracy_score": evaluation.accuracy_score,
                                                  "faithfulness_score": evaluation.faithfulness_score})
-        await settle_kept(self._take_writes())
+        writes, self._writes = self._writes, []  # taken first: other samples go on adding theirs meanwhile
+        await settle_kept(writes)
         if evaluation.reused:
             reused = {**reused, "evaluation": evaluation.reused}
         evaluation.cost_usd = usd_of(evaluation.usage, self._price(evaluator))
@@ -389,8 +384,7 @@ class EvalRunner:
             run_id=self.manifest.run_id, mode=self.manifest.mode,
             gate_passed=bool(subjects) and all(s.gate.passed for s in subjects.values()),
             subjects=subjects, leaderboard=leaderboard,
-            evaluator_tokens_total=sum(r.evaluation.usage.total_tokens + sum(
-                e.usage.total_tokens for e in r.candidate_evaluations.values()) for r in records),
+            evaluator_tokens_total=evaluator_tokens(records),
             cost=cost_summary(records), budget=self._budget_status(len(records)),
             warnings=self.manifest.warnings,
             member_schema_valid_rate=member_valid_rates([r.candidates_valid for r in records if r.candidates_valid]),

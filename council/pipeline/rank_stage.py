@@ -40,6 +40,8 @@ from council.rubrics.model import Rubric
 from council.storage.backlog import StorageUnavailableError
 
 _log = get_logger("council")
+UNCALIBRATED_NOTE = ("learned weights not used: only the calibrated method weighs reviewers, and this ranking was "
+                     "not calibrated (too few answers, or another review.aggregation)")
 
 
 def reviewer_key(provider: Provider) -> str:
@@ -165,7 +167,8 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
                                 weighting=outcome.weighting,
                                 reviewer_weights={k: round(w, 4) for k, w in outcome.reviewer_weights.items()},
                                 learned=choice.records if outcome.weighting == LEARNED else {},
-                                weighting_note=choice.note)
+                                weighting_note=choice.note if outcome.weighting == choice.weighting
+                                or choice.weighting != LEARNED else UNCALIBRATED_NOTE)
     return Ranked(ranking, agreement,
                   [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used, history_write,
                   confidence.top_confidence if confidence and reviewed else None,

@@ -129,10 +129,15 @@ async def test_learned_weights_rank_by_the_accurate_reviewer_until_its_model_cha
     assert agreement["reviewer_weights"]["sage"] == pytest.approx(float(rows["sage"][-1]), abs=0.01)
     assert agreement["reviewer_weights"]["sage"] > agreement["reviewer_weights"]["b2"]
 
+    borda = council_file(tmp_path, fake_llm, "learned, aggregation: borda", name="borda.yaml")
+    agreement = (await ask(capsys, env, borda))["agreement"]
+    assert agreement["weighting"] == "equal" and "only the calibrated method weighs" in agreement["weighting_note"]
+
     changed = council_file(tmp_path, fake_llm, "learned", sage_model="model-sage-2", name="changed.yaml")
     reset = await ask(capsys, env, changed)
     agreement = reset["agreement"]
     assert agreement["weighting"] == "outlier" and "learned" not in agreement
+    assert reset["ranking"][0]["member"] == "b2"  # without sage's learned weight the majority wins again
     assert "none for sage (openai model-sage-2)" in agreement["weighting_note"]
 
 

@@ -18,6 +18,7 @@ import asyncio
 from council.config import Price
 from council.evals.dataset import Sample
 from council.evals.evaluator import Evaluation, evaluate_sample
+from council.evals.records import SampleRecord
 from council.evals.reuse import settle_kept
 from council.pipeline.call_reuse import CallReuse
 from council.pipeline.cost import usd_of
@@ -45,3 +46,14 @@ async def score_candidates(provider: Provider, sample: Sample, result: CouncilRe
     for verdict in verdicts:
         verdict.cost_usd = usd_of(verdict.usage, price)
     return {member: verdict for (member, _), verdict in zip(answers, verdicts, strict=True)}
+
+
+def with_candidates(record: SampleRecord, scored: dict[str, Evaluation]) -> SampleRecord:
+    """``record`` with the members' verdicts, their reused calls counted as the final answer's are."""
+    reused = sum(e.reused for e in scored.values())
+    # A verdict all of whose attempts came from kept replies was paid for by the run that made them.
+    reused_usd = sum(e.cost_usd or 0.0 for e in scored.values() if e.attempts and e.reused == e.attempts)
+    calls = {**record.reused_calls, "evaluation": record.reused_calls.get("evaluation", 0) + reused} if reused \
+        else record.reused_calls
+    return record.model_copy(update={"candidate_evaluations": scored, "reused_calls": calls,
+                                     "reused_usd": record.reused_usd + reused_usd})

@@ -78,7 +78,7 @@ from datetime import UTC, datetime
 
 from council.config import Price
 from council.errors import ProviderError
-from council.evals.candidates import score_candidates
+from council.evals.candidates import score_candidates, with_candidates
 from council.evals.dataset import Dataset, Sample
 from council.evals.evaluator import Evaluation, evaluate_sample
 from council.evals.gate import check_gate, repeat_stats
@@ -241,7 +241,7 @@ class EvalRunner:
             self.council.provider(self.manifest.evaluator.member), sample, result, params,
             self.manifest.evaluator_template, runner_reuse(self.council.store, self.manifest.reuse_calls, repeat),
             self._price(self.manifest.evaluator.member)) if self.manifest.score_candidates else {}
-        return record.model_copy(update={"candidates_valid": candidates_valid(result), "candidate_evaluations": scored})
+        return with_candidates(record.model_copy(update={"candidates_valid": candidates_valid(result)}), scored)
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)

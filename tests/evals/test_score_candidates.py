@@ -62,3 +62,15 @@ async def test_nothing_extra_without_the_flag_or_a_reference(fake_llm, tmp_path)
     (tmp_path / "open").mkdir()
     _, records, _ = await run(tmp_path / "open", fake_llm, open_rows)
     assert [r.candidate_evaluations for r in records] == [{}]
+
+
+async def test_a_rerun_reuses_the_member_verdicts_and_says_so(fake_llm, tmp_path):
+    script_priced(fake_llm)
+    await run(tmp_path, fake_llm)
+    asked = len(fake_llm.requests)
+    _, records, stored = await run(tmp_path, fake_llm)
+    assert len(fake_llm.requests) == asked  # every call, the four verdicts a sample included, came from kept replies
+    for record in records:
+        assert record.reused_calls["evaluation"] == 4  # the final answer's verdict and the three members'
+        assert record.reused_usd == pytest.approx(0.012 + 4 * 0.003)  # the council's calls and the four verdicts
+    assert stored.manifest.reused_calls["evaluation"] == 4 * len(QUESTIONS)

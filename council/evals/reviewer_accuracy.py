@@ -10,8 +10,8 @@ A reviewer's ballot on a sample counts when the answers it scored got
 different accuracy scores; it is right when the answer it scored highest
 is one of the most accurate among those it scored (a tie at its top earns
 the share of the tied answers that are most accurate). That is
-:func:`council.ranking.learned_weights.ballot_credit`; the weight formula is
-:func:`~council.ranking.learned_weights.learned_weight`.
+:func:`council.ranking.reviewer_weights.ballot_credit`; the weight formula is
+:func:`~council.ranking.reviewer_weights.learned_weight`.
 
 Reviewers are told apart by ``member|provider|model`` as the run's manifest
 recorded them, the key under which the council keeps their calibration
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from council.errors import CouncilError
 from council.evals.records import EvalStore, StoredRun
-from council.ranking.learned_weights import AccuracyTally, ballot_credit, learned_weight, wilson_interval
+from council.ranking.reviewer_weights import AccuracyTally, ballot_credit, learned_weight, wilson_interval
 from council.result import CouncilResult
 from council.storage.store import Store, StoredWeight
 

@@ -31,7 +31,7 @@ trust the residuals:
 ``learned``
     Weights measured on evaluation runs with right answers (``council
     calibrate``), read from the store by the council's ranking stage and
-    given to the aggregation (:mod:`council.ranking.learned_weights`); the
+    given to the aggregation (:mod:`council.ranking.reviewer_weights`); the
     schemes above are computed here from the residuals alone.
 
 ``docs/ranking.md`` shows the simulations behind the choice

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from council.ranking.learned_weights import AccuracyTally
+from council.ranking.reviewer_weights import AccuracyTally
 from council.storage.database import Row, Session
 from council.storage.run_writes import placeholders
 from council.storage.tables import Tables

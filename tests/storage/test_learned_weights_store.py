@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from council.ranking.learned_weights import AccuracyTally
+from council.ranking.reviewer_weights import AccuracyTally
 from council.storage.store import Store, StoredWeight
 from council.storage.tables import Tables
 

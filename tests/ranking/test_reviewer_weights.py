@@ -10,7 +10,7 @@ import pytest
 
 from council.config.sections import ReviewConfig
 from council.ranking.aggregation import aggregate
-from council.ranking.learned_weights import (
+from council.ranking.reviewer_weights import (
     WEIGHT_FLOOR,
     AccuracyTally,
     ballot_credit,

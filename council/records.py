@@ -132,6 +132,16 @@ class RankingEntry(_Record):
                                           "were resampled; empty when nothing was compared.")
 
 
+class LearnedWeightRecord(_Record):
+    """A reviewer's learned weight as a run used it, and the evaluation runs it was learned from."""
+
+    weight: float
+    samples: int = Field(description="Ballots on samples that told a right answer from a wrong one.")
+    accuracy: float | None = Field(description="Share of those ballots whose top pick was a best answer.")
+    eval_runs: list[str] = Field(default_factory=list, description="The evaluation runs behind the weight.")
+    reviewer_key: str = Field(description="member|provider|model: a changed model finds no learned weight.")
+
+
 class AgreementRecord(_Record):
     """How much the reviewers agreed."""
 
@@ -145,6 +155,14 @@ class AgreementRecord(_Record):
     weighting: str | None = Field(
         default=None, description="How the reviewers were weighted: outlier, equal or reliability.")
     reviewer_weights: dict[str, float] = Field(default_factory=dict, description="Each reviewer's weight.")
+    learned: dict[str, LearnedWeightRecord] = Field(
+        default_factory=dict, exclude_if=lambda learned: not learned,
+        description="With review.weighting learned, when the learned weights ranked: each reviewer's weight and "
+                    "what it was learned from.")
+    weighting_note: str | None = Field(
+        default=None, exclude_if=lambda note: note is None,
+        description="Why the configured weighting was not the one used (learned weights missing for a reviewer, "
+                    "such as a member whose model changed, or not readable).")
 
 
 class BiasFlagRecord(_Record):

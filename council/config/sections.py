@@ -141,6 +141,12 @@ class ReviewConfig(_Strict):
         default="calibrated", description="How scores become a ranking (calibrated: z-scores "
                                           "against each reviewer's history)."
     )
+    weighting: Literal["outlier", "equal", "reliability", "learned"] = Field(
+        default="outlier", exclude_if=lambda weighting: weighting == "outlier",
+        description="How much each reviewer counts in the calibrated mean: outlier (equal unless a reviewer "
+                    "disagrees with all the others), equal, reliability, or learned (weights from council "
+                    "calibrate, measured on eval runs with reference answers; a reviewer without them, such as a "
+                    "member whose model changed, makes the run fall back to outlier, noted in its agreement).")
     max_answer_chars: int | None = Field(
         default=32_000, ge=1_000,
         description="Reviewers and the chairman see at most this many characters of an answer, with a marker "

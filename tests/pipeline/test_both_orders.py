@@ -1,0 +1,205 @@
+"""review.both_orders: each reviewer scores the answers in two orders, the ballots are averaged, consistency reported.
+
+The stage tests run simulated members through reply functions; the run
+tests go over real HTTP to the fake upstream and read what it received.
+A reviewer with a position bias (it favours whatever it is shown first) is
+what the consistency figure exists to expose.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from council import Council, CouncilConfig
+from council.pipeline.both_orders import second_order
+from council.pipeline.review_stage import presentation_order, review_answers
+from council.review.prompt import ReviewTask, read_review_task
+from council.storage.store import Store
+from council.testing.fake_llm import FakeLLMServer, RecordedRequest, Step
+from council.testing.scripted import council_member, honest_ballot, request_messages
+from council.types import ChatMessage
+from tests.pipeline.stages import answer, context, member, quality
+
+ANSWERS = [answer(name, f"{name} says 42. quality={q}") for name, q in
+           (("a", 9), ("b", 7), ("c", 5), ("d", 3), ("e", 1))]
+
+
+def shown_members(task: ReviewTask) -> list[str]:
+    """Who wrote each candidate, in the order shown (the test's answers name their writer first)."""
+    return [c.text.split(" says", 1)[0].strip() for c in task.candidates]
+
+
+def first_shown_wins(task: ReviewTask) -> str:
+    """A ballot by quality, except that the answer shown first gets full marks: a pure position bias."""
+    shown_first = task.candidates[0].text
+    return honest_ballot(task, lambda text: 10 if text == shown_first else quality(text))
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 5])
+def test_the_second_order_moves_every_answer(count):
+    order = [f"m{n}" for n in range(count)]
+    second = second_order(order)
+    assert sorted(second) == order and second[0] == order[-1], "the last shown comes first"
+    assert all(second.index(name) != slot for slot, name in enumerate(order))
+
+
+async def test_each_reviewer_scores_both_orders_and_its_record_is_their_mean():
+    seen: list[list[str]] = []
+
+    def recording(messages: list[ChatMessage]) -> str:
+        task = read_review_task(messages)
+        if task is not None:
+            seen.append(shown_members(task))
+        return member("-")(messages)
+
+    replies = {"a": recording, **{name: member("-") for name in "bcde"}}
+    ctx, events = context(replies, review={"both_orders": True})
+    reviews = {r.reviewer: r for r in await review_answers(ctx, ANSWERS, {})}
+    assert len(seen) == 2, "two review calls for one reviewer"
+    first, second = seen
+    assert sorted(first) == sorted(second) == ["b", "c", "d", "e"]
+    assert all(second.index(name) != slot for slot, name in enumerate(first)), "every answer moved"
+    record = reviews["a"]
+    assert [b.order for b in record.order_ballots] == [first, second] and record.order == first
+    assert record.position_consistency == "held", "an honest reviewer's top pick does not follow the order"
+    for name, entry in record.scores.items():
+        ballots = [b.overall[name] for b in record.order_ballots]
+        assert entry.overall == pytest.approx(sum(ballots) / 2, abs=1e-4)
+    assert record.ranking == ["b", "c", "d", "e"]
+    assert all(r.position_consistency == "held" for r in reviews.values())
+    assert [e.kind for e in events].count("review") == 5, "one event per reviewer, for its merged record"
+
+
+async def test_a_reviewer_biased_to_the_first_slot_changes_its_top_pick_with_the_order():
+    def biased(messages: list[ChatMessage]) -> str:
+        task = read_review_task(messages)
+        return first_shown_wins(task) if task is not None else "a says 42. quality=9"
+
+    ctx, _ = context({"a": member("-"), "b": member("-"), "c": member("-"), "z": biased},
+                     review={"both_orders": True})
+    answers = [*ANSWERS[:3], answer("z", "z says 42. quality=1")]
+    reviews = {r.reviewer: r for r in await review_answers(ctx, answers, {})}
+    z = reviews["z"]
+    assert z.position_consistency == "changed"
+    tops = [b.top for b in z.order_ballots]
+    assert tops == [[b.order[0]] for b in z.order_ballots] and tops[0] != tops[1], "each ballot crowned its first"
+    assert {r.reviewer: r.position_consistency for r in reviews.values() if r.reviewer != "z"} == \
+        {"a": "held", "b": "held", "c": "held"}
+    # Averaged, the bonus lands on two answers by halves: the honestly best one stays on top.
+    assert z.ranking[0] == "a"
+
+
+async def test_one_failed_order_leaves_the_other_ballot_standing_and_consistency_unknown():
+    # The run's seed is 7: the first order is this one, and the second shows its last answer first.
+    last_of_first = presentation_order(7, "a", ["b", "c", "d", "e"])[-1]
+
+    def fails_in_the_second_order(messages: list[ChatMessage]) -> str:
+        task = read_review_task(messages)
+        if task is not None and shown_members(task)[0] == last_of_first:
+            return "I would rather not say."
+        return member("-")(messages)
+
+    ctx, _ = context({"a": fails_in_the_second_order, **{name: member("-") for name in "bcde"}},
+                     review={"both_orders": True})
+    reviews = {r.reviewer: r for r in await review_answers(ctx, ANSWERS, {})}
+    record = reviews["a"]
+    failed = [b for b in record.order_ballots if b.status == "failed"]
+    stands = [b for b in record.order_ballots if b.status == "ok"]
+    assert len(failed) == 1 and failed[0].order[0] == last_of_first and failed[0].error.reason == "parse"
+    assert record.status == "ok" and record.position_consistency == "unknown"
+    assert record.order == stands[0].order and record.order_ballots[0] == stands[0], "the first order stands"
+    assert {name: entry.overall for name, entry in record.scores.items()} == stands[0].overall
+    assert record.attempts == 1 + 2, "the standing ballot's call, and the failed one asked twice"
+
+
+async def test_without_the_option_one_call_per_reviewer_and_no_consistency():
+    calls: list[int] = []
+
+    def counting(messages: list[ChatMessage]) -> str:
+        calls.append(1)
+        return member("-")(messages)
+
+    ctx, _ = context({"a": counting, **{name: member("-") for name in "bcde"}})
+    reviews = {r.reviewer: r for r in await review_answers(ctx, ANSWERS, {})}
+    assert len(calls) == 1
+    assert reviews["a"].position_consistency is None and reviews["a"].order_ballots == []
+    assert "position_consistency" not in reviews["a"].model_dump(mode="json")
+
+
+# Over real HTTP: the fake upstream says what each reviewer was sent, and the run's cost counts every call.
+
+NAMES = ("alpha", "beta", "gamma", "delta")
+PRICE = {"input_per_mtok": 100.0, "output_per_mtok": 300.0}
+
+
+def run_config(fake: FakeLLMServer, both_orders: bool, **extra: object) -> CouncilConfig:
+    return CouncilConfig.model_validate({
+        "members": [{"name": n, "provider": "openai", "model": f"model-{n}", "base_url": fake.base_url("openai"),
+                     "price": PRICE} for n in NAMES],
+        "chairman": "alpha", "retry": {"max_attempts": 1}, "budget": {"max_output_tokens": 64},
+        "review": {"both_orders": both_orders, "seed": 3}, **extra})
+
+
+def delta_is_position_biased(task: ReviewTask, request: RecordedRequest) -> str:
+    return first_shown_wins(task)
+
+
+def script(fake: FakeLLMServer) -> None:
+    for n, name in enumerate(NAMES):
+        fake.script(f"model-{name}", Step(reply=council_member(
+            f"{name} says 42. quality={8 - 2 * n}", quality,
+            review=delta_is_position_biased if name == "delta" else None)))
+
+
+def review_requests(fake: FakeLLMServer, name: str) -> list[list[str]]:
+    orders = []
+    for request in fake.requests_for(f"model-{name}"):
+        task = read_review_task(request_messages(request))
+        if task is not None:
+            orders.append(shown_members(task))
+    return orders
+
+
+async def test_a_run_over_http_sends_two_orders_per_reviewer_and_reports_each_reviewers_consistency(fake_llm):
+    script(fake_llm)
+    store = Store(":memory:")
+    async with Council(run_config(fake_llm, both_orders=True), store=store, environ={}) as council:
+        result = await council.ask("What is six times seven?")
+    kept = store.get(result.run_id)
+    store.close()
+    assert result.status == "complete" and not result.degraded, result.degraded_reasons
+    for name in NAMES:
+        first, second = review_requests(fake_llm, name)
+        assert sorted(first) == sorted(second) and len(first) == 3
+        assert all(second.index(m) != slot for slot, m in enumerate(first)), f"{name}: every answer moved"
+    reviews = {r.reviewer: r for r in result.reviews}
+    assert {name: r.position_consistency for name, r in reviews.items()} == \
+        {"alpha": "held", "beta": "held", "gamma": "held", "delta": "changed"}
+    assert result.ranking[0].member == "alpha"
+    assert kept is not None and kept.reviews == result.reviews, "the store keeps both ballots and the consistency"
+    stored = result.model_dump(mode="json")["reviews"]
+    assert [r["position_consistency"] for r in stored] == ["held", "held", "held", "changed"]
+    assert all(len(r["order_ballots"]) == 2 for r in stored)
+    assert len(fake_llm.requests) == 4 + 2 * 4 + 1, "four answers, two reviews each, one synthesis"
+
+
+async def test_both_orders_doubles_the_review_cost_the_run_counts_and_its_budget_holds(fake_llm):
+    script(fake_llm)
+    costs, totals = {}, {}
+    for both in (False, True):
+        async with Council(run_config(fake_llm, both_orders=both), store=False, environ={}) as council:
+            result = await council.ask("What is six times seven?")
+        assert result.cost is not None
+        costs[both] = sum(c.usd or 0.0 for c in result.cost.calls if c.stage == "reviews")
+        totals[both] = result.cost.total_usd or 0.0
+        fake_llm.requests.clear()
+    assert costs[True] == pytest.approx(2 * costs[False], rel=0.2), "two calls per reviewer, about the same size"
+    # A budget that pays for one order's reviews (and the rest of the run) cannot pay for both orders'.
+    budget = totals[False] + costs[False] / 2
+    async with Council(run_config(fake_llm, both_orders=True), store=False, environ={}) as council:
+        result = await council.ask("What is six times seven?", max_usd=budget)
+    assert result.cost is not None and result.cost.total_usd is not None and result.cost.total_usd <= budget
+    refused = [b for r in result.reviews for b in r.order_ballots if b.error is not None and b.error.reason == "budget"]
+    assert refused, "some of the doubled review calls did not fit"
+    sent = [r for r in fake_llm.requests if read_review_task(request_messages(r)) is not None]
+    assert len(sent) == 8 - len(refused), "a call the budget refused never reached the upstream"

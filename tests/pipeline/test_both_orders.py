@@ -8,9 +8,14 @@ what the consistency figure exists to expose.
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from rich.console import Console
 
 from council import Council, CouncilConfig
+from council.cli.render import position_line, render_report
+from council.cli.rich_report import render_rich_report
 from council.pipeline.both_orders import second_order
 from council.pipeline.review_stage import presentation_order, review_answers
 from council.review.prompt import ReviewTask, read_review_task
@@ -107,6 +112,9 @@ async def test_one_failed_order_leaves_the_other_ballot_standing_and_consistency
     stands = [b for b in record.order_ballots if b.status == "ok"]
     assert len(failed) == 1 and failed[0].order[0] == last_of_first and failed[0].error.reason == "parse"
     assert record.status == "ok" and record.position_consistency == "unknown"
+    assert position_line(ctx.result.model_copy(update={"reviews": list(reviews.values())})) == \
+        "position consistency: 4 of 4 reviewers kept their top pick; top pick held in both orders: b, c, d, e; " \
+        "unknown, one order's call failed: a"
     assert record.order == stands[0].order and record.order_ballots[0] == stands[0], "the first order stands"
     assert {name: entry.overall for name, entry in record.scores.items()} == stands[0].overall
     assert record.attempts == 1 + 2, "the standing ballot's call, and the failed one asked twice"
@@ -181,6 +189,12 @@ async def test_a_run_over_http_sends_two_orders_per_reviewer_and_reports_each_re
     assert [r["position_consistency"] for r in stored] == ["held", "held", "held", "changed"]
     assert all(len(r["order_ballots"]) == 2 for r in stored)
     assert len(fake_llm.requests) == 4 + 2 * 4 + 1, "four answers, two reviews each, one synthesis"
+    said = ("position consistency: 3 of 4 reviewers kept their top pick; top pick held in both orders: alpha, beta, "
+            "gamma; changed with the order: delta")
+    assert said in render_report(result)
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(render_rich_report(result))
+    assert said in " ".join(console.export_text().split())
 
 
 async def test_both_orders_doubles_the_review_cost_the_run_counts_and_its_budget_holds(fake_llm):

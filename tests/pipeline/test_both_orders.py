@@ -9,14 +9,16 @@ what the consistency figure exists to expose.
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 
 import pytest
 from rich.console import Console
 
-from council import Council, CouncilConfig
+from council import Council, CouncilConfig, CouncilResult
 from council.cli.render import position_line, render_report
 from council.cli.rich_report import render_rich_report
 from council.pipeline.both_orders import second_order
+from council.pipeline.call_reuse import reused_in
 from council.pipeline.review_stage import presentation_order, review_answers
 from council.review.prompt import ReviewTask, read_review_task
 from council.storage.store import Store
@@ -217,3 +219,21 @@ async def test_both_orders_doubles_the_review_cost_the_run_counts_and_its_budget
     assert refused, "some of the doubled review calls did not fit"
     sent = [r for r in fake_llm.requests if read_review_task(request_messages(r)) is not None]
     assert len(sent) == 8 - len(refused), "a call the budget refused never reached the upstream"
+
+
+async def test_kept_replies_answer_both_orders_of_a_rerun_each_under_its_own_key(fake_llm, tmp_path):
+    script(fake_llm)
+    config = run_config(fake_llm, both_orders=True, storage={"path": str(tmp_path / "runs.db")})
+    async with Council(config, environ={}) as council:
+        plan = replace(council.plan("What is six times seven?"), reuse_calls=True, reuse_scope="test", shuffle_seed=7)
+        first = await council.ask(plan)
+        calls = len(fake_llm.requests)
+        second = await council.ask(plan)
+    assert calls == 4 + 2 * 4 + 1 and len(fake_llm.requests) == calls, "the rerun asked nothing"
+    assert all(r.reused for r in second.reviews)
+    assert reused_in(second)["review"] == 2 * 4, "both orders' calls were kept, apart"
+    def read(result: CouncilResult) -> list[list[tuple[object, ...]]]:  # the hashes carry each run's nonce
+        return [[(b.order, b.ranking, b.overall, b.top) for b in r.order_ballots] for r in result.reviews]
+
+    assert read(second) == read(first)
+    assert [r.position_consistency for r in second.reviews] == ["held", "held", "held", "changed"]

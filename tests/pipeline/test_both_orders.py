@@ -17,6 +17,7 @@ from rich.console import Console
 from council import Council, CouncilConfig, CouncilResult
 from council.cli.render import position_line, render_report
 from council.cli.rich_report import render_rich_report
+from council.config import load_config, simulated_config_path
 from council.pipeline.both_orders import second_order
 from council.pipeline.call_reuse import reused_in
 from council.pipeline.review_stage import presentation_order, review_answers
@@ -237,3 +238,22 @@ async def test_kept_replies_answer_both_orders_of_a_rerun_each_under_its_own_key
 
     assert read(second) == read(first)
     assert [r.position_consistency for r in second.reviews] == ["held", "held", "held", "changed"]
+
+
+async def test_the_shipped_simulated_council_reviews_in_both_orders_as_a_real_one_does():
+    shipped = load_config(simulated_config_path(), {})
+    config = shipped.model_copy(update={"review": shipped.review.model_copy(update={"both_orders": True})})
+    async with Council(config, store=False, environ={}) as council:
+        result = await council.ask("Why is the sky blue?")
+    assert result.simulated and result.status == "complete"
+    answered = [a for a in result.answers if a.status == "ok"]
+    assert len(result.reviews) == len(answered) >= 3
+    for review in result.reviews:
+        first, second = review.order_ballots
+        assert first.status == second.status == "ok" and review.position_consistency in ("held", "changed")
+        assert all(second.order.index(m) != slot for slot, m in enumerate(first.order))
+        assert set(first.labels.values()) == set(second.labels.values()) == set(review.scores)
+        for name, entry in review.scores.items():
+            assert entry.overall == pytest.approx((first.overall[name] + second.overall[name]) / 2, abs=1e-4)
+        held = first.top == second.top
+        assert review.position_consistency == ("held" if held else "changed")

@@ -66,13 +66,14 @@ def _mean_entry(first: DimensionScoresRecord, second: DimensionScoresRecord | No
 
 def merged(first: ReviewRecord, second: ReviewRecord) -> ReviewRecord:
     """One reviewer's record from its ballots in the two orders: their mean, each ballot, and whether its top
-    pick held; when a call failed, the other ballot alone (consistency unknown)."""
+    pick held; when a call failed, the other ballot alone (consistency unknown); when both did, the first's failure."""
     spent = {"order_ballots": [ballot_of(first), ballot_of(second)], "usage": first.usage + second.usage,
              "attempts": first.attempts + second.attempts, "latency_ms": max(first.latency_ms, second.latency_ms),
              "reused": first.reused and second.reused}
     if first.status != "ok" or second.status != "ok":
         stands = second if second.status == "ok" else first
-        return stands.model_copy(update={**spent, "position_consistency": "unknown"})
+        # Both failed: a failed review, with nothing to say about its consistency.
+        return stands.model_copy(update={**spent, "position_consistency": "unknown" if stands.status == "ok" else None})
     scores = {member: _mean_entry(entry, second.scores.get(member)) for member, entry in first.scores.items()}
     place = {member: n for n, member in enumerate(first.ranking)}
     ranking = sorted(scores, key=lambda member: (-scores[member].overall, place.get(member, len(place))))

@@ -123,6 +123,17 @@ async def test_one_failed_order_leaves_the_other_ballot_standing_and_consistency
     assert record.attempts == 1 + 2, "the standing ballot's call, and the failed one asked twice"
 
 
+async def test_both_orders_failing_is_a_failed_review_with_no_consistency():
+    def garbled(messages: list[ChatMessage]) -> str:
+        return "They all look fine to me." if read_review_task(messages) is not None else "a says 42."
+
+    ctx, _ = context({"a": garbled, **{name: member("-") for name in "bcde"}}, review={"both_orders": True})
+    record = {r.reviewer: r for r in await review_answers(ctx, ANSWERS, {})}["a"]
+    assert record.status == "failed" and record.error is not None and record.error.reason == "parse"
+    assert [b.status for b in record.order_ballots] == ["failed", "failed"]
+    assert record.position_consistency is None and record.attempts == 4
+
+
 async def test_without_the_option_one_call_per_reviewer_and_no_consistency():
     calls: list[int] = []
 

@@ -161,6 +161,11 @@ class ReviewConfig(_Strict):
         default=0.7, gt=0.0, le=1.0, exclude_if=lambda threshold: threshold == 0.7,
         description="With rounds: 2, a second round runs when the first ranking's confidence in its top answer "
                     "is below this (1: every run with two or more reviewed answers).")
+    both_orders: bool = Field(
+        default=False, exclude_if=lambda both: not both,
+        description="Each reviewer scores the answers twice, in two orders where every answer moves (twice the "
+                    "review calls and their cost); its two ballots' scores are averaged per answer and criterion, "
+                    "and each reviewer's position consistency (did its top pick hold?) is reported.")
 
 
 ModerationProvider = Literal["openai", "llama_guard"]

@@ -61,7 +61,9 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
     position = np.full(shape, -1, dtype=int)
     column = {name: index for index, name in enumerate(names)}
     for row, review in enumerate(ok_reviews):
-        for slot, member in enumerate(review.order):
+        # A mean over both orders (review.both_orders) stands on no one slot: no position to test for bias.
+        seen_once = sum(ballot.status == "ok" for ballot in review.order_ballots) < 2
+        for slot, member in enumerate(review.order if seen_once else []):
             if member in column:
                 position[row, column[member]] = slot
         for member, scores in review.scores.items():

@@ -20,6 +20,7 @@ import jsonschema
 import openai
 import pytest
 
+from council import Council, RunRequest
 from council.config import CouncilConfig
 from council.storage.store import Store
 from council.testing.fake_llm import FakeCall, FakeLLMServer, Step
@@ -162,3 +163,29 @@ async def test_a_call_with_bad_arguments_is_retried_with_the_error_as_the_tools_
     (result,) = retry[-1]["content"]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "toolu_bad"
     assert "does not validate against the schema at unit" in json.dumps(result["content"])
+
+
+async def test_a_tool_decision_is_admitted_and_paid_from_the_runs_budget(fake_llm):
+    price = {"input_per_mtok": 100.0, "output_per_mtok": 300.0}
+    config = CouncilConfig.model_validate({
+        "members": [{"name": name, "provider": wire, "model": f"model-{name}", "base_url": fake_llm.base_url(wire),
+                     "price": price} for name, wire in MEMBERS.items()],
+        "chairman": None,
+        "retry": {"max_attempts": 1},
+        "stages": {"stage_deadline_s": 5, "member_timeout_s": 5},
+    })
+    for member in MEMBERS:
+        script(fake_llm, member, Step(tool_calls=(FakeCall("get_weather", GOOD),)))
+    store = Store(":memory:")
+    async with Council(config, store=store, environ={}) as council:
+        starved = await council.ask(RunRequest(messages=[QUESTION], tools=[WEATHER, TIME], tool_choice=NAMED,
+                                               max_usd=0.000001))
+        assert not fake_llm.requests, "a call that could cost more than is left is not made"
+        assert {a.error.reason for a in starved.answers if a.error is not None} == {"budget"}
+        paid = await council.ask(RunRequest(messages=[QUESTION], tools=[WEATHER, TIME], tool_choice=NAMED,
+                                            max_usd=5.0))
+    store.close()
+    assert paid.output == GOOD and all(a.status == "ok" for a in paid.answers)
+    assert paid.cost is not None and set(paid.cost.by_member) >= set(MEMBERS)
+    answers = [call for call in paid.cost.calls if call.stage == "answers"]
+    assert len(answers) == 3 and all(call.usd > 0 for call in answers), "each member's call is priced"

@@ -10,7 +10,10 @@ error; a second miss is a failed answer (``invalid_output``) kept with its
 text and error, visibly, like a blocked one. The reviewers score the valid
 candidates with the rubric as usual; the chairman, asked with the same
 schema, merges them, and if its object fails too the top-ranked valid
-candidate stands. This module knows schemas and JSON; it knows no stage.
+candidate stands. A tool call the council decides is asked of members in
+their wire format's own tool calling instead (:mod:`.tool_answer`), and
+read back into the value this module validates. This module knows schemas
+and JSON; it knows no stage.
 """
 
 from __future__ import annotations

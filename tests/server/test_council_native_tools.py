@@ -189,3 +189,16 @@ async def test_a_tool_decision_is_admitted_and_paid_from_the_runs_budget(fake_ll
     assert paid.cost is not None and set(paid.cost.by_member) >= set(MEMBERS)
     answers = [call for call in paid.cost.calls if call.stage == "answers"]
     assert len(answers) == 3 and all(call.usd > 0 for call in answers), "each member's call is priced"
+
+
+async def test_a_reply_with_no_message_is_a_failed_answer_not_an_exception(server):
+    script(server.fake, "alpha", Step(body=b'{"object": "chat.completion", "choices": []}'))
+    for member in ("beta", "gamma"):
+        script(server.fake, member, Step(tool_calls=(FakeCall("get_weather", GOOD),)))
+    raw = await ask(server, [QUESTION], tool_choice=NAMED)
+    assert raw.parse().choices[0].finish_reason == "tool_calls"
+    stored = server.store.get(raw.headers["x-council-run-id"])
+    assert stored is not None
+    alpha = next(a for a in stored.answers if a.member == "alpha")
+    assert alpha.status == "failed" and alpha.error is not None and alpha.error.reason == "protocol"
+    assert "no choices[0].message" in alpha.error.message

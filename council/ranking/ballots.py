@@ -153,10 +153,14 @@ def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str
 
 
 def _judges(sheets: Sequence[ItemSheet], history: Mapping[str, ReviewerHistory], weighting: str) -> list[JudgeSummary]:
-    names = sorted({name for entry in sheets for name in entry.sheet.reviewers})
+    # Each judge's (sheet, row) pairs in one pass: looking every judge up in every sheet is judges x items.
+    rows_of: dict[str, list[tuple[ItemSheet, int]]] = {}
+    for entry in sheets:
+        for row, name in enumerate(entry.sheet.reviewers):
+            rows_of.setdefault(name, []).append((entry, row))
     out = []
-    for name in names:
-        rows = [(entry, entry.sheet.reviewers.index(name)) for entry in sheets if name in entry.sheet.reviewers]
+    for name in sorted(rows_of):
+        rows = rows_of[name]
         scores = sum(sum(1 for v in entry.sheet.scores[r] if v == v) for entry, r in rows)
         games = [entry.consistency[name] for entry, _ in rows if name in entry.consistency]
         stats = history.get(name, ReviewerHistory())

@@ -64,8 +64,9 @@ def _pair_signs(rows: Grid) -> tuple[np.ndarray, np.ndarray]:
     first, second = np.triu_indices(x.shape[1], k=1)
     scored = ~np.isnan(x)
     both = scored[:, first] & scored[:, second]
-    with np.errstate(invalid="ignore"):
-        signs = np.where(both, np.sign(x[:, first] - x[:, second]), 0.0)
+    # Compared, not subtracted: the difference of two huge scores overflows, their order does not.
+    a, b = x[:, first], x[:, second]
+    signs = np.where(both, (a > b).astype(float) - (a < b).astype(float), 0.0)
     return signs, both.astype(float)
 
 

@@ -128,7 +128,7 @@ def _json_row(where: str, line: str) -> object:
 
 
 def _csv_rows(source: str, reader: Any) -> Iterator[list[str]]:
-    """The rows of a ``csv.reader``; a row it cannot read (a field over its size limit, a NUL) is named by line."""
+    """The rows of a ``csv.reader``; a row it cannot read (a field over its size limit) is named by line."""
     while True:
         try:
             cells: list[str] = next(reader)

@@ -126,9 +126,13 @@ def test_scores_at_the_bound_rank_correctly(tmp_path, capsys):
         for name, score in zip("ABC", scores, strict=True)])
     code, out, err = run(capsys, str(ballots), "--json")
     assert code == 0, err
-    item = json.loads(out)["items"][0]
+    report = json.loads(out)
+    item = report["items"][0]
     assert [entry["member"] for entry in item["ranking"]] == ["A", "B", "C"]
+    # Every figure is a number: a non-finite one would come out as null.
     assert all(isinstance(entry["score"], float) for entry in item["ranking"])
+    assert isinstance(item["top_confidence"], float)
+    assert all(isinstance(judge[key], float) for judge in report["judges"] for key in ("mean", "sd", "weight"))
 
 
 def test_a_labels_file_gets_the_same_checks(tmp_path, capsys):

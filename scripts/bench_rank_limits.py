@@ -9,7 +9,7 @@ candidates; 50,000 judges), which must be refused, and the largest items
 the limits let through (:mod:`council.ranking.ballot_sheets`), which must
 rank.
 
-    .venv/bin/python scripts/bench_rank_limits.py [--case JUDGESxCANDIDATES ...] [--method M]
+    .venv/bin/python scripts/bench_rank_limits.py [--case JUDGESxCANDIDATES ...] [--items K] [--method M]
 """
 
 from __future__ import annotations
@@ -42,13 +42,15 @@ def shape(text: str) -> tuple[int, int]:
     return judges, candidates
 
 
-def write_item(path: Path, judges: int, candidates: int) -> None:
-    """One item, every judge scoring every candidate, scores spread over 0-9."""
+def write_items(path: Path, judges: int, candidates: int, items: int = 1) -> None:
+    """``items`` items, every judge scoring every candidate, scores spread over 0-9; item i has ``candidates + i``
+    candidates, so each has a shape of its own (what a cache per shape would pile up)."""
     with path.open("w", encoding="utf-8") as out:
-        for j in range(judges):
-            for c in range(candidates):
-                out.write(json.dumps({"item": "q", "candidate": f"c{c}", "judge": f"j{j}",
-                                      "score": (c * 7 + j * 3) % 10}) + "\n")
+        for i in range(items):
+            for j in range(judges):
+                for c in range(candidates + i):
+                    out.write(json.dumps({"item": f"q{i}" if items > 1 else "q", "candidate": f"c{c}",
+                                          "judge": f"j{j}", "score": (c * 7 + j * 3 + i) % 10}) + "\n")
 
 
 def measure(path: Path, method: str) -> tuple[int, float, float, str]:
@@ -69,6 +71,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--case", type=shape, action="append", metavar="JUDGESxCANDIDATES",
                         help="an item to try (repeatable); default: the hostile ones and the largest allowed")
+    parser.add_argument("--items", type=int, default=1,
+                        help="items per file, the i-th with i more candidates (default 1)")
     parser.add_argument("--method", default="calibrated", help="the aggregation method (default calibrated)")
     args = parser.parse_args()
     cases = args.case or BASELINE + HOSTILE + AT_LIMITS
@@ -79,12 +83,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         for judges, candidates in cases:
             path = Path(folder) / f"{judges}x{candidates}.jsonl"
-            write_item(path, judges, candidates)
+            write_items(path, judges, candidates, max(args.items, 1))
             code, seconds, peak, said = measure(path, args.method)
             # "council: FILE:LINE: what" -> "what"
             verdict = "ranked" if code == 0 else said.split(": ", 2)[-1].replace("|", "/")
-            print(f"| {judges:,} x {candidates:,} | {path.stat().st_size / 1e6:.1f} MB | {code} | {seconds:.1f} | "
-                  f"{peak:.0f} MB | {verdict} |", flush=True)
+            many = f" ({args.items} items)" if args.items > 1 else ""
+            print(f"| {judges:,} x {candidates:,}{many} | {path.stat().st_size / 1e6:.1f} MB | {code} | "
+                  f"{seconds:.1f} | {peak:.0f} MB | {verdict} |", flush=True)
             path.unlink()
     return 0
 

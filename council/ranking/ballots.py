@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from council.ranking.aggregation import METHODS, aggregate, fold_increment
 from council.ranking.agreement import PAIR_SUMS, Agreement, pooled_flags
@@ -132,13 +132,22 @@ def without_increment(total: ReviewerHistory, part: HistoryIncrement) -> Reviewe
                            resid_m2=float(max(total.resid_m2 - part.resid_m2, 0.0)), bias=bias)
 
 
+def _without_probabilities(outcome: Aggregate) -> Aggregate:
+    """``outcome`` without its rank probabilities, which the report does not show: candidates x candidates
+    floats per item, kept for every item of a file they ran to gigabytes."""
+    if outcome.confidence is None:
+        return outcome
+    return replace(outcome, confidence=replace(outcome.confidence, rank_probabilities={}))
+
+
 def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str
           ) -> tuple[list[Aggregate], dict[str, ReviewerHistory]]:
     """Each item's aggregate under ``mode``, and every judge's history over the whole file."""
     history: dict[str, ReviewerHistory] = {}
     online = []
     for entry in sheets:
-        outcome = aggregate(entry.sheet, history, method, weighting=weighting, with_confidence=mode == "online")
+        outcome = _without_probabilities(aggregate(entry.sheet, history, method, weighting=weighting,
+                                                   with_confidence=mode == "online"))
         history = {**history, **{name: fold_increment(history.get(name), increment)
                                  for name, increment in outcome.increments.items()}}
         online.append(outcome)
@@ -147,8 +156,8 @@ def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str
     ranked = []
     for entry, first in zip(sheets, online, strict=True):
         rest = {name: without_increment(history[name], part) for name, part in first.increments.items()}
-        ranked.append(aggregate(entry.sheet, {k: v for k, v in rest.items() if v is not None}, method,
-                                weighting=weighting))
+        ranked.append(_without_probabilities(aggregate(entry.sheet, {k: v for k, v in rest.items() if v is not None},
+                                                       method, weighting=weighting)))
     return ranked, history
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from council.ranking.ballot_file import BallotError, Label
 from council.ranking.sheet import ScoreSheet
+from council.text import visible
 
 RESAMPLES = 2000
 CONFIDENCE = 0.95
@@ -107,5 +108,6 @@ def check_labels(candidates: Mapping[str, Sequence[str]], labels: Mapping[str, L
             continue
         unknown = [name for name in label.order if name not in candidates[item]]
         if unknown:
+            known = [visible(name) for name in candidates[item][:10]]  # names from a file: no raw escapes
             raise BallotError(f"{source}:{label.line}: item {item!r} has no candidate {unknown[0]!r} "
-                              f"(its candidates: {', '.join(candidates[item])})")
+                              f"(its candidates: {', '.join(known)}{' ...' if len(candidates[item]) > 10 else ''})")

@@ -183,3 +183,13 @@ def test_a_duplicate_key_in_a_ballot_row_is_refused(tmp_path, capsys):
                        '{"item": "q", "candidate": "b", "judge": "j", "score": 1, "score": 9}\n')
     code, _, err = run(capsys, str(ballots))
     assert code == USAGE and f"{ballots}:2: " in err and "'score' appears twice" in err, err
+
+
+def test_names_in_an_error_message_are_escaped_too(tmp_path, capsys):
+    ballots = write_rows(tmp_path / "names.jsonl", [
+        {"item": "q", "candidate": name, "judge": "j", "score": score}
+        for name, score in (("a\x1b]0;pwned\x07", 1), ("b\u202e", 2), ("c", 3))])
+    labels = write_rows(tmp_path / "labels.jsonl", [{"item": "q", "best": "z"}])
+    code, _, err = run(capsys, str(ballots), "--labels", str(labels))
+    assert code == USAGE and f"{labels}:1: item 'q' has no candidate 'z'" in err, err
+    assert "\x1b" not in err and "\u202e" not in err and "\\x1b]0;pwned\\x07" in err

@@ -17,7 +17,7 @@ apart.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,7 +75,8 @@ def _game(cell: _Cell, row: Ballot, source: str) -> str:
     return f"#{len(seen) - 1}"
 
 
-def _top(scores: dict[str, float]) -> frozenset[str]:
+def top_pick(scores: Mapping[str, float]) -> frozenset[str]:
+    """The answers a judge scored best in one game (several when they tie)."""
     best = max(scores.values())
     return frozenset(name for name, value in scores.items() if value == best)
 
@@ -108,6 +109,12 @@ def check_sizes(rows: Sequence[Ballot], source: str = "ballots") -> None:
 def _short(name: str) -> str:
     shown = repr(name)
     return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def top_pick_held(games: Sequence[Mapping[str, float]]) -> bool:
+    """Whether a judge's top pick was the same in every game (its position consistency on one item)."""
+    first = top_pick(games[0])
+    return all(top_pick(scores) == first for scores in games[1:])
 
 
 def item_sheets(rows: Sequence[Ballot], source: str = "ballots") -> list[ItemSheet]:
@@ -169,9 +176,9 @@ def _sheet(item: str, names: list[str], voters: list[str], cells: dict[tuple[str
                 dimensions[d][r, c] = sum(scores.values()) / len(scores)
             if len(games) == 1 and cell.positions:
                 position[r, c] = next(iter(cell.positions.values()))
-        compared = [_top(scores) for scores in per_game.values() if len(scores) >= 2]
+        compared = [scores for scores in per_game.values() if len(scores) >= 2]
         if len(compared) >= 2:
-            consistency[judge] = (len(compared), all(top == compared[0] for top in compared))
+            consistency[judge] = (len(compared), top_pick_held(compared))
     lengths = np.full(len(names), math.nan)
     return ItemSheet(item, ScoreSheet(tuple(names), tuple(voters), overall, dimensions, position, lengths),
                      consistency)

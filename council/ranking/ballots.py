@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from council.ranking.aggregation import METHODS, aggregate, fold_increment
 from council.ranking.agreement import PAIR_SUMS, Agreement, pooled_flags
@@ -132,13 +132,22 @@ def without_increment(total: ReviewerHistory, part: HistoryIncrement) -> Reviewe
                            resid_m2=float(max(total.resid_m2 - part.resid_m2, 0.0)), bias=bias)
 
 
+def _without_probabilities(outcome: Aggregate) -> Aggregate:
+    """``outcome`` without its rank probabilities, which the report does not show: candidates x candidates
+    floats per item, kept for every item of a file they ran to gigabytes."""
+    if outcome.confidence is None:
+        return outcome
+    return replace(outcome, confidence=replace(outcome.confidence, rank_probabilities={}))
+
+
 def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str
           ) -> tuple[list[Aggregate], dict[str, ReviewerHistory]]:
     """Each item's aggregate under ``mode``, and every judge's history over the whole file."""
     history: dict[str, ReviewerHistory] = {}
     online = []
     for entry in sheets:
-        outcome = aggregate(entry.sheet, history, method, weighting=weighting, with_confidence=mode == "online")
+        outcome = _without_probabilities(aggregate(entry.sheet, history, method, weighting=weighting,
+                                                   with_confidence=mode == "online"))
         history = {**history, **{name: fold_increment(history.get(name), increment)
                                  for name, increment in outcome.increments.items()}}
         online.append(outcome)
@@ -147,16 +156,20 @@ def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str
     ranked = []
     for entry, first in zip(sheets, online, strict=True):
         rest = {name: without_increment(history[name], part) for name, part in first.increments.items()}
-        ranked.append(aggregate(entry.sheet, {k: v for k, v in rest.items() if v is not None}, method,
-                                weighting=weighting))
+        ranked.append(_without_probabilities(aggregate(entry.sheet, {k: v for k, v in rest.items() if v is not None},
+                                                       method, weighting=weighting)))
     return ranked, history
 
 
 def _judges(sheets: Sequence[ItemSheet], history: Mapping[str, ReviewerHistory], weighting: str) -> list[JudgeSummary]:
-    names = sorted({name for entry in sheets for name in entry.sheet.reviewers})
+    # Each judge's (sheet, row) pairs in one pass: looking every judge up in every sheet is judges x items.
+    rows_of: dict[str, list[tuple[ItemSheet, int]]] = {}
+    for entry in sheets:
+        for row, name in enumerate(entry.sheet.reviewers):
+            rows_of.setdefault(name, []).append((entry, row))
     out = []
-    for name in names:
-        rows = [(entry, entry.sheet.reviewers.index(name)) for entry in sheets if name in entry.sheet.reviewers]
+    for name in sorted(rows_of):
+        rows = rows_of[name]
         scores = sum(sum(1 for v in entry.sheet.scores[r] if v == v) for entry, r in rows)
         games = [entry.consistency[name] for entry, _ in rows if name in entry.consistency]
         stats = history.get(name, ReviewerHistory())

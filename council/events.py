@@ -102,6 +102,8 @@ class ReviewData(TypedDict):
     holistic: NotRequired[dict[str, list[str]]]
     #: Label shown -> member: only in the web page's replay of a stored run (its live view adds them itself).
     labels: NotRequired[dict[str, str]]
+    #: With review.both_orders: held, changed or unknown (did the reviewer's top pick hold in both orders?).
+    position_consistency: NotRequired[str]
 
 
 class RankingEntryData(TypedDict):

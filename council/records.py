@@ -95,8 +95,31 @@ class DimensionScoresRecord(_Record):
         description="The reviewer found text in the answer aimed at the reviewers or the other members.")
 
 
+PositionConsistency = Literal["held", "changed", "unknown"]
+
+
+class OrderBallot(_Record):
+    """One of a reviewer's two ballots under ``review.both_orders``: the order it saw and what it made of it."""
+
+    order: list[str] = Field(description="Members in the order shown.")
+    labels: dict[str, str] = Field(default_factory=dict, description="Label shown -> member.")
+    status: Literal["ok", "failed"] = "ok"
+    error: Failure | None = Field(default=None, exclude_if=is_none)
+    ranking: list[str] = Field(default_factory=list, description="This ballot's ranking, members, best first.")
+    overall: dict[str, float] = Field(default_factory=dict, description="This ballot's overall score per member.")
+    top: list[str] = Field(default_factory=list, description="The members with this ballot's best overall score.")
+    attempts: int = 0
+    prompt_hash: str = ""
+    response_hash: str = ""
+
+
 class ReviewRecord(_Record, ReusedMark):
-    """One reviewer's Stage 2 ballot, de-anonymized."""
+    """One reviewer's Stage 2 ballot, de-anonymized.
+
+    Under ``review.both_orders`` it is the mean of the reviewer's two
+    ballots (``order_ballots``): ``order`` and ``labels`` are the first
+    order's, ``usage`` and ``attempts`` count both calls.
+    """
 
     reviewer: str
     status: Literal["ok", "failed"] = "ok"
@@ -115,6 +138,14 @@ class ReviewRecord(_Record, ReusedMark):
     model: str = ""
     prompt_hash: str = Field(default="", description="SHA-256 (16 hex) of the review prompt sent.")
     response_hash: str = Field(default="", description="SHA-256 (16 hex) of the reply the ballot came from.")
+    order_ballots: list[OrderBallot] = Field(
+        default_factory=list, exclude_if=is_falsy,
+        description="With review.both_orders: the two ballots, first order then second; scores and ranking "
+                    "above are their mean (or the one that stands, when the other call failed).")
+    position_consistency: PositionConsistency | None = Field(
+        default=None, exclude_if=is_none,
+        description="With review.both_orders: held (the same top pick in both orders), changed, or unknown "
+                    "(one of the two calls failed, and the other ballot stands alone).")
 
 
 class RankingEntry(_Record):
@@ -132,6 +163,16 @@ class RankingEntry(_Record):
                                           "were resampled; empty when nothing was compared.")
 
 
+class LearnedWeightRecord(_Record):
+    """A reviewer's learned weight as a run used it, and the evaluation runs it was learned from."""
+
+    weight: float
+    samples: int = Field(description="Ballots on samples that told a right answer from a wrong one.")
+    accuracy: float | None = Field(description="Share of those ballots whose top pick was a best answer.")
+    eval_runs: list[str] = Field(default_factory=list, description="The evaluation runs behind the weight.")
+    reviewer_key: str = Field(description="member|provider|model: a changed model finds no learned weight.")
+
+
 class AgreementRecord(_Record):
     """How much the reviewers agreed."""
 
@@ -145,6 +186,14 @@ class AgreementRecord(_Record):
     weighting: str | None = Field(
         default=None, description="How the reviewers were weighted: outlier, equal or reliability.")
     reviewer_weights: dict[str, float] = Field(default_factory=dict, description="Each reviewer's weight.")
+    learned: dict[str, LearnedWeightRecord] = Field(
+        default_factory=dict, exclude_if=lambda learned: not learned,
+        description="With review.weighting learned, when the learned weights ranked: each reviewer's weight and "
+                    "what it was learned from.")
+    weighting_note: str | None = Field(
+        default=None, exclude_if=lambda note: note is None,
+        description="Why the configured weighting was not the one used (learned weights missing for a reviewer, "
+                    "such as a member whose model changed, or not readable).")
 
 
 class BiasFlagRecord(_Record):

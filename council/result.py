@@ -31,6 +31,7 @@ from council.records import (
     FailureReason,
     FinalAnswer,
     JudgingRecord,
+    OrderBallot,
     RankingEntry,
     ReviewRecord,
     RunCost,
@@ -43,8 +44,8 @@ from council.types import ChatMessage, ReusedMark, Usage, is_falsy, is_none
 __all__ = [
     "AgreementRecord", "AnswerMove", "AnswerRecord", "AnswerStatus", "BiasFlagRecord", "CalibrationRecord", "CallCost",
     "CostStage", "CouncilResult", "DeliberationRecord", "DimensionScoresRecord", "Failure", "FailureReason",
-    "FinalAnswer", "FirstRound", "JudgingRecord", "RankingEntry", "Reproducibility", "ReviewRecord", "RevisionRecord",
-    "RunCost", "SafetyGateSummary", "Timings", "masked", "masked_answer", "masked_excerpt",
+    "FinalAnswer", "FirstRound", "JudgingRecord", "OrderBallot", "RankingEntry", "Reproducibility", "ReviewRecord",
+    "RevisionRecord", "RunCost", "SafetyGateSummary", "Timings", "masked", "masked_answer", "masked_excerpt",
 ]
 
 

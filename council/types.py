@@ -349,3 +349,5 @@ class Completion(BaseModel):
     simulated: bool = False
     #: The model declined (``content`` holds its refusal): a structured run records it as ``refused``.
     refused: bool = False
+    #: The function calls the answer made, as OpenAI's ``message.tool_calls`` entries (asked with tools only).
+    tool_calls: tuple[dict[str, Any], ...] = ()

@@ -65,7 +65,15 @@ def drive(tree: Path, store: str, questions: int) -> None:
         # fifty times slower, and a pool sized for 32 runs at once lets more calls wait on their sockets than
         # their timeouts allow; fewer connections keep the others waiting in the pool, where no timer runs.
         pool = {"max_connections": 200, "max_connections_per_host": 50}
-        config = config.model_copy(update={"transport": config.transport.model_copy(update=pool)})
+        # Instructions do not depend on deadlines, but valgrind on a busy machine can stretch one call past the
+        # fake council's 30 s: an expired deadline would fail a question and count a different pipeline.
+        # Likewise the store's wait: a write that outlasts it is deferred and the question reported degraded.
+        slow = {"stage_deadline_s": 3600.0, "member_timeout_s": 3600.0}
+        update = {"transport": config.transport.model_copy(update=pool),
+                  "stages": config.stages.model_copy(update=slow)}
+        if "critical_wait_s" in type(config.storage).model_fields:  # older checkouts have no such bound
+            update["storage"] = config.storage.model_copy(update={"critical_wait_s": 60.0})
+        config = config.model_copy(update=update)
         async with Council(config, store=False if store == "none" else Store(db), environ={}) as council:
             for index in range(3):
                 await council.ask(f"Warm-up question {index}?")
@@ -74,12 +82,20 @@ def drive(tree: Path, store: str, questions: int) -> None:
             gc.set_threshold(10_000, 10, 10)
             slots = asyncio.Semaphore(50)
 
+            reasons: list[str] = []
+
             async def one(index: int) -> bool:
                 async with slots:
                     result = await council.ask(f"Throughput question {index}?")
-                    return result.status == "complete" and not result.degraded
+                    if result.status == "complete" and not result.degraded:
+                        return True
+                    reasons.append(f"question {index}: {result.status}; {'; '.join(result.degraded_reasons)}")
+                    return False
 
-            return sum(not ok for ok in await asyncio.gather(*(one(i) for i in range(questions))))
+            failed = sum(not ok for ok in await asyncio.gather(*(one(i) for i in range(questions))))
+            for reason in reasons[:5]:
+                print(reason, file=sys.stderr)
+            return failed
 
     with bench_pipeline.fake_upstream("--latency", "0") as upstream:
         failed = asyncio.run(run(upstream.url))

@@ -374,3 +374,20 @@ def test_bench_learned_weights_prints_a_row_per_label_count():
     refused = subprocess.run([sys.executable, "scripts/bench_learned_weights.py", "--setting", "ind-A"],
                              cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "--setting must name a correlated jury" in refused.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_bench_rank_limits_refuses_the_hostile_items_and_ranks_the_largest_allowed():
+    done = subprocess.run([sys.executable, "scripts/bench_rank_limits.py"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=560)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("limits per item: ") and lines[2].startswith("| Judges x candidates |")
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[4:]]
+    assert [row[0] for row in rows] == ["2 x 3", "2 x 100,000", "50,000 x 2", "2 x 1,000", "1,000 x 10", "100 x 100"]
+    for judges_by_candidates, _, code, seconds, peak, said in rows:
+        assert float(seconds) > 0 and float(peak.removesuffix(" MB")) > 0, judges_by_candidates
+        refused = judges_by_candidates in ("2 x 100,000", "50,000 x 2")
+        assert code == ("2" if refused else "0"), (judges_by_candidates, said)
+        assert ("council rank handles at most" in said) if refused else said == "ranked"

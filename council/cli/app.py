@@ -106,9 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     from council.cli.eval_command import add_eval_commands
 
     add_eval_commands(commands)
+    from council.cli.calibrate_command import add_calibrate_command
     from council.cli.rank_command import add_rank_command
 
     add_rank_command(commands)
+    add_calibrate_command(commands)
     return parser
 
 
@@ -265,6 +267,10 @@ def _dispatch(args: argparse.Namespace, environ: Mapping[str, str]) -> int:
         from council.cli.eval_command import run_eval_command
 
         return run_eval_command(args, environ)
+    if args.command == "calibrate":
+        from council.cli.calibrate_command import run_calibrate_command
+
+        return run_calibrate_command(args, environ)
     if args.command == "rank":
         from council.cli.rank_command import run_rank_command
 

@@ -66,6 +66,7 @@ THRESHOLD_FLAGS = {
 }
 # Options that shape what a run measures: fixed when it starts, so a resume cannot change them.
 RUN_SHAPING = ("repeat", "judge", "evaluator", "members", "preset", "sample_timeout", "evaluator_template",
+               "score_candidates",
                *THRESHOLD_FLAGS)
 DEFAULT_CONCURRENCY = 8
 DEFAULT_SAMPLE_TIMEOUT_S = 300.0
@@ -117,6 +118,9 @@ def add_eval_commands(subparsers: Any) -> None:
     parser.add_argument("--fresh", action="store_true",
                         help="make every upstream call again (by default a call asked exactly as in an earlier run "
                              "gets that run's kept reply, at no cost)")
+    parser.add_argument("--score-candidates", action="store_true", default=None,
+                        help="council mode: the evaluator also scores every member's answer against the reference "
+                             "(one more evaluator call per answer), for council calibrate")
     parser.add_argument("--json", action="store_true", help="print the manifest and summary as JSON on stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     for dest, (flag, kind, text) in THRESHOLD_FLAGS.items():
@@ -200,6 +204,8 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
     dataset = load_dataset(args.target)
     config = load_cli_config(args.config, environ)
     mode, members, evaluator, judge = choose_members(args, config)
+    if args.score_candidates and mode != "council":
+        raise UsageError("--score-candidates: only in council mode (judge mode scores every member's answer already)")
     refuse_floating(args, config, mode, members, evaluator, bool(dataset.rubrics))
     # Built before the run starts so a missing API key stops it before anything is stored. Every call of the run
     # (reviews and the safety gate's included) gets the pinned generation settings.
@@ -212,6 +218,7 @@ def _new_run(args: argparse.Namespace, environ: Mapping[str, str]) -> tuple[Any,
         sample_timeout_s=args.sample_timeout or DEFAULT_SAMPLE_TIMEOUT_S, thresholds=thresholds,
         allow_floating_models=args.allow_floating_models, evaluator_template=args.evaluator_template or "council",
         region=run_region(config, environ), reuse_calls=not args.fresh, preset=args.preset,
+        score_candidates=bool(args.score_candidates),
     )
     return council, dataset, manifest
 

@@ -16,6 +16,7 @@ from typing import Any
 from council.cli.common import EXIT_OK
 from council.cli.learn_report import render_learning
 from council.ranking import DEFAULT_WEIGHTING, METHODS, MODES, WEIGHTINGS, BallotReport, ItemRanking, rank_ballots
+from council.text import visible
 
 
 def add_rank_command(commands: Any) -> None:
@@ -54,6 +55,8 @@ def _agreement(item: ItemRanking) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    # Names come from the file: escaped, so none can clear the screen, forge a line or reverse a row.
+    rows = [[visible(cell) for cell in row] for row in rows]
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
              for row in [header, *rows]]
@@ -65,7 +68,7 @@ def render(report: BallotReport) -> str:
     weights = f", {report.weighting} weights" if report.method == "calibrated" else ""
     out = [f"{len(report.items)} items, {len(report.judges)} judges; {report.method}{weights}, {report.mode} mode"]
     if report.ignored_columns:
-        out.append(f"columns not used: {', '.join(report.ignored_columns)}")
+        out.append(f"columns not used: {visible(', '.join(report.ignored_columns))}")
     out += ["", "Items (best first)"]
     out += _table(["item", "ranking", "top confidence", "tied with top", "agreement", "calibrated"], [
         [item.item, " > ".join(c.member for c in item.ranking), _figure(item.top_confidence),
@@ -84,7 +87,7 @@ def render(report: BallotReport) -> str:
              f"{_figure(row.low, 3)} - {_figure(row.high, 3)}", str(row.items)] for row in report.accuracy])
         if report.labels_without_ballots:
             missing = report.labels_without_ballots
-            out.append(f"labels for {len(missing)} item(s) with no ballots, not used: {', '.join(missing[:5])}"
+            out.append(f"labels for {len(missing)} item(s) with no ballots, not used: {visible(', '.join(missing[:5]))}"
                        + (" ..." if len(missing) > 5 else ""))
     return "\n".join(out)
 

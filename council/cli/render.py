@@ -94,6 +94,22 @@ def holistic_lines(result: CouncilResult) -> list[str]:
     return lines
 
 
+def position_line(result: CouncilResult) -> str | None:
+    """With review.both_orders: whose top pick held in both orders, whose changed with the order, whose is unknown."""
+    said: dict[str, list[str]] = {"held": [], "changed": [], "unknown": []}
+    for review in result.reviews:
+        if review.position_consistency is not None:
+            said[review.position_consistency].append(review.reviewer)
+    known = len(said["held"]) + len(said["changed"])
+    if not known and not said["unknown"]:
+        return None
+    parts = [f"{what}: {', '.join(names)}" for what, names in (
+        ("top pick held in both orders", said["held"]), ("changed with the order", said["changed"]),
+        ("unknown, one order's call failed", said["unknown"])) if names]
+    count = f" {len(said['held'])} of {known} reviewers kept their top pick;" if known else ""
+    return f"position consistency:{count} " + "; ".join(parts)
+
+
 def agreement_line(result: CouncilResult) -> str:
     """How much the reviewers agreed, in one line."""
     agreement = result.agreement
@@ -154,6 +170,8 @@ def render_report(result: CouncilResult) -> str:
     for flag in result.bias_flags:
         parts.append(f"bias flag: {flag.reviewer}: {flag.detail}")
     parts += holistic_lines(result)
+    if (positions := position_line(result)) is not None:
+        parts.append(positions)
     parts.append(f"Members:\n{members_table(result)}\n")
     if blocks := candidate_blocks(result):
         shown = (f"  {title}\n{textwrap.indent(body, '    ')}" for title, body in blocks)

@@ -26,6 +26,7 @@ from council.cli.render import (
     cost_line,
     holistic_lines,
     member_rows,
+    position_line,
     ranking_rows,
 )
 from council.result import CouncilResult, DeliberationRecord
@@ -146,6 +147,8 @@ def render_rich_report(result: CouncilResult) -> RenderableType:
         parts.append(deliberation_rich(result.deliberation))
     parts += [Text(f"bias flag: {clean(f.reviewer)}: {clean(f.detail)}", style="yellow") for f in result.bias_flags]
     parts += [Text(clean(line), style="yellow") for line in holistic_lines(result)]
+    if (positions := position_line(result)) is not None:
+        parts.append(Text(clean(positions), style="dim"))
     parts.append(members_rich_table(result))
     for title, body in candidate_blocks(result):
         valid = title.endswith(": valid")

@@ -141,6 +141,12 @@ class ReviewConfig(_Strict):
         default="calibrated", description="How scores become a ranking (calibrated: z-scores "
                                           "against each reviewer's history)."
     )
+    weighting: Literal["outlier", "equal", "reliability", "learned"] = Field(
+        default="outlier", exclude_if=lambda weighting: weighting == "outlier",
+        description="How much each reviewer counts in the calibrated mean: outlier (equal unless a reviewer "
+                    "disagrees with all the others), equal, reliability, or learned (weights from council "
+                    "calibrate, measured on eval runs with reference answers; a reviewer without them, such as a "
+                    "member whose model changed, makes the run fall back to outlier, noted in its agreement).")
     max_answer_chars: int | None = Field(
         default=32_000, ge=1_000,
         description="Reviewers and the chairman see at most this many characters of an answer, with a marker "
@@ -155,6 +161,11 @@ class ReviewConfig(_Strict):
         default=0.7, gt=0.0, le=1.0, exclude_if=lambda threshold: threshold == 0.7,
         description="With rounds: 2, a second round runs when the first ranking's confidence in its top answer "
                     "is below this (1: every run with two or more reviewed answers).")
+    both_orders: bool = Field(
+        default=False, exclude_if=lambda both: not both,
+        description="Each reviewer scores the answers twice, in two orders where every answer moves (twice the "
+                    "review calls and their cost); its two ballots' scores are averaged per answer and criterion, "
+                    "and each reviewer's position consistency (did its top pick hold?) is reported.")
 
 
 ModerationProvider = Literal["openai", "llama_guard"]

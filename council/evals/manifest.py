@@ -193,6 +193,7 @@ def build_manifest(
     region: str = "unknown",
     reuse_calls: bool = True,
     preset: str | None = None,
+    score_candidates: bool = False,
 ) -> RunManifest:
     """The manifest of a new run (model versions and alias warnings are completed at the end)."""
     models = [model_record(config, m) for m in members]
@@ -234,4 +235,5 @@ def build_manifest(
         allow_floating_models=allow_floating_models,
         reuse_calls=reuse_calls,
         preset=preset,
+        score_candidates=score_candidates,
     )

@@ -73,6 +73,10 @@ class SampleRecord(_Record):
                                                        "the costs above, not spent again by this run.")
     candidates_valid: dict[str, bool] = Field(default_factory=dict, description="A structured council sample: per "
                                               "member, whether its candidate validated.")
+    candidate_evaluations: dict[str, Evaluation] = Field(
+        default_factory=dict, exclude_if=lambda verdicts: not verdicts,
+        description="council eval --score-candidates, samples with a reference answer: the evaluator's verdict on "
+                    "each member's answer, by member (what council calibrate measures the reviewers against).")
 
     @model_validator(mode="after")
     def _rubric_failures_count(self) -> SampleRecord:
@@ -132,6 +136,9 @@ class RunManifest(_Record):
     preset: str | None = Field(default=None, exclude_if=lambda name: name is None,
                                description="The preset every sample ran with (--preset); None: the council as "
                                            "configured.")
+    score_candidates: bool = Field(default=False, exclude_if=lambda scored: not scored,
+                                   description="Council mode: every member's answer was scored against the "
+                                               "reference too (--score-candidates), for council calibrate.")
     reused_calls: dict[str, int] = Field(default_factory=dict, description="Calls answered from kept replies, per "
                                                                            "kind (answer, review, chairman, "
                                                                            "evaluation), completed at the end.")

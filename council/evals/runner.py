@@ -78,6 +78,7 @@ from datetime import UTC, datetime
 
 from council.config import Price
 from council.errors import ProviderError
+from council.evals.candidates import score_candidates, with_candidates
 from council.evals.dataset import Dataset, Sample
 from council.evals.evaluator import Evaluation, evaluate_sample
 from council.evals.gate import check_gate, repeat_stats
@@ -102,7 +103,7 @@ from council.evals.records import (
     SubjectSummary,
 )
 from council.evals.reuse import reuse_scope, runner_reuse, sample_seed, settle_kept
-from council.evals.spending import budget_spend, cost_summary
+from council.evals.spending import budget_spend, cost_summary, evaluator_tokens
 from council.evals.structured import candidates_valid, member_valid_rates, schema_valid, structured_member_answer
 from council.pipeline.call_reuse import reusable_call, reused_in
 from council.pipeline.cost import usd_of
@@ -236,7 +237,11 @@ class EvalRunner:
         record = await self._finish(repeat, sample, COUNCIL_SUBJECT, status, error, answer, by, run_id, versions,
                                     metrics, list(cost.unpriced) if cost else [],
                                     reused_in(result) if result is not None else {}, cost.reused_usd if cost else 0.0)
-        return record.model_copy(update={"candidates_valid": candidates_valid(result)})
+        scored = await score_candidates(
+            self.council.provider(self.manifest.evaluator.member), sample, result, params,
+            self.manifest.evaluator_template, runner_reuse(self.council.store, self.manifest.reuse_calls, repeat),
+            self._price(self.manifest.evaluator.member)) if self.manifest.score_candidates else {}
+        return with_candidates(record.model_copy(update={"candidates_valid": candidates_valid(result)}), scored)
 
     async def _judge_sample(self, repeat: int, sample: Sample, member: str) -> SampleRecord:
         provider = self.council.provider(member)
@@ -379,7 +384,7 @@ class EvalRunner:
             run_id=self.manifest.run_id, mode=self.manifest.mode,
             gate_passed=bool(subjects) and all(s.gate.passed for s in subjects.values()),
             subjects=subjects, leaderboard=leaderboard,
-            evaluator_tokens_total=sum(r.evaluation.usage.total_tokens for r in records),
+            evaluator_tokens_total=evaluator_tokens(records),
             cost=cost_summary(records), budget=self._budget_status(len(records)),
             warnings=self.manifest.warnings,
             member_schema_valid_rate=member_valid_rates([r.candidates_valid for r in records if r.candidates_valid]),

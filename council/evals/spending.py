@@ -38,12 +38,19 @@ def unpriced_members(council: Council, manifest: RunManifest, rubrics: bool) -> 
     return [name for name in budget_members(council, manifest, rubrics) if council.config.member(name).price is None]
 
 
+def evaluator_tokens(records: list[SampleRecord]) -> int:
+    """Every token the run's evaluator spent: on the answers, and on the members' answers (--score-candidates)."""
+    return sum(r.evaluation.usage.total_tokens + sum(e.usage.total_tokens for e in r.candidate_evaluations.values())
+               for r in records)
+
+
 def cost_summary(records: list[SampleRecord]) -> CostSummary:
     """What every answer of a run cost, and apart from it its evaluator; unknown costs are None, never 0."""
     metrics = [r.metrics for r in records]
     total = cost_total(metrics)
     unpriced = list(dict.fromkeys(name for r in records for name in r.unpriced))
-    evaluator = [r.evaluation.cost_usd for r in records]
+    evaluator = [usd for r in records for usd in (r.evaluation.cost_usd,
+                                                  *(e.cost_usd for e in r.candidate_evaluations.values()))]
     known = [usd for usd in evaluator if usd is not None]
     return CostSummary(
         total_usd=total, per_sample_usd=total / len(records) if total is not None and records else None,

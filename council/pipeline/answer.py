@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 from council.errors import ProviderError
 from council.events import AnswerEvent, StageStartedEvent
 from council.logs import get_logger
-from council.pipeline.budget import RunBudget, complete
+from council.pipeline.budget import RunBudget, complete, complete_tools
 from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
 from council.pipeline.payloads import answer_event_data
 from council.pipeline.progress import RunSoFar
 from council.pipeline.stragglers import LateCall, late_members, missing_calls
-from council.pipeline.structured import OutputSpec, as_text, ask_structured, structured_request, supports_output
+from council.pipeline.structured import (
+    OutputSpec,
+    StructuredReply,
+    as_text,
+    ask_structured,
+    structured_request,
+    supports_output,
+)
+from council.pipeline.tool_answer import ask_tools, openai_turns, tool_body, without_images
 from council.providers import Provider
 from council.result import AnswerRecord, Failure
 from council.types import ChatMessage, Completion, GenerationParams
@@ -68,13 +77,17 @@ async def _structured_answer(provider: Provider, question: list[ChatMessage], pa
     Structured calls are never answered from kept replies: a retry depends
     on what the first reply got wrong.
     """
-    messages, asked = structured_request(spec, question, params, supports_output(provider))
-
-    async def call(conversation: list[ChatMessage]) -> Completion:
-        return await complete(ctx.budget, provider, conversation, asked, f"{provider.member.name}'s answer")
-
+    what = f"{provider.member.name}'s answer"
     try:
-        reply = await ask_structured(spec, messages, call)
+        if spec.calls:
+            reply = await _tool_call(provider, question, params, ctx, spec, what)
+        else:
+            messages, asked = structured_request(spec, question, params, supports_output(provider))
+
+            async def call(conversation: list[ChatMessage]) -> Completion:
+                return await complete(ctx.budget, provider, conversation, asked, what)
+
+            reply = await ask_structured(spec, messages, call)
     except Exception as error:
         return failed_answer(base, error, started)
     completion = reply.completion
@@ -87,6 +100,21 @@ async def _structured_answer(provider: Provider, question: list[ChatMessage], pa
                             latency_ms=elapsed_ms(started), usage=completion.usage, attempts=reply.attempts)
     valid = completion.model_copy(update={"content": as_text(reply.value), "latency_ms": elapsed_ms(started)})
     return answer_record(base, valid).model_copy(update={"attempts": reply.attempts})
+
+
+async def _tool_call(provider: Provider, question: list[ChatMessage], params: GenerationParams | None,
+                     ctx: RunContext, spec: OutputSpec, what: str) -> StructuredReply:
+    """A member's decision asked in its wire format's own tool calling (:mod:`.tool_answer`)."""
+    raw = ctx.plan.tool_messages
+    turns = openai_turns(question) if raw is None else list(raw) if sees_images(ctx, provider) else without_images(raw)
+
+    async def call(conversation: list[dict[str, Any]]) -> Completion:
+        # The budget bounds the prompt by the text turns (calls and results written out), the retry's two too.
+        prompt = [*question, *(ChatMessage(role="user", content=json.dumps(turn, ensure_ascii=False))
+                               for turn in conversation[len(turns):])]
+        return await complete_tools(ctx.budget, provider, tool_body(spec, conversation), prompt, params, what)
+
+    return await ask_tools(spec, turns, call)
 
 
 def question_for(ctx: RunContext, provider: Provider) -> list[ChatMessage]:

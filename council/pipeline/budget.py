@@ -20,8 +20,10 @@ concurrently, so admission is per call, against what is spent and reserved.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from council.config import CouncilConfig, MemberConfig, Price
 from council.errors import BudgetExhaustedError
@@ -111,10 +113,15 @@ class RunBudget:
     async def complete(self, provider: Provider, messages: list[ChatMessage], params: GenerationParams | None,
                        what: str) -> Completion:
         """``provider.complete`` if the call fits."""
+        return await self.call(provider, messages, params, what, lambda bounded: provider.complete(messages, bounded))
+
+    async def call(self, provider: Provider, messages: list[ChatMessage], params: GenerationParams | None, what: str,
+                   send: Callable[[GenerationParams], Awaitable[Completion]]) -> Completion:
+        """``send(params)`` if a call of ``messages`` (what the call's prompt is bounded by) fits."""
         bounded, bound = self.admit(provider.member, messages, params, what)
         usage = None
         try:
-            completion = await provider.complete(messages, bounded)
+            completion = await send(bounded)
             usage = completion.usage
             return completion
         finally:
@@ -149,6 +156,20 @@ async def complete(budget: RunBudget | None, provider: Provider, messages: list[
     if budget is None:
         return await provider.complete(messages, params)
     return await budget.complete(provider, messages, params, what)
+
+
+async def complete_tools(budget: RunBudget | None, provider: Provider, body: dict[str, Any],
+                         prompt: list[ChatMessage], params: GenerationParams | None, what: str) -> Completion:
+    """A call offering function tools (:meth:`Provider.complete_tools`) within ``budget``, or a plain one.
+
+    Its prompt is bounded by ``prompt`` (the conversation as text turns, calls and results written out, images
+    on their turns) and the tools' JSON, which the member reads in whatever wire format.
+    """
+    if budget is None:
+        return await provider.complete_tools(body, params)
+    tools = json.dumps({"tools": body.get("tools"), "tool_choice": body.get("tool_choice")}, ensure_ascii=False)
+    return await budget.call(provider, [ChatMessage(role="system", content=tools), *prompt], params, what,
+                             lambda bounded: provider.complete_tools(body, bounded))
 
 
 @contextlib.asynccontextmanager

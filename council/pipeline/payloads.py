@@ -71,6 +71,8 @@ def review_event_data(record: ReviewRecord, round_no: int = 1, *, labels: bool =
         data["holistic"] = {member: list(missing) for member, missing in record.holistic.items()}
     if labels:
         data["labels"] = dict(record.labels)
+    if record.position_consistency is not None:
+        data["position_consistency"] = record.position_consistency
     if round_no > 1:
         data["round"] = round_no
     return data

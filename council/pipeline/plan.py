@@ -11,9 +11,10 @@ says what a run will do, and running it twice runs the same request twice
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from council.config import CouncilConfig
 from council.errors import InvalidRequestError
@@ -22,6 +23,7 @@ from council.pipeline.call_reuse import CallReuse
 from council.pipeline.request import RunRequest
 from council.pipeline.structured import OutputSpec
 from council.presets import CouncilPreset
+from council.providers.tool_request import UntranslatableError, read_tool_request
 from council.result import JudgingRecord
 from council.rubrics.load import is_rubric_path
 from council.rubrics.model import Rubric
@@ -72,6 +74,8 @@ class RunPlan:
     deliberate_below: float = 0.7
     #: A structured answer: the JSON the run must return (None: prose).
     output: OutputSpec | None = None
+    #: A tool call's conversation as OpenAI chat messages, tool calls and results kept (None: ``messages``).
+    tool_messages: tuple[dict[str, Any], ...] | None = None
 
     @property
     def judges(self) -> list[str] | None:
@@ -160,7 +164,7 @@ def build_plan(
                    reuse_calls=request.reuse_scope is not None, reuse_scope=request.reuse_scope or "",
                    cache_scope=request.cache_scope or "",
                    shuffle_seed=request.shuffle_seed, rounds=rounds, deliberate_below=deliberate_below,
-                   output=output)
+                   output=output, tool_messages=tool_messages_of(request, output))
     limit = budget_limit(config, request.max_usd, plan.callers)
     # The rubric last: a registered one is read from the database, and a bad request should not wait for it.
     if rubric is None:
@@ -214,6 +218,25 @@ def output_of(request: RunRequest) -> tuple[OutputSpec | None, GenerationParams 
                                       option="output_type")
         return output, params
     return from_params, params
+
+
+def tool_messages_of(request: RunRequest, output: OutputSpec | None) -> tuple[dict[str, Any], ...] | None:
+    """The request's tool conversation, checked as every wire format reads it; None when it gave none.
+
+    Ignored (None) when the run decides no tool call. Raises :class:`InvalidRequestError` (``option``
+    ``tool_messages``) when it holds what no wire format but OpenAI's can carry.
+    """
+    if request.tool_messages is None or output is None or not output.calls:
+        return None  # no call to decide: every member reads ``messages``
+    turns = tuple(dict(turn) for turn in request.tool_messages if isinstance(turn, Mapping))
+    if len(turns) != len(request.tool_messages) or not turns:
+        raise InvalidRequestError("tool_messages: a non-empty list of chat messages (JSON objects)",
+                                  option="tool_messages")
+    try:
+        read_tool_request({"messages": list(turns), "tools": list(output.tools)})
+    except UntranslatableError as error:
+        raise InvalidRequestError(f"tool_messages: {error}", option="tool_messages") from None
+    return turns
 
 
 def budget_limit(config: CouncilConfig, max_usd: float | None, callers: list[str]) -> float | None:

@@ -18,6 +18,7 @@ from council.errors import StorageError, storage_cause
 from council.events import RankingEvent
 from council.logs import get_logger
 from council.pipeline.context import RunContext
+from council.pipeline.learned_weighting import choose_weighting
 from council.pipeline.payloads import ranking_event_data
 from council.pipeline.persist import HISTORY_NOT_STORED, waited_for_storage
 from council.pipeline.progress import AutomaticScores, HistoryRead, QueuedWrite, Ranked, RunSoFar
@@ -26,6 +27,7 @@ from council.providers import Provider
 from council.ranking.aggregation import aggregate
 from council.ranking.sheet import HistoryIncrement, ReviewerHistory, ScoreSheet
 from council.ranking.unanimity import KIND, unanimity_flags
+from council.ranking.weights import LEARNED
 from council.result import (
     AgreementRecord,
     AnswerRecord,
@@ -38,6 +40,8 @@ from council.rubrics.model import Rubric
 from council.storage.backlog import StorageUnavailableError
 
 _log = get_logger("council")
+UNCALIBRATED_NOTE = ("learned weights not used: only the calibrated method weighs reviewers, and this ranking was "
+                     "not calibrated (too few answers, or another review.aggregation)")
 
 
 def reviewer_key(provider: Provider) -> str:
@@ -57,7 +61,9 @@ def build_sheet(candidates: list[AnswerRecord], reviews: list[ReviewRecord], rub
     position = np.full(shape, -1, dtype=int)
     column = {name: index for index, name in enumerate(names)}
     for row, review in enumerate(ok_reviews):
-        for slot, member in enumerate(review.order):
+        # A mean over both orders (review.both_orders) stands on no one slot: no position to test for bias.
+        seen_once = sum(ballot.status == "ok" for ballot in review.order_ballots) < 2
+        for slot, member in enumerate(review.order if seen_once else []):
             if member in column:
                 position[row, column[member]] = slot
         for member, scores in review.scores.items():
@@ -141,7 +147,9 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
             problems.append(f"reviewer calibration history could not be read ({storage_cause(error)})")
             stored = None  # and not updated either: this run's residuals would be measured against nothing
     history = {name: stored[key] for name, key in keys.items() if stored and key in stored}
-    outcome = aggregate(sheet, history, ctx.config.review.aggregation, ctx.config.review.tie_threshold)
+    choice = await choose_weighting(ctx, sheet.reviewers, keys)
+    outcome = aggregate(sheet, history, ctx.config.review.aggregation, ctx.config.review.tie_threshold,
+                        weighting=choice.weighting, learned=choice.weights or None)
     confidence = outcome.confidence
     ranking = [
         RankingEntry(member=c.member, rank=c.rank, score=round(c.score, 4),
@@ -159,7 +167,10 @@ async def rank_answers(ctx: RunContext, surviving: list[AnswerRecord], reviews: 
     reviewed = any(r.status == "ok" for r in reviews)
     agreement = AgreementRecord(**vars(outcome.agreement), method=outcome.method, calibrated=outcome.normalized,
                                 weighting=outcome.weighting,
-                                reviewer_weights={k: round(w, 4) for k, w in outcome.reviewer_weights.items()})
+                                reviewer_weights={k: round(w, 4) for k, w in outcome.reviewer_weights.items()},
+                                learned=choice.records if outcome.weighting == LEARNED else {},
+                                weighting_note=choice.note if outcome.weighting == choice.weighting
+                                or choice.weighting != LEARNED else UNCALIBRATED_NOTE)
     return Ranked(ranking, agreement,
                   [BiasFlagRecord(**vars(flag)) for flag in outcome.bias_flags], problems, used, history_write,
                   confidence.top_confidence if confidence and reviewed else None,

@@ -84,6 +84,11 @@ class RunRequest:
     #: the result is a call or ``{"reply": TEXT}``); ``"none"``: the council answers in text.
     tools: Sequence[Mapping[str, Any]] | None = None
     tool_choice: str | Mapping[str, Any] | None = None
+    #: The conversation as OpenAI chat messages, earlier assistant ``tool_calls`` and ``role: "tool"`` results
+    #: kept as such (the server passes the client's): members deciding a tool call are sent it in their own
+    #: wire format's tool calling. ``messages`` stays the text every other stage reads (None: members get
+    #: ``messages``). Read only when the run decides a tool call.
+    tool_messages: Sequence[Mapping[str, Any]] | None = None
     #: The review shuffle seed (None: ``review.seed``, else one drawn per run).
     shuffle_seed: int | None = None
     #: Answers, reviews and the chairman may be answered from kept replies of this scope, and keep theirs

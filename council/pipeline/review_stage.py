@@ -4,19 +4,23 @@ Every reviewer sees the candidates in its own shuffled order (seeded from the
 run seed and its name, so a run can be replayed), sandboxed with a fresh
 nonce. A bad ballot is data, not an exception: the reviewer is asked once
 more, naming the problem, and if the second ballot is bad too, the review is
-recorded as failed with the parser's reason.
+recorded as failed with the parser's reason. With ``review.both_orders``
+each reviewer is asked twice at once, the second time in an order where every
+answer moves, and its record is the mean (:mod:`.both_orders`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 
 from council.errors import ProviderError
 from council.events import ReviewEvent, StageStartedEvent
+from council.pipeline.both_orders import merged, second_order
 from council.pipeline.budget import RunBudget, complete
 from council.pipeline.call_reuse import reusable_call
 from council.pipeline.context import RunContext, elapsed_ms, gather_until, ordered
@@ -106,8 +110,12 @@ async def review_one(
     ctx: RunContext | None = None,
     round_no: int = 1,
     ask_flags: bool = False,
+    order_no: int = 1,
 ) -> ReviewRecord:
-    """One reviewer's ballot on the answers in ``order`` (kept replies stand in when ``ctx`` reuses calls)."""
+    """One reviewer's ballot on the answers in ``order`` (kept replies stand in when ``ctx`` reuses calls).
+
+    ``order_no`` 2 is the second order of ``review.both_orders``: its kept reply is keyed apart from the first's.
+    """
     started = time.perf_counter()
     labels = labels_for(len(order))
     label_to_member = dict(zip(labels, order, strict=True))
@@ -123,7 +131,8 @@ async def review_one(
     reuse, every_reused = ctx.call_reuse if ctx else None, True
     # What decides the ballot besides the prompt (its nonce masked): the rubric, the texts as shown, the seed.
     facts = {"rubric": [rubric.id, rubric.version, rubric.content_hash()], "shown": [_hash(t) for t in candidate_texts],
-             "seed": ctx.seed if ctx else None, **({"round": round_no} if round_no > 1 else {})}
+             "seed": ctx.seed if ctx else None, **({"round": round_no} if round_no > 1 else {}),
+             **({"order": order_no} if order_no > 1 else {})}
     while True:
         attempts += 1
         try:
@@ -182,6 +191,24 @@ def mark_oversized(answers: list[AnswerRecord], max_chars: int | None) -> list[A
             for a in answers]
 
 
+async def reviewed(ctx: RunContext, reviewer: str, order: list[str], texts: dict[str, str], round_no: int,
+                   fixed: dict[str, dict[str, CriterionValue]]) -> ReviewRecord:
+    """One reviewer's record, the automatic criteria added; with ``review.both_orders`` (and two or more answers
+    to compare), the mean of its ballots in ``order`` and in the second order, asked at once."""
+    def ask(shown: list[str], order_no: int) -> Awaitable[ReviewRecord]:
+        return review_one(ctx.providers[reviewer], ctx.plan.messages, shown, texts, ctx.plan.rubric,
+                          ctx.config.review.retry_on_parse_failure, ctx.budget, ctx, round_no, asks_flags(ctx),
+                          order_no)
+
+    def scored(record: ReviewRecord) -> ReviewRecord:
+        return with_fixed_scores(record, ctx.plan.rubric, fixed) if record.status == "ok" and fixed else record
+
+    if not ctx.config.review.both_orders or len(order) < 2:
+        return scored(await ask(order, 1))
+    first, second = await asyncio.gather(ask(order, 1), ask(second_order(order), 2))
+    return merged(scored(first), scored(second))
+
+
 async def collect_reviews(
     ctx: RunContext, answers: list[AnswerRecord], fixed: dict[str, dict[str, CriterionValue]] | None = None
 ) -> list[ReviewRecord]:
@@ -206,24 +233,17 @@ async def gather_reviews(
     texts = {a.member: shown_to_reviewers(a.content or "", limit) for a in answers if a.status == "ok"}
     seed = ctx.seed + round_no - 1
     orders = {reviewer: presentation_order(seed, reviewer, shown) for reviewer, shown in plan.items()}
-    jobs = {
-        reviewer: review_one(ctx.providers[reviewer], ctx.plan.messages, order, texts, ctx.plan.rubric,
-                          ctx.config.review.retry_on_parse_failure, ctx.budget, ctx, round_no,
-                          asks_flags(ctx))
-        for reviewer, order in orders.items()
-    }
+    jobs = {reviewer: reviewed(ctx, reviewer, order, texts, round_no, fixed or {})
+            for reviewer, order in orders.items()}
 
     def report(name: str, record: ReviewRecord) -> None:
-        if record.status == "ok" and fixed:
-            record = finished_records[name] = with_fixed_scores(record, ctx.plan.rubric, fixed)
         if ctx.listening:
             ctx.emit(ReviewEvent(ctx.run_id, review_event_data(record, round_no)))
 
-    finished_records: dict[str, ReviewRecord] = {}
     cut = ctx.straggler_cut(len(jobs))
     gathered = await gather_until(jobs, ctx.config.stages.stage_deadline_s, report, cut,
                                   succeeded=lambda record: record.status == "ok")
-    records = [finished_records.get(name, record) for name, record in gathered.finished.items()]
+    records = list(gathered.finished.values())
     missing = missing_calls("review", gathered.timed_out, list(gathered.late), ctx.config.stages.stage_deadline_s,
                             cut, gathered.cut_after_s)
     for name, failure in missing:

@@ -10,7 +10,10 @@ error; a second miss is a failed answer (``invalid_output``) kept with its
 text and error, visibly, like a blocked one. The reviewers score the valid
 candidates with the rubric as usual; the chairman, asked with the same
 schema, merges them, and if its object fails too the top-ranked valid
-candidate stands. This module knows schemas and JSON; it knows no stage.
+candidate stands. A tool call the council decides is asked of members in
+their wire format's own tool calling instead (:mod:`.tool_answer`), and
+read back into the value this module validates. This module knows schemas
+and JSON; it knows no stage.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class OutputSpec:
     calls: tuple[str, ...] = ()
     #: The council may answer in text instead (``tool_choice: "auto"``): the value is ``{"reply": TEXT}`` or a call.
     may_reply: bool = False
+    #: The function tools as the caller sent them (OpenAI's shape): what members are offered natively.
+    tools: tuple[dict[str, Any], ...] = ()
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, OutputSpec) and self.fingerprint() == other.fingerprint()
@@ -109,6 +114,8 @@ class OutputSpec:
         :class:`InvalidRequestError` (``option`` ``tools``/``tool_choice``) naming what is wrong.
         """
         functions = _functions(tools)
+        offered = tuple(dict(tool) for tool in tools if isinstance(tool, Mapping) and tool.get("type") == "function"
+                        and isinstance(tool.get("function"), Mapping))
         if choice == "none" or (not functions and choice in (None, "auto")):
             return None
         if choice is None or choice == "auto":
@@ -116,7 +123,7 @@ class OutputSpec:
             reply = {"type": "object", "properties": {"reply": {"type": "string", "description": _REPLY_HINT}},
                      "required": ["reply"], "additionalProperties": False}
             return cls(schema={"oneOf": [reply, *_call_options(functions)]}, name="reply_or_tool_call",
-                       calls=tuple(functions), may_reply=True)
+                       calls=tuple(functions), may_reply=True, tools=offered)
         if isinstance(choice, Mapping):
             name = (choice.get("function") or {}).get("name") if choice.get("type") == "function" else None
             if not isinstance(name, str):
@@ -124,15 +131,16 @@ class OutputSpec:
                                           '{"type": "function", "function": {"name": ...}}', option="tool_choice")
             if name not in functions:
                 raise InvalidRequestError(f"tool_choice: no tool named {name!r} in tools", option="tool_choice")
-            return cls(schema=functions[name], name=name, calls=(name,))
+            return cls(schema=functions[name], name=name, calls=(name,), tools=offered)
         if choice != "required":
             raise InvalidRequestError(f"tool_choice: unknown choice {choice!r}", option="tool_choice")
         if not functions:
             raise InvalidRequestError("tool_choice: required, but tools lists no function", option="tool_choice")
         if len(functions) == 1:
             (name, parameters), = functions.items()
-            return cls(schema=parameters, name=name, calls=(name,))
-        return cls(schema={"oneOf": _call_options(functions)}, name="tool_call", calls=tuple(functions))
+            return cls(schema=parameters, name=name, calls=(name,), tools=offered)
+        return cls(schema={"oneOf": _call_options(functions)}, name="tool_call", calls=tuple(functions),
+                   tools=offered)
 
     def call_of(self, value: Any) -> tuple[str, Any] | None:
         """The function a decided call names, and its arguments (None: the council answered in text)."""
@@ -147,6 +155,20 @@ class OutputSpec:
         """The text answer of a council that was free to call a tool and did not."""
         return value["reply"] if isinstance(value, dict) and isinstance(value.get("reply"), str) else None
 
+    def tool_choice(self) -> str | dict[str, Any]:
+        """The ``tool_choice`` asking a member natively for this call: the one function, any, or call-or-text."""
+        if self.may_reply:
+            return "auto"
+        if len(self.calls) == 1:
+            return {"type": "function", "function": {"name": self.calls[0]}}
+        return "required"
+
+    def value_of_call(self, name: str, arguments: Any) -> Any:
+        """A member's call of ``name`` as this spec's value (the arguments alone when only one function may be)."""
+        if len(self.calls) == 1 and not self.may_reply:
+            return arguments
+        return {"name": name, "arguments": arguments}
+
     def response_format(self) -> dict[str, Any]:
         """The OpenAI ``response_format`` asking a member for this output."""
         if self.schema is None:
@@ -158,8 +180,9 @@ class OutputSpec:
 
     def fingerprint(self) -> str:
         """A hash of what decides a valid answer (the run record and the cache key keep it)."""
+        # The tools as offered count too: their descriptions steer what a member decides.
         text = json.dumps({"schema": self.schema, "name": self.name, "strict": self.strict, "calls": self.calls,
-                           "may_reply": self.may_reply}, sort_keys=True)
+                           "may_reply": self.may_reply, "tools": self.tools}, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def instruction(self) -> str:
@@ -182,6 +205,10 @@ class OutputSpec:
             value = json.loads(body)
         except ValueError as error:
             return None, f"is not valid JSON: {error}"
+        return self.check(value)
+
+    def check(self, value: Any) -> tuple[Any, str | None]:
+        """``value`` and None when it is valid for the schema, else None and why not (one line)."""
         if self.schema is None:
             return (value, None) if isinstance(value, dict) else (None, "is not a JSON object")
         errors = sorted(Draft202012Validator(self.schema).iter_errors(value), key=lambda e: list(e.absolute_path))

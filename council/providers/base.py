@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Protocol
 from pydantic import SecretStr
 
 from council.config import MemberConfig, RetryPolicy
-from council.errors import ConfigError, ProviderError
+from council.errors import ConfigError, ProtocolError, ProviderError
 from council.providers.tool_request import UntranslatableError, read_tool_request
 from council.transport.http import Endpoint, SSEEvent
 from council.types import ChatMessage, Completion, GenerationParams, Usage
@@ -203,6 +203,33 @@ class Provider(ABC):
     @abstractmethod
     async def open_relay(self, body: dict[str, Any], params: GenerationParams | None = None) -> RelayEvents:
         """Answer ``body`` as a stream of ``chat.completion.chunk`` events."""
+
+    def relay_body(self, body: dict[str, Any], params: GenerationParams | None) -> dict[str, Any]:
+        """``body`` as :meth:`relay` sends it with ``params``: a wire format that takes the body as it came
+        (OpenAI's) writes the member's params into it; the others merge them in their own translation."""
+        return body
+
+    async def complete_tools(self, body: dict[str, Any], params: GenerationParams | None = None) -> Completion:
+        """A whole answer to ``body`` (a chat-completions request offering function tools, its earlier calls and
+        tool results as they were) in this wire format's own tool calling: the calls it made are the
+        completion's ``tool_calls``, its text its ``content``. A reply with no message is a ``ProtocolError``."""
+        started = time.perf_counter()
+        data, usage = await self.relay(self.relay_body(body, params), params)
+        choices = data.get("choices")
+        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            raise self.endpoint.error(ProtocolError, "the answer to a request with tools has no choices[0].message")
+        content, refusal = message.get("content"), message.get("refusal")
+        refused = not isinstance(content, str) and isinstance(refusal, str) and bool(refusal)
+        calls = message.get("tool_calls")
+        text = refusal if refused else content
+        reply = Reply(text if isinstance(text, str) else "",
+                      choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
+                      usage or Usage(), data.get("model") if isinstance(data.get("model"), str) else None, refused)
+        completion = self._completion(reply, started, 1)
+        entries = tuple(call for call in calls if isinstance(call, dict)) if isinstance(calls, list) else ()
+        return completion.model_copy(update={"tool_calls": entries})
 
     def _completion(self, reply: Reply, started: float, attempts: int) -> Completion:
         return Completion(

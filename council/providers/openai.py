@@ -117,6 +117,12 @@ class OpenAIProvider(HttpProvider):
             headers["Authorization"] = f"Bearer {self.api_key.get_secret_value()}"
         return HttpRequest(url=f"{self.base_url}/chat/completions", json=forwarded, headers=headers)
 
+    def relay_body(self, body: dict[str, Any], params: GenerationParams | None) -> dict[str, Any]:
+        """``body`` with the member's params over ``params`` written in as :meth:`build_request` writes them."""
+        written = self.build_request([], self.member.params.merged(params), stream=False).json
+        settings = {key: value for key, value in written.items() if key not in ("model", "messages")}
+        return {**settings, **body}
+
     def relay_refusal(self, body: dict[str, Any]) -> UntranslatableError | None:
         """None: the body goes on as it came, in the format client and member both speak."""
         return None

@@ -163,6 +163,13 @@ class SimulatedProvider(Provider):
         return ToolReply(reply.content, (), self.openai_finish_reason(reply.finish_reason), reply.usage,
                          reply.model_version)
 
+    def relay_body(self, body: dict[str, Any], params: GenerationParams | None) -> dict[str, Any]:
+        """A council free to call a tool asks a simulated member as an agent's loop expects a decision: with no
+        tool result in yet, a call (a real model decides from the conversation; this one follows the loop)."""
+        if body.get("tool_choice") == "auto" and body.get("tools") and not read_tool_request(body).answering_results:
+            return {**body, "tool_choice": "required"}
+        return body
+
     async def relay(self, body: dict[str, Any], params: GenerationParams | None = None
                     ) -> tuple[dict[str, Any], Usage | None]:
         reply = await self._tool_reply(body, params)

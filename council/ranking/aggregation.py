@@ -93,6 +93,7 @@ from __future__ import annotations
 
 import math
 import operator
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 
 import numpy as np
@@ -139,18 +140,18 @@ from council.ranking.sheet import (  # noqa: F401 - the reliability constants ar
     ScoreSheet,
     reliability_weight,
 )
-from council.ranking.weights import DEFAULT_WEIGHTING, WEIGHTINGS, reviewer_weights
+from council.ranking.weights import CONFIG_WEIGHTINGS, DEFAULT_WEIGHTING, LEARNED, reviewer_weights
 
 METHODS = ("calibrated", "raw_mean", "per_question_z", "borda", "bradley_terry")
 
 def _borda(x: Grid) -> Grid:
     points = []
     for row in x:
-        scores = finite(row)
+        scores = sorted(finite(row))  # wins and ties by bisection: a row of k scores costs k log k, not k^2
         k = len(scores)
         points.append([NAN if v != v else 0.5 if k <= 1 else
-                       (sum(1 for u in scores if u < v) + 0.5 * (sum(1 for u in scores if u == v) - 1)) / (k - 1)
-                       for v in row])
+                       (bisect_left(scores, v) + 0.5 * (bisect_right(scores, v) - bisect_left(scores, v) - 1))
+                       / (k - 1) for v in row])
     return points
 
 
@@ -165,7 +166,7 @@ def _as_array(grid: Grid, width: int) -> np.ndarray:
 def aggregate(
     sheet: ScoreSheet, history: Mapping[str, ReviewerHistory] | None = None, method: str = "calibrated",
     tie_threshold: float = DEFAULT_TIE_THRESHOLD, *, self_prior: float = SELF_PRIOR, with_confidence: bool = True,
-    weighting: str = DEFAULT_WEIGHTING, fixed_weights: Mapping[str, float] | None = None,
+    weighting: str = DEFAULT_WEIGHTING, learned: Mapping[str, float] | None = None,
 ) -> Aggregate:
     """Rank the candidates of one run by ``method`` (see the module docstring).
 
@@ -175,14 +176,18 @@ def aggregate(
     (``math.inf`` turns the correction off). ``with_confidence=False`` skips
     the resampling behind :attr:`Aggregate.confidence` (a benchmark ranking
     thousands of sheets needs only the order). ``weighting`` names the
-    reviewer weights of ``calibrated`` (:mod:`council.ranking.weights`); ``fixed_weights`` (reviewer ->
-    weight, 1 for one not named) replaces them, as weights learned from labels do. An
-    unknown method or weighting raises ``ValueError``; numeric input never raises.
+    reviewer weights of ``calibrated`` (:mod:`council.ranking.weights`);
+    ``learned`` takes each reviewer's weight from ``learned``, which must
+    name every reviewer of the sheet. An unknown method or weighting (or
+    learned weights missing a reviewer) raises ``ValueError``; numeric input
+    never raises.
     """
     if method not in METHODS:
         raise ValueError(f"unknown aggregation method {method!r}; choose one of {', '.join(METHODS)}")
-    if weighting not in WEIGHTINGS:
-        raise ValueError(f"unknown weighting {weighting!r}; choose one of {', '.join(WEIGHTINGS)}")
+    if weighting not in CONFIG_WEIGHTINGS:
+        raise ValueError(f"unknown weighting {weighting!r}; choose one of {', '.join(CONFIG_WEIGHTINGS)}")
+    if weighting == LEARNED and (learned is None or any(name not in learned for name in sheet.reviewers)):
+        raise ValueError("learned weighting needs a learned weight for every reviewer of the sheet")
     x = sheet.scores
     n_rev, n_cand = len(sheet.reviewers), len(sheet.candidates)
     means, counts = column_means(x, n_cand)
@@ -198,8 +203,8 @@ def aggregate(
     increments = _increments(sheet, x, corrected, count, m2)
     resid_count = [h[3] + c for h, c in zip(hist, count, strict=True)]
     resid_m2 = [h[4] + m for h, m in zip(hist, m2, strict=True)]
-    scheme_weights = (reviewer_weights(weighting, resid_count, resid_m2) if fixed_weights is None
-                      else [float(fixed_weights.get(name, 1.0)) for name in sheet.reviewers])
+    scheme_weights = ([float(learned[name]) for name in sheet.reviewers] if weighting == LEARNED and learned
+                      else reviewer_weights(weighting, resid_count, resid_m2))
     weights = [1.0] * n_rev
     if method == "borda":
         scores = column_means(_borda(corrected.scores), n_cand)[0]

@@ -11,6 +11,7 @@ answer in (or the answer's length), over at least ``BIAS_MIN_ITEMS`` answers.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,29 +57,54 @@ def kendall_tau(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
         return float(np.sum(sx * sy) / den) if den > 0 else float("nan")
 
 
-def _sign(a: float, b: float) -> int:
-    return (a > b) - (a < b)
+def _pair_signs(rows: Grid) -> tuple[np.ndarray, np.ndarray]:
+    """Per reviewer, over every pair i < j of candidates: the sign of its score of i minus j (0 unless it
+    scored both), and whether it scored both; two (reviewers, pairs) arrays."""
+    x = np.asarray(rows, dtype=float).reshape(len(rows), -1)
+    first, second = np.triu_indices(x.shape[1], k=1)
+    scored = ~np.isnan(x)
+    both = scored[:, first] & scored[:, second]
+    # Compared, not subtracted: the difference of two huge scores overflows, their order does not.
+    a, b = x[:, first], x[:, second]
+    signs = np.where(both, (a > b).astype(float) - (a < b).astype(float), 0.0)
+    return signs, both.astype(float)
 
 
-def _pair_tau(a: Sequence[float], b: Sequence[float]) -> float:
-    """Kendall tau-b of two reviewers' rows over the candidates both scored; NaN where undefined.
+def _pairwise_taus(rows: Grid) -> list[float]:
+    """Kendall tau-b of every two reviewers (r < s, in that order) over the candidates both scored; NaN
+    where undefined (fewer than two shared candidates, or a side all tied).
 
     Each reviewer's concordance is counted over the pairs of candidates it
     scored, weighted by whether the other scored both too (the tau-b
-    denominators); with fewer than two shared candidates there is no tau.
+    denominators). Matrix products over the candidate pairs: the counts are
+    small whole numbers, exact in floats, and the work is numpy's rather than
+    a Python loop per pair of reviewers and pair of candidates.
     """
-    shared = sum(1 for u, v in zip(a, b, strict=True) if u == u and v == v)
-    num = den_a = den_b = 0
-    for i in range(len(a)):
-        for j in range(i + 1, len(a)):
-            a_both, b_both = a[i] == a[i] and a[j] == a[j], b[i] == b[i] and b[j] == b[j]
-            sa = _sign(a[i], a[j]) if a_both else 0
-            sb = _sign(b[i], b[j]) if b_both else 0
-            num += sa * sb
-            den_a += sa * sa * b_both
-            den_b += sb * sb * a_both
-    den = math.sqrt(den_a * den_b)
-    return num / den if den > 0 and shared >= 2 else NAN
+    n_rev = len(rows)
+    if n_rev < 2:
+        return []
+    signs, both = _pair_signs(rows)
+    scored = (~np.isnan(np.asarray(rows, dtype=float).reshape(n_rev, -1))).astype(float)
+    concordance = signs @ signs.T
+    counted = (signs * signs) @ both.T  # [r, s]: pairs r ordered that s scored both of
+    shared = scored @ scored.T
+    den = np.sqrt(counted * counted.T)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        taus = np.where((den > 0) & (shared >= 2), concordance / np.where(den > 0, den, 1.0), np.nan)
+    upper: list[float] = taus[np.triu_indices(n_rev, k=1)].tolist()
+    return upper
+
+
+def _midranks(row: Sequence[float]) -> tuple[list[float], int]:
+    """Each value's rank in ``row`` (1-based, ties sharing their mean rank) and the row's sum of t^2 - 1 over
+    its values (t: how many equal it), by sorting rather than comparing every pair."""
+    ordered = sorted(row)
+    ranks, ties = [], 0
+    for v in row:
+        less, equal = bisect_left(ordered, v), bisect_right(ordered, v) - bisect_left(ordered, v)
+        ranks.append(1.0 + less + 0.5 * (equal - 1))
+        ties += equal * equal - 1
+    return ranks, ties
 
 
 def _kendall_w(rows: Grid) -> float | None:
@@ -87,11 +113,10 @@ def _kendall_w(rows: Grid) -> float | None:
     rank_sums = [0.0] * n
     ties = 0  # sum over items of t^2 - 1 equals the sum over tie groups of t^3 - t
     for row in rows:
-        for i, v in enumerate(row):
-            less = sum(1 for u in row if u < v)
-            equal = sum(1 for u in row if u == v)
-            rank_sums[i] += 1.0 + less + 0.5 * (equal - 1)
-            ties += equal * equal - 1
+        ranks, row_ties = _midranks(row)
+        ties += row_ties
+        for i, rank in enumerate(ranks):
+            rank_sums[i] += rank
     s = sum((total - m * (n + 1) / 2.0) ** 2 for total in rank_sums)
     den = m * m * (n**3 - n) - m * ties
     return 12.0 * s / den if den > 0 else None
@@ -105,8 +130,7 @@ def agreement(x: Grid) -> Agreement:
     scored = [v == v for v in rows[0]] if rows else []
     if n_rev >= 2 and sum(scored) >= 2 and all([v == v for v in row] == scored for row in rows):
         w = _kendall_w([[v for v, ok in zip(row, scored, strict=True) if ok] for row in rows])
-    pairs = [_pair_tau(rows[r], rows[s]) for r in range(n_rev) for s in range(r + 1, n_rev)]
-    taus = [tau for tau in pairs if tau == tau]
+    taus = [tau for tau in _pairwise_taus(rows) if tau == tau]
     mean_tau = sum(taus) / len(taus) if taus else None
     statistic = "kendall_w" if w is not None else "mean_pairwise_tau" if mean_tau is not None else "none"
     return Agreement(kendall_w=w, mean_pairwise_tau=mean_tau, statistic=statistic, n_reviewers=n_rev)

@@ -20,10 +20,12 @@ import io
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from council import strict_json
 from council.errors import InvalidRequestError
 
 BALLOT_COLUMNS = ("item", "candidate", "judge", "score", "game", "position", "dimension")
@@ -31,6 +33,11 @@ BALLOT_COLUMNS = ("item", "candidate", "judge", "score", "game", "position", "di
 REQUIRED = BALLOT_COLUMNS[:4]
 LABEL_COLUMNS = ("item", "best", "order")
 OVERALL = "overall"
+MAX_SCORE = 1e15
+"""The largest score magnitude read. Beyond it the calibration's squares and sums could overflow (1e308 did,
+silently reordering a ranking); within it every intermediate stays finite with room to spare."""
+MAX_POSITION = 1_000_000
+"""The largest presentation slot read (slots count the answers shown, far fewer)."""
 
 
 class BallotError(InvalidRequestError):
@@ -89,10 +96,7 @@ def _records(source: str, text: str, kind: str) -> Iterable[tuple[int, dict[str,
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise BallotError(f"{source}:{number}: not valid JSON ({error.msg})") from None
+            value = _json_row(f"{source}:{number}", line)
             if not isinstance(value, dict):
                 raise BallotError(f"{source}:{number}: expected a JSON object, got {type(value).__name__}")
             yield number, value
@@ -100,7 +104,7 @@ def _records(source: str, text: str, kind: str) -> Iterable[tuple[int, dict[str,
     delimiter = "\t" if source.lower().endswith(".tsv") else ","
     reader = csv.reader(io.StringIO(text), delimiter=delimiter)
     header: list[str] | None = None
-    for cells in reader:
+    for cells in _csv_rows(source, reader):
         if not any(cell.strip() for cell in cells):
             continue
         if header is None:
@@ -111,6 +115,30 @@ def _records(source: str, text: str, kind: str) -> Iterable[tuple[int, dict[str,
         yield reader.line_num, {name: cell.strip() for name, cell in zip(header, cells, strict=True) if cell.strip()}
 
 
+def _json_row(where: str, line: str) -> object:
+    """One JSONL line, strictly (no NaN, no duplicate keys); anything Python's decoder cannot take is named."""
+    try:
+        return strict_json.loads(line)
+    except json.JSONDecodeError as error:
+        raise BallotError(f"{where}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise BallotError(f"{where}: JSON nested too deeply") from None
+    except ValueError as error:  # a duplicate key, NaN, 1e999, or an integer past Python's digit limit
+        raise BallotError(f"{where}: not valid JSON ({error})") from None
+
+
+def _csv_rows(source: str, reader: Any) -> Iterator[list[str]]:
+    """The rows of a ``csv.reader``; a row it cannot read (a field over its size limit) is named by line."""
+    while True:
+        try:
+            cells: list[str] = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise BallotError(f"{source}:{reader.line_num}: not valid CSV ({error})") from None
+        yield cells
+
+
 def _text(where: str, row: Mapping[str, object], name: str, *, required: bool) -> str | None:
     value = row.get(name)
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -118,7 +146,7 @@ def _text(where: str, row: Mapping[str, object], name: str, *, required: bool) -
             raise BallotError(f"{where}: missing {name!r}")
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise BallotError(f"{where}: {name!r} must be text, got {json.dumps(value)}")
+        raise BallotError(f"{where}: {name!r} must be text, got {_shown(value)}")
     return str(value).strip()
 
 
@@ -127,11 +155,22 @@ def _number(where: str, value: object) -> float:
         raise BallotError(f"{where}: 'score' must be a number, got {json.dumps(value)}")
     try:
         score = float(value)  # type: ignore[arg-type]  # anything float() refuses is the error below
+    except OverflowError:  # an integer of hundreds of digits
+        raise BallotError(f"{where}: 'score' must be between -{MAX_SCORE:g} and {MAX_SCORE:g}, "
+                          f"got an integer of {len(str(value))} digits") from None
     except (TypeError, ValueError):
-        raise BallotError(f"{where}: 'score' must be a number, got {value!r}") from None
+        raise BallotError(f"{where}: 'score' must be a number, got {_shown(value)}") from None
     if not math.isfinite(score):
-        raise BallotError(f"{where}: 'score' must be a finite number, got {value!r}")
+        raise BallotError(f"{where}: 'score' must be a finite number, got {_shown(value)}")
+    if abs(score) > MAX_SCORE:
+        raise BallotError(f"{where}: 'score' must be between -{MAX_SCORE:g} and {MAX_SCORE:g}, got {score:g}")
     return score
+
+
+def _shown(value: object) -> str:
+    """``value`` as a message shows it: its repr, cut to 60 characters (a cell can be 128 KiB)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _position(where: str, value: object) -> int | None:
@@ -141,8 +180,8 @@ def _position(where: str, value: object) -> int | None:
         slot = int(str(value)) if not isinstance(value, bool) else -1
     except ValueError:
         slot = -1
-    if slot < 0:
-        raise BallotError(f"{where}: 'position' must be a whole number of 0 or more, got {value!r}")
+    if not 0 <= slot <= MAX_POSITION:
+        raise BallotError(f"{where}: 'position' must be a whole number from 0 to {MAX_POSITION}, got {_shown(value)}")
     return slot
 
 
@@ -191,7 +230,7 @@ def parse_labels(records: Iterable[tuple[int, Mapping[str, object]]], source: st
             names = order if isinstance(order, list) else str(order).split(">")
             ranked = [str(name).strip() for name in names]
             if len(ranked) < 1 or not all(ranked) or len(set(ranked)) != len(ranked):
-                raise BallotError(f"{where}: 'order' must list distinct candidates, best first, got {order!r}")
+                raise BallotError(f"{where}: 'order' must list distinct candidates, best first, got {_shown(order)}")
         else:
             ranked = [str(_text(where, row, "best", required=True))]
         if item in labels:

@@ -17,13 +17,24 @@ apart.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from council.ranking.ballot_file import Ballot, BallotError
 from council.ranking.sheet import ScoreSheet
+
+# Per item, the sheet is dense (judges x candidates) and agreement, Borda, Bradley-Terry and the rank
+# resampling grow with the square of one side: a hostile file with 100,000 candidates in one item took
+# gigabytes. These bound one item, so memory and time stay those of an ordinary run (docs/ranking.md,
+# "Limits and hostile files"); a file over them is refused before any sheet is built.
+MAX_CANDIDATES = 1000
+"""Candidates one item may have."""
+MAX_JUDGES = 1000
+"""Judges one item may have."""
+MAX_CELLS = 10_000
+"""Judges times candidates of one item (the cells of its score sheet)."""
 
 
 @dataclass(frozen=True)
@@ -64,13 +75,52 @@ def _game(cell: _Cell, row: Ballot, source: str) -> str:
     return f"#{len(seen) - 1}"
 
 
-def _top(scores: dict[str, float]) -> frozenset[str]:
+def top_pick(scores: Mapping[str, float]) -> frozenset[str]:
+    """The answers a judge scored best in one game (several when they tie)."""
     best = max(scores.values())
     return frozenset(name for name, value in scores.items() if value == best)
 
 
+def check_sizes(rows: Sequence[Ballot], source: str = "ballots") -> None:
+    """Raise :class:`BallotError` naming the first item over ``MAX_CANDIDATES``, ``MAX_JUDGES`` or ``MAX_CELLS``.
+
+    Counting is linear in the rows, so a file too big to rank is refused at the cost of reading it.
+    """
+    first_line: dict[str, int] = {}
+    names: dict[str, set[str]] = {}
+    voters: dict[str, set[str]] = {}
+    for row in rows:
+        first_line.setdefault(row.item, row.line)
+        names.setdefault(row.item, set()).add(row.candidate)
+        voters.setdefault(row.item, set()).add(row.judge)
+    for item, line in first_line.items():
+        where = f"{source}:{line}: item {_short(item)}"
+        n_cand, n_judges = len(names[item]), len(voters[item])
+        if n_cand > MAX_CANDIDATES:
+            raise BallotError(f"{where} has {n_cand} candidates; council rank handles at most "
+                              f"{MAX_CANDIDATES} per item")
+        if n_judges > MAX_JUDGES:
+            raise BallotError(f"{where} has {n_judges} judges; council rank handles at most {MAX_JUDGES} per item")
+        if n_cand * n_judges > MAX_CELLS:
+            raise BallotError(f"{where} has {n_judges} judges x {n_cand} candidates = {n_judges * n_cand} cells; "
+                              f"council rank handles at most {MAX_CELLS} judge-candidate cells per item")
+
+
+def _short(name: str) -> str:
+    shown = repr(name)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def top_pick_held(games: Sequence[Mapping[str, float]]) -> bool:
+    """Whether a judge's top pick was the same in every game (its position consistency on one item)."""
+    first = top_pick(games[0])
+    return all(top_pick(scores) == first for scores in games[1:])
+
+
 def item_sheets(rows: Sequence[Ballot], source: str = "ballots") -> list[ItemSheet]:
-    """One :class:`ItemSheet` per item, in the order items first appear."""
+    """One :class:`ItemSheet` per item, in the order items first appear; raises on an item over the size limits
+    (:func:`check_sizes`) or a repeated score."""
+    check_sizes(rows, source)
     items: dict[str, dict[tuple[str, str], _Cell]] = {}
     candidates: dict[str, list[str]] = {}
     judges: dict[str, list[str]] = {}
@@ -126,9 +176,9 @@ def _sheet(item: str, names: list[str], voters: list[str], cells: dict[tuple[str
                 dimensions[d][r, c] = sum(scores.values()) / len(scores)
             if len(games) == 1 and cell.positions:
                 position[r, c] = next(iter(cell.positions.values()))
-        compared = [_top(scores) for scores in per_game.values() if len(scores) >= 2]
+        compared = [scores for scores in per_game.values() if len(scores) >= 2]
         if len(compared) >= 2:
-            consistency[judge] = (len(compared), all(top == compared[0] for top in compared))
+            consistency[judge] = (len(compared), top_pick_held(compared))
     lengths = np.full(len(names), math.nan)
     return ItemSheet(item, ScoreSheet(tuple(names), tuple(voters), overall, dimensions, position, lengths),
                      consistency)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from council.ranking.aggregation import METHODS, aggregate, fold_increment
 from council.ranking.agreement import PAIR_SUMS, Agreement, pooled_flags
@@ -50,7 +50,7 @@ from council.ranking.label_accuracy import Accuracy, check_labels, label_accurac
 from council.ranking.learned_weights import PRIOR_LABELS
 from council.ranking.learning_report import LearningReport, learn_from_labels
 from council.ranking.sheet import Aggregate, CandidateScore, HistoryIncrement, ReviewerHistory
-from council.ranking.weights import DEFAULT_WEIGHTING, WEIGHTINGS, reviewer_weights
+from council.ranking.weights import DEFAULT_WEIGHTING, LEARNED, WEIGHTINGS, reviewer_weights
 
 MODES = ("two-pass", "online")
 """The ranking modes, the default first (see the module docstring)."""
@@ -137,17 +137,27 @@ def without_increment(total: ReviewerHistory, part: HistoryIncrement) -> Reviewe
                            resid_m2=float(max(total.resid_m2 - part.resid_m2, 0.0)), bias=bias)
 
 
+def _without_probabilities(outcome: Aggregate) -> Aggregate:
+    """``outcome`` without its rank probabilities, which the report does not show: candidates x candidates
+    floats per item, kept for every item of a file they ran to gigabytes."""
+    if outcome.confidence is None:
+        return outcome
+    return replace(outcome, confidence=replace(outcome.confidence, rank_probabilities={}))
+
+
 def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str,
-          fixed_weights: Mapping[str, float] | None = None,
+          learned: Mapping[str, float] | None = None, *, keep_histories: bool = False,
           ) -> tuple[list[Aggregate], dict[str, ReviewerHistory], list[dict[str, ReviewerHistory]]]:
-    """Each item's aggregate under ``mode``, every judge's history over the whole file, and the history
-    each item was ranked with."""
+    """Each item's aggregate under ``mode`` (with ``learned`` weights when given), every judge's history over
+    the whole file, and, with ``keep_histories`` (learning needs them), the history each item was ranked with."""
+    weighting = LEARNED if learned is not None else weighting
     history: dict[str, ReviewerHistory] = {}
     online, before = [], []
     for entry in sheets:
-        outcome = aggregate(entry.sheet, history, method, weighting=weighting, with_confidence=mode == "online",
-                            fixed_weights=fixed_weights)
-        before.append(history)
+        outcome = _without_probabilities(aggregate(entry.sheet, history, method, with_confidence=mode == "online",
+                                                   weighting=weighting, learned=learned))
+        if keep_histories:
+            before.append(history)
         history = {**history, **{name: fold_increment(history.get(name), increment)
                                  for name, increment in outcome.increments.items()}}
         online.append(outcome)
@@ -156,16 +166,23 @@ def _rank(sheets: Sequence[ItemSheet], mode: str, method: str, weighting: str,
     ranked, used = [], []
     for entry, first in zip(sheets, online, strict=True):
         rest = {name: without_increment(history[name], part) for name, part in first.increments.items()}
-        used.append({k: v for k, v in rest.items() if v is not None})
-        ranked.append(aggregate(entry.sheet, used[-1], method, weighting=weighting, fixed_weights=fixed_weights))
+        kept = {k: v for k, v in rest.items() if v is not None}
+        if keep_histories:
+            used.append(kept)
+        ranked.append(_without_probabilities(aggregate(entry.sheet, kept, method, weighting=weighting,
+                                                       learned=learned)))
     return ranked, history, used
 
 
 def _judges(sheets: Sequence[ItemSheet], history: Mapping[str, ReviewerHistory], weighting: str) -> list[JudgeSummary]:
-    names = sorted({name for entry in sheets for name in entry.sheet.reviewers})
+    # Each judge's (sheet, row) pairs in one pass: looking every judge up in every sheet is judges x items.
+    rows_of: dict[str, list[tuple[ItemSheet, int]]] = {}
+    for entry in sheets:
+        for row, name in enumerate(entry.sheet.reviewers):
+            rows_of.setdefault(name, []).append((entry, row))
     out = []
-    for name in names:
-        rows = [(entry, entry.sheet.reviewers.index(name)) for entry in sheets if name in entry.sheet.reviewers]
+    for name in sorted(rows_of):
+        rows = rows_of[name]
         scores = sum(sum(1 for v in entry.sheet.scores[r] if v == v) for entry, r in rows)
         games = [entry.consistency[name] for entry, _ in rows if name in entry.consistency]
         stats = history.get(name, ReviewerHistory())
@@ -223,7 +240,7 @@ def rank_ballots(
                         else rows_from_mappings(ballots))
     source = str(ballots) if isinstance(ballots, (str, os.PathLike)) else "ballots"
     sheets = item_sheets(rows.rows, source)
-    outcomes, history, used = _rank(sheets, mode, method, weighting)
+    outcomes, history, used = _rank(sheets, mode, method, weighting, keep_histories=learn)
     report = BallotReport(mode, method, weighting, _items(sheets, outcomes), _judges(sheets, history, weighting),
                           ignored_columns=rows.ignored_columns)
     if labels is None:
@@ -239,9 +256,8 @@ def rank_ballots(
     learning, weights = learn_from_labels(sheets, used, tops, [j.judge for j in report.judges],
                                           [j.weight for j in report.judges], known, prior_labels)
     items = report.items if weights is None else _items(sheets, _rank(sheets, mode, method, weighting, weights)[0])
-    return BallotReport(report.mode, report.method, report.weighting if weights is None else "learned", items,
-                        report.judges, [], report.labelled_items, report.labels_without_ballots,
-                        report.ignored_columns, learning)
+    return replace(report, weighting=report.weighting if weights is None else LEARNED, items=items, accuracy=[],
+                   learning=learning)
 
 
 def _with_accuracy(report: BallotReport, sheets: Sequence[ItemSheet], labels: Mapping[str, Label],

@@ -55,8 +55,21 @@ def noise_sd(resid_count: np.ndarray, resid_m2: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(variance, 0.0))
 
 
-@functools.cache
+CACHED_CELLS = 256
+"""Sheets of up to this many reviewers x candidates keep their draw table (at most 1 MB each, and only the
+``CACHED_SHAPES`` latest shapes): a council's few shapes cost nothing after the first run, while a file of
+big items of many shapes (``council rank``) cannot pile up gigabytes of tables."""
+CACHED_SHAPES = 64
+
+
 def _draw_table(n_rev: int, n_cand: int, draws: int) -> tuple[np.ndarray, np.ndarray]:
+    """The fixed draws for a sheet of this shape (:func:`_make_draw_table`), kept when the sheet is small."""
+    if n_rev * n_cand <= CACHED_CELLS:
+        return _cached_draw_table(n_rev, n_cand, draws)
+    return _make_draw_table(n_rev, n_cand, draws)
+
+
+def _make_draw_table(n_rev: int, n_cand: int, draws: int) -> tuple[np.ndarray, np.ndarray]:
     """(n_rev, draws) reviewer picks and (n_rev, draws, n_cand) unit noise, the same for every run of this shape.
 
     Drawn as (draws, n_rev, ...) and stored pick-major: the weighted mean then sums
@@ -68,6 +81,9 @@ def _draw_table(n_rev: int, n_cand: int, draws: int) -> tuple[np.ndarray, np.nda
     picked.setflags(write=False)
     unit.setflags(write=False)
     return picked, unit
+
+
+_cached_draw_table = functools.lru_cache(maxsize=CACHED_SHAPES)(_make_draw_table)
 
 
 def rank_confidence(candidates: list[str], scores: np.ndarray, weights: np.ndarray, noise: np.ndarray,

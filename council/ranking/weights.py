@@ -28,6 +28,12 @@ trust the residuals:
     a crowd that shares a bias did not, in the simulations, so it keeps
     weight 1 and the crowd's shared error is not compounded.
 
+``learned``
+    Weights measured on evaluation runs with right answers (``council
+    calibrate``), read from the store by the council's ranking stage and
+    given to the aggregation (:mod:`council.ranking.reviewer_weights`); the
+    schemes above are computed here from the residuals alone.
+
 ``docs/ranking.md`` shows the simulations behind the choice
 (``scripts/simulate_juries.py``).
 """
@@ -41,6 +47,10 @@ from council.ranking.sheet import RELIABILITY_PRIOR, RHO2_REF, reliability_weigh
 
 WEIGHTINGS = ("outlier", "equal", "reliability")
 """The weighting schemes, the default first."""
+LEARNED = "learned"
+"""The scheme whose weights come from ``council calibrate`` (not from the residuals)."""
+CONFIG_WEIGHTINGS = (*WEIGHTINGS, LEARNED)
+"""What ``review.weighting`` accepts."""
 DEFAULT_WEIGHTING = "outlier"
 OUTLIER_RHO2 = 0.9
 """A reviewer keeps full weight until its (shrunk) mean squared consensus residual passes this."""

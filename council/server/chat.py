@@ -163,6 +163,9 @@ class ChatHandler:
                                  params=body.params(), preset=preset, max_usd=body.council_max_usd, cache=not fresh,
                                  tools=body.tools if decides else None,
                                  tool_choice=body.tool_choice if decides else None,
+                                 # Members deciding a call get the tool turns natively; other stages read text.
+                                 tool_messages=[m.model_dump(exclude_unset=True) for m in body.messages]
+                                 if decides and body.tool_definitions else None,
                                  cache_scope=self.cache_scope(request))
         # A registered rubric is read from the database: not on the event loop.
         plan = (await asyncio.to_thread(self.council.plan, run_request) if body.council_rubric

@@ -126,6 +126,7 @@ _CHAT_PARAMS: dict[str, tuple[str, str | None]] = {
     "max_usd": ("council_max_usd", "invalid_budget"),
     "rubric": ("council_rubric", "rubric_not_found"),
     "preset": ("model", "model_not_found"),
+    "tool_messages": ("messages", None),
 }
 
 

@@ -5,14 +5,15 @@ itself (:func:`use_tools`): it calls one when the client obliges it to,
 and answers in text otherwise or once a result is in.
 
 A council free to call a tool (``tool_choice: "auto"`` with
-``server.council_tools: decide``) asks each member for a decision as JSON:
-``{"name", "arguments"}`` or ``{"reply"}`` (see
-:mod:`council.pipeline.structured`). A real model decides from the
-conversation; a simulated one follows the loop an agent expects: with no
+``server.council_tools: decide``) asks each member natively too
+(:mod:`council.pipeline.tool_answer`), and the simulated provider plays
+the loop an agent expects (:meth:`SimulatedProvider.relay_body`): with no
 tool result yet it calls the tool whose name best matches the question,
-and once a result is in (the server renders it as a ``[tool result ...]``
-turn) it answers in text, quoting it. It knows nothing of the pipeline,
-only the shape of the schema it was shown.
+and once a result is in it answers in text, quoting it. :func:`decide`
+answers the same decision asked as JSON (``{"name", "arguments"}`` or
+``{"reply"}``, the schema of :mod:`council.pipeline.structured`), as a
+caller's own call-or-reply schema asks it. It knows nothing of the
+pipeline, only the shape of the schema it was shown.
 """
 
 from __future__ import annotations

@@ -274,6 +274,19 @@ def _v14(session: Session, backend: str) -> None:
     _script(session, backend, _V14)
 
 
+# Learned reviewer weights (council calibrate): per reviewer key (member|provider|model, as reviewer_stats),
+# the tally they were measured from and the evaluation runs behind it.
+_V15 = """
+CREATE TABLE IF NOT EXISTS reviewer_weights (
+    reviewer_key TEXT PRIMARY KEY, weight {real} NOT NULL, samples INTEGER NOT NULL, correct {real} NOT NULL,
+    chance {real} NOT NULL, eval_runs TEXT NOT NULL, updated_at TEXT NOT NULL)
+"""
+
+
+def _v15(session: Session, backend: str) -> None:
+    _script(session, backend, _V15)
+
+
 @dataclass(frozen=True)
 class Migration:
     """One step of the schema, applied once, in order."""
@@ -299,6 +312,7 @@ MIGRATIONS = (
     Migration(12, "the result cache: a run's key to the stored run that answered it, until it expires", _v12),
     Migration(13, "call reuse: the reply of each answer, review, chairman and evaluator call an evaluation made", _v13),
     Migration(14, "the Responses API's stored responses, each with the conversation it ends and its owner", _v14),
+    Migration(15, "reviewer weights learned from evaluation runs with reference answers (council calibrate)", _v15),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _SCHEMA_TABLE = "CREATE TABLE IF NOT EXISTS council_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, " \

@@ -27,12 +27,13 @@ from council.result import CouncilResult
 from council.rubrics.target_evaluation import TargetEvaluation
 from council.storage.database import Row, Session
 from council.storage.group_commit import Ahead
+from council.storage.learned_weights import LearnedWeightTables, StoredWeight
 from council.storage.rubric_registry import RubricRegistryTables
 from council.storage.run_records import Stage, merge_payloads
 from council.storage.run_writes import HOST, StageWrite, placeholders, prepare_stage
 from council.storage.schema import SCHEMA_VERSION, pack_sums, schema_version, unpack_sums
 
-__all__ = ["SCHEMA_VERSION", "RunSummary", "StageWrite", "Store", "prepare_stage"]
+__all__ = ["SCHEMA_VERSION", "RunSummary", "StageWrite", "Store", "StoredWeight", "prepare_stage"]
 
 STALE_RUN_AFTER = timedelta(hours=1)
 
@@ -65,7 +66,7 @@ class RunSummary:
     cost_partial: bool = False
 
 
-class Store(RubricRegistryTables):
+class Store(RubricRegistryTables, LearnedWeightTables):
     """Runs, calibration and rubrics in a SQLite file (``":memory:"`` for a private one) or a PostgreSQL URL."""
 
     what = "the run database"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 from pydantic import BaseModel
 
 from council import Council, RunRequest
 from council.config import load_config, simulated_config_path
+from council.errors import InvalidRequestError
 from council.storage.store import Store
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -56,3 +58,35 @@ async def test_tools_with_the_choice_left_free_return_a_decision(council):
 async def test_tool_choice_none_is_a_prose_run(council):
     result = await council.ask("What is the weather in Paris?", tools=[WEATHER], tool_choice="none")
     assert result.output is None and result.output_schema is None and result.final_answer.content
+
+
+async def test_the_tool_conversation_reaches_members_with_its_calls_and_results(council):
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+    raw = [{"role": "user", "content": "What is the weather in Paris?"},
+           {"role": "assistant", "content": None, "tool_calls": [call]},
+           {"role": "tool", "tool_call_id": "call_1", "content": "rain, 9 degrees"}]
+    text = [{"role": "user", "content": "What is the weather in Paris?"},
+            {"role": "assistant", "content": '[called tool get_weather with arguments {"city": "Paris"}]'},
+            {"role": "user", "content": "[tool result of get_weather]\nrain, 9 degrees"}]
+    answered = await council.ask(RunRequest(messages=text, tool_messages=raw, tools=[WEATHER, CLOCK]))
+    assert set(answered.output) == {"reply"} and "rain, 9 degrees" in answered.output["reply"]
+
+
+def test_a_tool_conversation_no_wire_format_carries_is_refused_naming_it(council):
+    raw = [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}]}]
+    with pytest.raises(InvalidRequestError) as refused:
+        council.plan(RunRequest(messages="Weather?", tool_messages=raw, tools=[WEATHER], tool_choice="required"))
+    assert refused.value.option == "tool_messages" and "messages[0].content[0]" in str(refused.value)
+    plain = council.plan(RunRequest(messages="Weather?", tool_messages=raw))
+    assert plain.tool_messages is None, "read only when the run decides a call"
+
+
+async def test_tool_sets_that_differ_only_in_a_description_are_different_requests(council):
+    described = {"type": "function", "function": {**WEATHER["function"], "description": "Weather, in kelvin"}}
+    plans = [council.plan(RunRequest(messages="Weather in Paris?", tools=[tool], tool_choice="required"))
+             for tool in (WEATHER, described)]
+    assert plans[0].output is not None and plans[1].output is not None
+    assert plans[0].output.fingerprint() != plans[1].output.fingerprint()
+    # A kept call never stands in for a tool decision: each run asks its members again.
+    runs = [await council.ask(replace(plan, reuse_calls=True, reuse_scope="same")) for plan in (*plans, plans[0])]
+    assert all(not answer.reused for run in runs for answer in run.answers)

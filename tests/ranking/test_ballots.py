@@ -151,7 +151,7 @@ def test_bootstrap_intervals_cover_the_mean_and_shrink_with_more_items():
      '"judge": "j", "score": 2, "game": 1}\n', "rows.jsonl:2: judge 'j' already scored 'a' of item 'q' in game '1'"),
     ('{"item": "q", "candidate": "a", "judge": "", "score": 1}\n', "rows.jsonl:1: missing 'judge'"),
     ('{"item": "q", "candidate": "a", "judge": "j", "score": 1, "position": -1}\n', "rows.jsonl:1: 'position'"),
-    ('{"item": "q", "candidate": "a", "judge": "j", "score": NaN}\n', "rows.jsonl:1: 'score' must be a finite"),
+    ('{"item": "q", "candidate": "a", "judge": "j", "score": NaN}\n', "rows.jsonl:1: not valid JSON (NaN is not"),
     ('{"item": "q", "candidate": ["a"], "judge": "j", "score": 1}\n', "rows.jsonl:1: 'candidate' must be text"),
     ("{not json\n", "rows.jsonl:1: not valid JSON"),
     ("\n\n", "rows.jsonl: no ballot rows"),

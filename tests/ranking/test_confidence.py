@@ -113,3 +113,20 @@ def test_a_reviewer_whose_noise_is_not_a_number_weighs_nothing():
     assert first == second, "the middle reviewer's scores count for nothing"
     assert all(sum(p) == pytest.approx(1.0) for p in first.rank_probabilities.values())
     assert 0.0 < first.top_confidence <= 1.0
+
+
+def test_big_sheets_keep_no_draw_table_and_small_ones_keep_a_bounded_few():
+    """A ``council rank`` file of big items in many shapes must not hold a table per shape (they ran to
+    gigabytes); the figures stay the same run after run either way."""
+    from council.ranking import confidence as module
+
+    rng = np.random.default_rng(7)
+    big = rng.random((5, module.CACHED_CELLS // 5 + 1))  # just over the cached size
+    names = [f"c{i}" for i in range(big.shape[1])]
+    before = module._cached_draw_table.cache_info()
+    first = rank_confidence(names, big, np.ones(5), np.full(5, 0.3))
+    assert module._cached_draw_table.cache_info().currsize == before.currsize
+    assert rank_confidence(names, big, np.ones(5), np.full(5, 0.3)) == first
+    for width in range(2, module.CACHED_SHAPES + 12):
+        rank_confidence([f"c{i}" for i in range(width)], rng.random((2, width)), np.ones(2), np.full(2, 0.3))
+    assert module._cached_draw_table.cache_info().currsize <= module.CACHED_SHAPES

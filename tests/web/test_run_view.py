@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from council.pipeline.payloads import review_event_data
+from council.result import DimensionScoresRecord, ReviewRecord
 from tests.web.conftest import LOOP, open_page
 
 pytestmark = LOOP
@@ -107,3 +109,38 @@ async def test_a_structured_runs_candidates_show_as_json_and_the_invalid_one_wit
     assert out["failure"] == "No answer: the answer is not valid JSON: Expecting value"
     assert out["invalid"] == "<b>Paris</b>, surely", "the invalid text is shown as text, never as markup"
     assert out["prose"] is None, "prose answers stay Markdown"
+
+
+POSITION_SCRIPT = """
+async (events) => {
+  const { RunView } = await import('/static/run_view.js');
+  const view = new RunView('run-p', { dimensions: [{ id: 'accuracy', name: 'Accuracy' }], scale: [1, 10] });
+  document.getElementById('transcript').append(view.root);
+  for (const event of events) view.apply(event);
+  return [...view.root.querySelectorAll('.review')].map((block) => [block.dataset.reviewer,
+    block.querySelector('.position-consistency')?.dataset.consistency ?? null,
+    block.querySelector('.position-consistency')?.textContent ?? null]);
+}
+"""
+
+
+async def test_each_reviewer_says_whether_its_top_pick_held_in_both_orders(web_server, browser):
+    def record(reviewer: str, consistency: str | None) -> ReviewRecord:
+        scores = {m: DimensionScoresRecord(scores={"accuracy": 7}, overall=0.7, normalized={"accuracy": 0.7})
+                  for m in ("a", "b", "c") if m != reviewer}
+        return ReviewRecord(reviewer=reviewer, order=list(scores), scores=scores, position_consistency=consistency)
+
+    records = [record("a", "held"), record("b", "changed"), record("c", "unknown")]
+    events = [{"seq": 0, "kind": "run_started", "data": {"members": ["a", "b", "c"], "chairman": None}},
+              *({"seq": n, "kind": "review", "data": review_event_data(r)} for n, r in enumerate(records, 1))]
+    page = await open_page(browser, web_server.url + "/")
+    out = await page.evaluate(POSITION_SCRIPT, events)
+    assert [(reviewer, consistency) for reviewer, consistency, _ in out] == \
+        [("a", "held"), ("b", "changed"), ("c", "unknown")]
+    said = {reviewer: text for reviewer, _, text in out}
+    assert said["a"] == "Top pick held in both orders."
+    assert said["b"].startswith("Top pick changed with the order")
+    assert "unknown" in said["c"] and "failed" in said["c"]
+    plain = await page.evaluate(POSITION_SCRIPT, [events[0], {"seq": 1, "kind": "review",
+                                                              "data": review_event_data(record("a", None))}])
+    assert plain == [["a", None, None]], "a run without both orders says nothing of it"

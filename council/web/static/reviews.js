@@ -29,6 +29,13 @@ export const reasonText = (error) => (error ? REASONS[error.reason] || error.rea
 /** `n word` or `n words`. */
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+// review.both_orders: whether the reviewer's top pick held when the answers were shown in a second order.
+const POSITION = {
+  held: "Top pick held in both orders.",
+  changed: "Top pick changed with the order: this reviewer's choice follows where an answer is shown.",
+  unknown: "Position consistency unknown: one of its two orders' calls failed, and the other ballot stands alone.",
+};
+
 const shown = (value) => (value === true ? "yes" : value === false ? "no" : value ?? "–");
 
 /**
@@ -75,7 +82,10 @@ function reviewBlock(reviewer, review, names, label) {
   const holisticNote = holistic.length ? [h("p", { class: "holistic muted", text: "Read as holistic for "
     + holistic.map(([member, missing]) => `${member} (without ${missing.map((d) => names[d] || d).join(", ")})`)
       .join("; ") + ": the overall score stands in for what was left out." })] : [];
-  block.append(h("h4", { text: `${reviewer}'s scores` }), ...holisticNote,
+  const consistency = review.position_consistency;
+  const positionNote = consistency ? [h("p", { class: "position-consistency muted",
+    "data-consistency": consistency, text: POSITION[consistency] || consistency })] : [];
+  block.append(h("h4", { text: `${reviewer}'s scores` }), ...positionNote, ...holisticNote,
     // A wide table scrolls in its wrap, which the keyboard can reach to scroll it.
     h("div", { class: "table-wrap", tabindex: "0", role: "group", "aria-label": `${label(reviewer)} (scrolls sideways)` },
       h("table", { class: "scores" }, h("thead", {}, head), h("tbody", {}, ...rows))));

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from council.cli.common import EXIT_OK, EXIT_USAGE, UsageError, db_path
+from council.cli.common import EXIT_OK, EXIT_USAGE, UsageError, db_path, text_table
 
 
 def add_calibrate_command(commands: Any) -> None:
@@ -42,12 +42,8 @@ def render(rows: list[Any], run_ids: list[str], stored: bool) -> str:
     body = [[r.reviewer, r.key.split("|", 1)[1].replace("|", "/"), str(r.tally.samples), _figure(r.tally.accuracy),
              f"{_figure(r.interval[0])} - {_figure(r.interval[1])}" if r.interval else "-",
              _figure(r.tally.chance_rate), f"{r.weight:.2f}"] for r in rows]
-    widths = [max(len(cell) for cell in column) for column in zip(header, *body, strict=True)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
-             for line in [header, *body]]
     where = "stored for review.weighting: learned" if stored else "not stored (--dry-run)"
-    return "\n".join([f"Reviewer weights from {', '.join(run_ids)}: {where}", lines[0],
-                      "  ".join("-" * w for w in widths), *lines[1:]])
+    return "\n".join([f"Reviewer weights from {', '.join(run_ids)}: {where}", *text_table(header, body)])
 
 
 def run_calibrate_command(args: argparse.Namespace, environ: Mapping[str, str]) -> int:

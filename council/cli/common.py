@@ -24,6 +24,7 @@ from council.config import (
 )
 from council.errors import CouncilError
 from council.logs import configure_logging
+from council.text import visible
 
 if TYPE_CHECKING:
     from council.pipeline import RunArchive
@@ -85,3 +86,17 @@ def read_schema(path: str) -> dict[str, Any]:
     if not isinstance(schema, dict):
         raise UsageError(f"--schema {path}: a JSON Schema is an object, not a {type(schema).__name__}")
     return schema
+
+
+def text_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A plain-text table: the header, a rule, then the rows, columns padded to their widest cell.
+
+    Every cell is escaped (:func:`council.text.visible`): names often come
+    from files and configs, and none may clear the screen, forge a line or
+    reverse a row.
+    """
+    rows = [[visible(cell) for cell in row] for row in rows]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+             for row in [header, *rows]]
+    return [lines[0], "  ".join("-" * width for width in widths), *lines[1:]]

@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from council.cli.common import EXIT_OK
+from council.cli.common import EXIT_OK, text_table
 from council.cli.learn_report import render_learning
 from council.ranking import DEFAULT_WEIGHTING, METHODS, MODES, WEIGHTINGS, BallotReport, ItemRanking, rank_ballots
 from council.text import visible
@@ -54,15 +54,6 @@ def _agreement(item: ItemRanking) -> str:
     return "-"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    # Names come from the file: escaped, so none can clear the screen, forge a line or reverse a row.
-    rows = [[visible(cell) for cell in row] for row in rows]
-    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-             for row in [header, *rows]]
-    return [lines[0], "  ".join("-" * width for width in widths), *lines[1:]]
-
-
 def render(report: BallotReport) -> str:
     """The report as plain-text tables: items, judges, and accuracy when labelled."""
     weights = f", {report.weighting} weights" if report.method == "calibrated" else ""
@@ -70,19 +61,19 @@ def render(report: BallotReport) -> str:
     if report.ignored_columns:
         out.append(f"columns not used: {visible(', '.join(report.ignored_columns))}")
     out += ["", "Items (best first)"]
-    out += _table(["item", "ranking", "top confidence", "tied with top", "agreement", "calibrated"], [
+    out += text_table(["item", "ranking", "top confidence", "tied with top", "agreement", "calibrated"], [
         [item.item, " > ".join(c.member for c in item.ranking), _figure(item.top_confidence),
          ", ".join(item.tied_with_top) or "-", _agreement(item), "yes" if item.calibrated else "no (raw means)"]
         for item in report.items])
     out += ["", "Judges"]
-    out += _table(["judge", "items", "mean", "SD", "weight", "position consistency", "bias flags"], [
+    out += text_table(["judge", "items", "mean", "SD", "weight", "position consistency", "bias flags"], [
         [j.judge, str(j.items), _figure(j.mean), _figure(j.sd), _figure(j.weight),
          f"{_figure(j.position_consistency)} ({j.position_items} items)" if j.position_items else "-",
          "; ".join(j.bias_flags) or "-"] for j in report.judges])
     if report.accuracy:
         out += ["", f"Accuracy against the labels ({report.labelled_items} labelled items; top pick right; "
                     "95% bootstrap interval)"]
-        out += _table(["who", "accuracy", "95% interval", "items"], [
+        out += text_table(["who", "accuracy", "95% interval", "items"], [
             [row.name if row.kind != "judge" else f"judge {row.name}", _figure(row.accuracy, 3),
              f"{_figure(row.low, 3)} - {_figure(row.high, 3)}", str(row.items)] for row in report.accuracy])
         if report.labels_without_ballots:

@@ -185,6 +185,21 @@ def test_a_duplicate_key_in_a_ballot_row_is_refused(tmp_path, capsys):
     assert code == USAGE and f"{ballots}:2: " in err and "'score' appears twice" in err, err
 
 
+def test_names_in_the_learned_weights_tables_are_escaped_too(tmp_path, capsys):
+    """``--learn`` prints tables of its own (the judges' learned weights): the file's names are escaped there too."""
+    judge = "j\x1b[2J\u202e"
+    rows = [{"item": f"q{n}", "candidate": name, "judge": voter, "score": score}
+            for n in range(6) for voter in (judge, "plain")
+            for name, score in (("a", 2 + n % 3), ("b", 1 + (n * 2) % 3))]
+    ballots = write_rows(tmp_path / "names.jsonl", rows)
+    labels = write_rows(tmp_path / "labels.jsonl", [{"item": f"q{n}", "best": "a"} for n in range(6)])
+    code, out, err = run(capsys, str(ballots), "--labels", str(labels), "--learn")
+    assert code == 0, err
+    assert "Learned weights" in out
+    assert "\x1b" not in out and "\u202e" not in out, "nothing raw reaches the terminal"
+    assert out.count("j\\x1b[2J\\u202e") >= 3, "the judge named, escaped, in the judges and learned tables"
+
+
 def test_names_in_an_error_message_are_escaped_too(tmp_path, capsys):
     ballots = write_rows(tmp_path / "names.jsonl", [
         {"item": "q", "candidate": name, "judge": "j", "score": score}

@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_pipeline import MEMBERS, fake_upstream
 
 from council import Council, CouncilConfig, CouncilResult
+from council.storage.sqlite import LOCK_PROBE_S
 from council.testing.postgres import PostgresServer, find_pg_bindir
 from council.testing.sqlite_lock import sqlite_locked_elsewhere
 
@@ -194,8 +195,8 @@ def print_sqlite(figures: dict[str, Any]) -> None:
         print(f"| {n + 1} | {free.seconds * 1000:.1f} ms | {held.seconds * 1000:.1f} ms | "
               f"{held.seconds - normal:+.3f} s | {outcome(held)} |")
     print(f"\nA hit unlocked (median): {normal * 1000:.1f} ms. Locked: {sum(s.hit for s in locked)} of {len(locked)} "
-          f"hits; over the unlocked median the first took {locked[0].seconds - normal:+.3f} s (its row waited out "
-          f"the busy timeout: SQLite tells a lock held elsewhere only by waiting for it), every later one at most "
+          f"hits; over the unlocked median the first took {locked[0].seconds - normal:+.3f} s (its row's writer "
+          f"asked for the lock for {LOCK_PROBE_S:g} s, then said it was held elsewhere), every later one at most "
           f"{max(s.seconds for s in locked[1:]) - normal:+.3f} s (target +{LATER_TARGET_S:g} s for every hit); all "
           f"stored {figures['stored_after_s']:.1f} s after the lock was released.\n")
 
@@ -212,7 +213,6 @@ def meets_targets(results: dict[str, Any]) -> dict[str, bool]:
         lite = results["sqlite"]
         normal = median(lite["unlocked"])
         met["sqlite"] = max(s.seconds for s in lite["locked"]) - normal <= LATER_TARGET_S
-        met["sqlite_after_the_first"] = max(s.seconds for s in lite["locked"][1:]) - normal <= LATER_TARGET_S
     return met
 
 

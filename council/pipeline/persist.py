@@ -65,7 +65,8 @@ async def waited_for_storage(ctx: RunContext, awaitable: Awaitable[T]) -> T:
         ctx.storage_waited_s += time.monotonic() - started
 
 
-async def wait_unless_away(store: Store | None, futures: list[asyncio.Future[Any]], timeout_s: float) -> None:
+async def wait_unless_away(store: Store | None, futures: list[asyncio.Future[Any]], timeout_s: float, *,
+                           nor_when_blocked: bool = False) -> None:
     """Wait until ``futures`` are done, at most ``timeout_s``, and no longer once ``store``'s database is known away.
 
     Neither raises nor cancels. The store learns of an outage on its own
@@ -73,10 +74,13 @@ async def wait_unless_away(store: Store | None, futures: list[asyncio.Future[Any
     knew looks again every :data:`AWAY_CHECK_S`: a run or a cache hit that
     started just before the writer found the database gone stops waiting
     then, rather than at the end of its ``storage.critical_wait_s``.
+    ``nor_when_blocked``: stop too while the writer waits for a lock
+    another process holds (SQLite), which is not yet an outage.
     """
     deadline = time.monotonic() + timeout_s
     pending = {future for future in futures if not future.done()}
-    while pending and not (store is not None and store.db.known_unavailable):
+    while pending and not (store is not None and (store.db.known_unavailable
+                                                   or (nor_when_blocked and store.db.writer_blocked))):
         left = deadline - time.monotonic()
         if left <= 0:
             return

@@ -153,7 +153,9 @@ async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, si
     writer holds writes the database has not taken (it is down, or another
     process holds SQLite's lock), the hit does not wait for its row at all,
     as a run does not: the row waits with them and lands when the database
-    is back.
+    is back. Unlike a run, a hit does not wait either while the writer
+    waits for a lock another process holds (SQLite): a hit is meant to be
+    fast, and SQLite tells such a lock only by waiting it out.
     """
     started = time.perf_counter()
     result = served_from_cache(cached, run_id)
@@ -163,7 +165,7 @@ async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, si
     if store is not None:
         write = store.queue_stage(prepare_stage(result, "started"))
         if not store.db.known_unavailable:
-            await wait_unless_away(store, [write], max(0.0, critical_wait_s - waited_s))
+            await wait_unless_away(store, [write], max(0.0, critical_wait_s - waited_s), nor_when_blocked=True)
         error = write.exception() if write.done() and not write.cancelled() else None
         if error is not None:
             result.stored = False
@@ -172,6 +174,7 @@ async def serve_hit(cached: CouncilResult, run_id: str, chairman: str | None, si
             write.add_done_callback(lambda done: done.cancelled() or done.exception())
             result.stored = False
             why = ("the database is unavailable" if store.db.known_unavailable
+                   else "another process holds the database's write lock" if store.db.writer_blocked
                    else f"the database did not answer within {critical_wait_s:g} s")
             result.degrade(f"the run is not stored yet ({why}): it is written in the background when the "
                            "database is back")

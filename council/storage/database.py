@@ -121,6 +121,16 @@ class Database(ABC):
         committer = self._committer
         return failed > max(self._answered_at, committer.landed_at if committer is not None else 0.0)
 
+    @property
+    def writer_blocked(self) -> bool:
+        """Whether the writer is waiting now for a lock another connection holds (SQLite; never PostgreSQL).
+
+        Not an outage (the lock is let go in time, and reads go on): a
+        caller to whom speed matters more than seeing its write land (a
+        cache hit) need not wait.
+        """
+        return False
+
     def note_unreachable(self) -> None:
         """A call failed because the database could not be reached (or did not answer within the bound)."""
         self._unreachable_at = time.monotonic()

@@ -9,12 +9,20 @@ while another process holds the write lock, the writer waits for it up to
 the busy timeout again and again, and readers, who need no lock in WAL
 mode, must not wait behind it. Several processes (a CLI beside a server)
 share the file through WAL and a busy timeout.
+
+The writer first asks for the lock with a short busy timeout
+(:data:`LOCK_PROBE_S`) and then waits out the rest: while it waits, the
+database says so (:attr:`SQLiteDatabase.writer_blocked`), and a cache hit,
+whose whole point is speed, answers without waiting for its row (SQLite
+tells a lock held elsewhere only by waiting for it, so a hit would
+otherwise wait out the busy timeout to learn it).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
@@ -25,6 +33,13 @@ from council.storage.group_commit import Transactional
 
 T = TypeVar("T")
 PAGE_SIZE = 16384
+#: How long the writer waits for the write lock before saying another connection holds it (then it waits on).
+LOCK_PROBE_S = 0.05
+
+
+def _locked(error: BaseException) -> bool:
+    """Whether ``error`` is SQLite's "another connection holds the lock" (it lets go in time; a full disk does not)."""
+    return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
 
 
 class _SQLiteSession:
@@ -50,12 +65,16 @@ class _SQLiteSession:
 class _Connection:
     """One connection to the file, lent to one thread at a time."""
 
-    def __init__(self, path: str, critical_wait_s: float) -> None:
+    def __init__(self, path: str, critical_wait_s: float, lock_probe_s: float | None = None) -> None:
         self.lock = threading.RLock()
         self.connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         # Several connections write the same file: wait for each other rather than fail, but no longer
         # than a run may wait; a write still locked out then is retried in the background.
-        self.connection.execute(f"PRAGMA busy_timeout={round(critical_wait_s * 1000)}")
+        self._busy_timeout_ms = round(critical_wait_s * 1000)
+        self._probe_ms = min(round(lock_probe_s * 1000), self._busy_timeout_ms) if lock_probe_s else None
+        #: time.monotonic() since when this connection has waited for a lock another connection holds (None: not).
+        self.blocked_since: float | None = None
+        self.connection.execute(f"PRAGMA busy_timeout={self._probe_ms or self._busy_timeout_ms}")
         # A new file gets 16 KB pages: stage rows of 1-3 KB pack into them with little left over
         # (4 KB pages held about one such row each). No effect on a file that already exists.
         self.connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
@@ -70,8 +89,7 @@ class _Connection:
 
     def transaction(self, work: Callable[[_SQLiteSession], T]) -> T:
         with self.lock:
-            # IMMEDIATE takes the write lock up front: a read-then-write never races another writer.
-            self.connection.execute("BEGIN IMMEDIATE")
+            self._begin()
             try:
                 outcome = work(self.session)
             except BaseException:
@@ -81,6 +99,23 @@ class _Connection:
                 raise
             self.connection.execute("COMMIT")
             return outcome
+
+    def _begin(self) -> None:
+        # IMMEDIATE takes the write lock up front: a read-then-write never races another writer.
+        try:
+            self.connection.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if self._probe_ms is None or not _locked(exc):
+                raise
+        # Held elsewhere past the probe: say so (a cache hit need not wait for its row), then wait out the rest.
+        self.blocked_since = time.monotonic()
+        self.connection.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms - self._probe_ms}")
+        try:
+            self.connection.execute("BEGIN IMMEDIATE")
+        finally:
+            self.connection.execute(f"PRAGMA busy_timeout={self._probe_ms}")
+            self.blocked_since = None
 
     def close(self) -> None:
         with self.lock:
@@ -115,7 +150,7 @@ class SQLiteDatabase(Database):
             return self._main  # a private in-memory database has one connection: no other can see it
         if self._writer is None:
             try:
-                self._writer = _Connection(self.path, self.critical_wait_s)
+                self._writer = _Connection(self.path, self.critical_wait_s, lock_probe_s=LOCK_PROBE_S)
             except (sqlite3.Error, OSError) as exc:
                 raise StorageError(f"cannot open the database {self.path}: {exc}") from None
         return self._writer
@@ -123,7 +158,12 @@ class SQLiteDatabase(Database):
     def unavailable(self, error: BaseException) -> bool:
         # Another connection (often another process) holds the write lock: it will let go. A full disk or a
         # read-only file will not, and fails at once.
-        return isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error))
+        return _locked(error)
+
+    @property
+    def writer_blocked(self) -> bool:
+        writer = self._writer
+        return writer is not None and writer.blocked_since is not None
 
     def table_names(self) -> list[str]:
         rows = self.fetchall("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "

@@ -198,6 +198,26 @@ async def test_cache_hits_while_another_process_holds_sqlite_locked_are_served_a
             await wait_until(stored_status(council, hit.run_id), what=f"hit {hit.run_id} to be stored")
 
 
+async def test_a_cache_hit_does_not_wait_out_sqlites_busy_timeout_to_learn_another_process_holds_the_lock(
+        fake_llm, tmp_path):
+    script_members(fake_llm)
+    path = tmp_path / "runs.db"
+    # A storage wait (and so a busy timeout) longer than ``ask``'s bound: a hit that waited it out would fail.
+    config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600},
+                         storage={"path": str(path), "critical_wait_s": TIMEOUT_S * 3})
+    async with Council(config, environ={}) as council:
+        cached = await ask(council, "What is six times seven?")
+        with sqlite_locked_elsewhere(path):
+            hit = await ask(council, "What is six times seven?")
+            assert council.store.db.writer_blocked and not council.store.db.writes_waiting
+        assert hit.cached_from == cached.run_id and hit.final_answer.content and hit.stored is False
+        assert hit.degraded_reasons == ["the run is not stored yet (another process holds the database's write "
+                                        "lock): it is written in the background when the database is back"]
+        # The writer was still waiting for the lock (not yet an outage): it takes it as soon as it is let go.
+        await wait_until(stored_status(council, hit.run_id), what="the hit to be stored")
+        assert not council.store.db.writer_blocked
+
+
 async def test_a_run_whose_cache_lookup_took_the_whole_storage_wait_does_not_wait_again(fake_llm, tmp_path):
     script_members(fake_llm)
     config = make_config(fake_llm, chairman="alpha", cache={"ttl_s": 600},

@@ -7,9 +7,10 @@ events while it runs (:class:`~.responses_output.ResponseEventWriter`
 stands in for the chunk writer), the council's progress as a ``reasoning``
 item; a whole one is the chat completion's answer as a response object.
 With ``store`` (the default) the response and the conversation it ends are
-kept in the run database, owned by the caller's API key: a follow-up names
-it in ``previous_response_id``, and ``GET``/``DELETE`` reach it, for that
-key only.
+kept in the run database, owned by the caller's API key, before its last
+byte is sent: a follow-up names it in ``previous_response_id`` or its
+items in ``item_reference`` input items, and ``GET``/``DELETE`` reach it,
+for that key only.
 """
 
 from __future__ import annotations
@@ -21,18 +22,21 @@ from typing import Any
 
 from aiohttp import web
 
+from council.errors import StorageError
+from council.logs import get_logger
 from council.pipeline import Council
 from council.server.chat import MEMBER_PREFIX, STREAM_WRITER_KEY
 from council.server.guards import caller_of
 from council.server.patience import patiently
 from council.server.relay import uses_tools
-from council.server.responses_input import ResponsesRequest, chat_body, read_request
-from council.server.responses_output import ResponseDraft, ResponseEventWriter, replay
+from council.server.responses_input import ResponsesRequest, chat_body, is_reference, read_request
+from council.server.responses_output import ResponseDraft, ResponseEventWriter, replay, response_of_item
 from council.server.schema import ApiError, ChatCompletionRequest, decode_body, parse_request
 
 ChatRoute = Callable[[web.Request, ChatCompletionRequest, dict[str, Any]], Awaitable[web.StreamResponse]]
 """How ``/v1/chat/completions`` answers a parsed request (and its decoded body): the route both APIs share."""
 
+_log = get_logger("council.server")
 _PASSED_HEADERS = ("x-council-run-id", "x-council-cost-usd", "x-council-cache", "x-council-tools-ignored",
                    "x-council-task-model")
 
@@ -52,6 +56,8 @@ class ResponsesApi:
         wanted = read_request(decode_body(await self.read(request)))
         owner = caller_of(request)
         earlier = await self._earlier(owner, wanted.previous_response_id)
+        if isinstance(wanted.input, list) and any(is_reference(item) for item in wanted.input):
+            wanted = wanted.model_copy(update={"input": await self._dereferenced(owner, wanted.input)})
         raw = chat_body(wanted, earlier)
         body = parse_request(raw, allow_private_images=self.allow_private_images)
         draft = ResponseDraft(f"resp_{uuid.uuid4().hex}", wanted)
@@ -60,14 +66,15 @@ class ResponsesApi:
         if not whole:
             writers: list[ResponseEventWriter] = []
 
+            async def keep() -> None:
+                await self._keep(owner, wanted, draft, raw)
+
             def writer(response: web.StreamResponse) -> ResponseEventWriter:
-                writers.append(ResponseEventWriter(response, draft))
+                writers.append(ResponseEventWriter(response, draft, before_end=keep))
                 return writers[-1]
 
             request[STREAM_WRITER_KEY] = writer
-            answered = await self.route(request, body, raw)
-            await self._keep(owner, wanted, draft, raw)
-            return answered
+            return await self.route(request, body, raw)
         if not wanted.stream:
             # A whole answer that takes long starts early and keeps talking, as chat completions do.
             return await patiently(request, self._whole(request, body, raw, owner, wanted, draft))
@@ -122,6 +129,36 @@ class ResponsesApi:
             raise _not_found(response_id, "previous_response_id")
         return stored.conversation
 
+    async def _dereferenced(self, owner: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``items`` with each ``item_reference`` replaced by the stored output item it names.
+
+        Clients that keep responses on the server (the Vercel AI SDK's
+        default) send earlier output back by reference: the council's
+        progress (a reasoning item), its answer, its tool calls. Such an
+        item is found in the response that gave it, for the key that made
+        it; an id that names none is a 400.
+        """
+        found: dict[str, dict[str, Any] | None] = {}
+        resolved: list[dict[str, Any]] = []
+        for index, item in enumerate(items):
+            if not is_reference(item):
+                resolved.append(item)
+                continue
+            item_id = item.get("id")
+            response_id = response_of_item(item_id) if isinstance(item_id, str) else None
+            if response_id is not None and response_id not in found:
+                runs = self.council.runs
+                stored = await runs.call(runs.stored_response, owner, response_id) if runs is not None else None
+                found[response_id] = stored.body if stored is not None else None
+            body = found.get(response_id) if response_id is not None else None
+            match = [out for out in (body or {}).get("output", []) if out.get("id") == item_id]
+            if not match:
+                raise ApiError(400, f"input[{index}].id: no stored item {item_id!r} (the items of responses kept "
+                                    "with store true can be referenced, by the API key that made them)",
+                               param=f"input[{index}].id", code="item_not_found")
+            resolved.append(match[0])
+        return resolved
+
     async def _keep(self, owner: str, wanted: ResponsesRequest, draft: ResponseDraft, raw: dict[str, Any]) -> None:
         """Store the response before it is answered: a follow-up sent the moment it arrives must find it."""
         runs = self.council.runs
@@ -130,7 +167,11 @@ class ResponsesApi:
         # The conversation to continue from: this request's turns (no instructions: they are not carried
         # over, as OpenAI's are not) and the answer.
         turns = [m for m in raw["messages"] if not (wanted.instructions and m is raw["messages"][0])]
-        await runs.keep_response(owner, draft.body(), turns + draft.as_turns())
+        try:
+            await runs.keep_response(owner, draft.body(), turns + draft.as_turns())
+        except StorageError as exc:
+            # The answer is worth more than its copy: the client gets it; a follow-up naming it gets a 404.
+            _log.warning("response_not_kept", response_id=draft.id, cause=str(exc))
 
 
 def _not_found(response_id: str, param: str) -> ApiError:

@@ -78,6 +78,12 @@ def chat_body(request: ResponsesRequest, earlier: list[dict[str, Any]]) -> dict[
     return body
 
 
+def is_reference(item: Any) -> bool:
+    """Whether an input item is an ``item_reference``: an earlier output item named by its id alone."""
+    return isinstance(item, dict) and (item.get("type") == "item_reference"
+                                       or ("type" not in item and "role" not in item and "id" in item))
+
+
 def input_messages(items: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``input`` as chat messages: a string is one user turn; items become turns, calls and tool results."""
     if isinstance(items, str):

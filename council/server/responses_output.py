@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -28,6 +29,20 @@ _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"
 
 def _id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def item_id(prefix: str, response_id: str, index: int) -> str:
+    """An output item's id: ``msg_<response hex>_<index>`` (the response's id without its ``resp_``)."""
+    return f"{prefix}_{response_id.removeprefix('resp_')}_{index}"
+
+
+def response_of_item(item_id: str) -> str | None:
+    """The id of the response an output item of ours belongs to, or None for an id we did not give."""
+    prefix, _, rest = item_id.partition("_")
+    response_hex, _, index = rest.rpartition("_")
+    if prefix not in ("msg", "fc", "rs") or not response_hex or not index.isdigit():
+        return None
+    return f"resp_{response_hex}"
 
 
 def usage_object(usage: Usage) -> dict[str, Any]:
@@ -55,6 +70,10 @@ class ResponseDraft:
     def add(self, item: dict[str, Any]) -> int:
         self.output.append(item)
         return len(self.output) - 1
+
+    def item_id(self, prefix: str) -> str:
+        """The id of the next output item: it names this response, so an ``item_reference`` finds it."""
+        return item_id(prefix, self.id, len(self.output))
 
     def finish(self, finish_reason: str | None) -> None:
         """The answer ended: ``length`` and ``content_filter`` leave it incomplete, as OpenAI says so."""
@@ -108,10 +127,10 @@ class ResponseDraft:
         elif message.get("content") is not None and not message.get("tool_calls"):
             content.append({"type": "output_text", "text": message["content"], "annotations": [], "logprobs": []})
         if content:
-            self.add({"type": "message", "id": _id("msg"), "status": "completed", "role": "assistant",
+            self.add({"type": "message", "id": self.item_id("msg"), "status": "completed", "role": "assistant",
                       "content": content})
         for call in message.get("tool_calls") or []:
-            self.add({"type": "function_call", "id": _id("fc"), "call_id": call["id"], "status": "completed",
+            self.add({"type": "function_call", "id": self.item_id("fc"), "call_id": call["id"], "status": "completed",
                       "name": call["function"]["name"], "arguments": call["function"]["arguments"]})
         usage = chat.get("usage") or {}
         self.usage = Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
@@ -135,9 +154,13 @@ class ResponseDraft:
 class ResponseEventWriter:
     """Writes a Responses API stream from the chat deltas a handler produces (the chunk writer's interface)."""
 
-    def __init__(self, response: web.StreamResponse, draft: ResponseDraft) -> None:
+    def __init__(self, response: web.StreamResponse, draft: ResponseDraft,
+                 before_end: Callable[[], Awaitable[None]] | None = None) -> None:
         self.response = response
         self.draft = draft
+        # Run before the last event (storing the response): a client that follows up the moment the stream
+        # ends, naming the response or its items, must find it.
+        self.before_end = before_end
         self.sequence = 0
         self.started = False
         self.open: dict[str, Any] | None = None  # the item being written: reasoning, message or refusal
@@ -189,9 +212,9 @@ class ResponseEventWriter:
 
     async def _open(self, kind: str) -> None:
         if kind == "reasoning":
-            item: dict[str, Any] = {"type": "reasoning", "id": _id("rs"), "summary": []}
+            item: dict[str, Any] = {"type": "reasoning", "id": self.draft.item_id("rs"), "summary": []}
         else:
-            item = {"type": "message", "id": _id("msg"), "status": "in_progress", "role": "assistant",
+            item = {"type": "message", "id": self.draft.item_id("msg"), "status": "in_progress", "role": "assistant",
                     "content": []}
         index = self.draft.add(item)
         self.open = {"kind": kind, "item": item, "index": index, "text": ""}
@@ -229,7 +252,7 @@ class ResponseEventWriter:
         position = int(call.get("index", 0))
         if position not in self.calls:
             await self._close()
-            item = {"type": "function_call", "id": _id("fc"), "call_id": call.get("id") or _id("call"),
+            item = {"type": "function_call", "id": self.draft.item_id("fc"), "call_id": call.get("id") or _id("call"),
                     "name": function.get("name") or "", "arguments": "", "status": "in_progress"}
             self.calls[position] = self.draft.add(item)
             await self.send("response.output_item.added", output_index=self.calls[position], item=item)
@@ -268,6 +291,8 @@ class ResponseEventWriter:
             self.draft.finish("stop")
         ending = {"completed": "response.completed", "incomplete": "response.incomplete"}.get(
             self.draft.status, "response.failed")
+        if self.before_end is not None:
+            await self.before_end()
         await self.send(ending, response=self.draft.body())
 
 

@@ -208,7 +208,8 @@ async def test_a_streamed_tool_call_arrives_as_function_call_events(served):
 
 
 @pytest.mark.parametrize(("body", "param"), [
-    ({"input": [{"type": "item_reference", "id": "x"}]}, "input[0].type"),
+    ({"input": [{"type": "item_reference", "id": "x"}]}, "input[0].id"),
+    ({"input": [{"type": "item_reference", "id": "msg_0123456789abcdef0123456789abcdef_1"}]}, "input[0].id"),
     ({"input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]}, "input[0].content[0].type"),
     ({"input": "hi", "tools": [{"type": "web_search"}]}, "tools[0].type"),
     ({"input": "hi", "text": {"format": {"type": "yaml"}}}, "text.format"),
@@ -220,6 +221,55 @@ async def test_what_cannot_be_answered_is_refused_naming_the_parameter(served, b
                                                           json={"model": "council", **body}) as response:
         error = (await response.json())["error"]
     assert response.status in (400, 404) and error["param"] == param and error["message"]
+
+
+async def test_item_references_bring_back_a_stored_responses_items_and_the_reasoning_is_left_out(served):
+    # As the Vercel AI SDK's default provider continues a conversation (store on): earlier output by reference.
+    async with sdk(served) as client:
+        async with client.responses.stream(model="council/quick", input="Name a prime number.") as s:
+            first = await s.get_final_response()
+        reasoning, message = first.output
+        assert reasoning.type == "reasoning" and message.type == "message"
+        raw = await client.responses.with_raw_response.create(model="council/quick", input=[
+            {"role": "user", "content": "Name a prime number."},
+            {"type": "item_reference", "id": reasoning.id}, {"type": "item_reference", "id": message.id},
+            {"role": "user", "content": "Double it."}])
+    run = served.store.get(raw.headers["x-council-run-id"])
+    assert run is not None
+    assert [m.content for m in run.question] == ["Name a prime number.", first.output_text, "Double it."]
+
+
+async def test_an_item_reference_reaches_only_the_key_that_made_the_response():
+    server, runner = await start(keys="key-one,key-two")
+    try:
+        async with sdk(server, "key-one") as one, sdk(server, "key-two") as two:
+            made = await one.responses.create(model="council/quick", input="Hello?")
+            (message,) = made.output
+            follow_up = [{"type": "item_reference", "id": message.id}, {"role": "user", "content": "And?"}]
+            with pytest.raises(openai.BadRequestError) as refused:
+                await two.responses.create(model="council/quick", input=follow_up)
+            assert refused.value.body["param"] == "input[0].id" and message.id in refused.value.body["message"]
+            assert (await one.responses.create(model="council/quick", input=follow_up)).output_text
+    finally:
+        await runner.cleanup()  # type: ignore[attr-defined]
+        server.store.close()
+
+
+@pytest.mark.parametrize("model", ["council/quick", "member/atlas"])
+async def test_a_streamed_response_is_stored_before_its_last_event(served, model):
+    # A client that follows up the moment it reads response.completed (an agent's next step, before the stream's
+    # end) must find what it names: the response is in the database by then.
+    body = {"model": model, "input": "Name a prime number.", "stream": True}
+    async with aiohttp.ClientSession() as http, http.post(f"{served.base_url}/responses", json=body) as response:
+        async for line in response.content:
+            if line.startswith(b"data: ") and b'"type": "response.completed"' in line:
+                response_id = json.loads(line.decode().removeprefix("data: "))["response"]["id"]
+                kept = served.store.db.fetchall("SELECT response_id FROM responses WHERE response_id = ?",
+                                                (response_id,))
+                assert kept == [(response_id,)], "response.completed was sent before the response was stored"
+                break
+        else:
+            raise AssertionError("the stream ended without response.completed")
 
 
 async def test_pydantic_ai_responses_model_gets_a_typed_answer(served):

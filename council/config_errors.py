@@ -8,6 +8,7 @@ silently), and each pydantic error rendered as ``key.path: what was expected``.
 from __future__ import annotations
 
 import re
+import sys
 import types
 import typing
 from pathlib import Path
@@ -22,8 +23,27 @@ _SECRET_HINTS = ("key", "token", "secret", "password")
 MAX_YAML_BYTES = 1024 * 1024  # config and rubric files; anything larger is not one
 
 
+#: Nesting a config or rubric file may use: far past any real one, far short of Python's recursion limit.
+MAX_YAML_DEPTH = 100
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """A SafeLoader that refuses duplicate mapping keys."""
+    """A SafeLoader that refuses duplicate mapping keys, nesting past :data:`MAX_YAML_DEPTH`, and huge numbers."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        # PyYAML composes nested nodes recursively: a file nested thousands deep would end in a RecursionError.
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_YAML_DEPTH} levels deep",
+                                                  self.peek_event().start_mark)  # type: ignore[no-untyped-call]
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -39,7 +59,17 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
     return loader.construct_mapping(node, deep=deep)
 
 
+def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
+    try:
+        return loader.construct_yaml_int(node)
+    except ValueError:  # past Python's digit limit for str -> int
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number of {len(str(node.value))} characters; at most {sys.get_int_max_str_digits()} "
+            "digits are read", node.start_mark) from None
+
+
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def read_yaml(path: Path) -> dict[str, Any]:

@@ -3,13 +3,17 @@
 Python's ``json`` reads ``NaN`` and ``Infinity`` (not JSON, and poison for
 scores), turns ``1e999`` into infinity, and keeps the last of two equal keys
 (so a smuggled second ``"ranking"`` could hide behind the first). The decoder
-here refuses all three, with a :class:`StrictJSONError` that says which.
+here refuses all three, with a :class:`StrictJSONError` that says which; and
+what Python's decoder cannot take at all (an integer past Python's digit
+limit, nesting past its recursion limit) is a :class:`StrictJSONError` too,
+never a crash.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 
@@ -41,9 +45,21 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=reject_constant, object_pairs_hook=_unique_keys)
+def _bounded_int(text: str) -> int:
+    limit = sys.get_int_max_str_digits()
+    digits = len(text.lstrip("-"))
+    if limit and digits > limit:
+        raise StrictJSONError(f"a number of {digits} digits; at most {limit} are read")
+    return int(text)
+
+
+DECODER = json.JSONDecoder(parse_float=_finite_float, parse_int=_bounded_int, parse_constant=reject_constant,
+                           object_pairs_hook=_unique_keys)
 
 
 def loads(text: str) -> Any:
     """Decode ``text`` strictly; ``json.JSONDecodeError`` or :class:`StrictJSONError` (both ValueError) if not."""
-    return DECODER.decode(text)
+    try:
+        return DECODER.decode(text)
+    except RecursionError:
+        raise StrictJSONError("arrays or objects nested too deeply to read") from None

@@ -6,12 +6,12 @@ so the command groups do not import each other.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from council import strict_json
 from council.config import (
     ENV_CONFIG,
     ENV_DB_PATH,
@@ -80,7 +80,7 @@ def read_schema(path: str) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as error:
         raise UsageError(f"--schema {path}: cannot read it ({error})") from None
     try:
-        schema = json.loads(text)
+        schema = strict_json.loads(text)
     except ValueError as error:
         raise UsageError(f"--schema {path}: not valid JSON: {error}") from None
     if not isinstance(schema, dict):

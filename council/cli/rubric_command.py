@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from council import strict_json
 from council.cli.common import UsageError
 from council.config_errors import read_yaml
 from council.errors import ConfigError
@@ -163,7 +164,7 @@ async def _evaluate(args: argparse.Namespace, config: Any, environ: Mapping[str,
 
 def _read_target(path: str) -> dict[str, Any]:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = strict_json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(path, f"cannot read the target: {exc}") from None
     except ValueError as exc:

@@ -25,7 +25,6 @@ identity is its file name (``dataset_id``) and the SHA-256 of its bytes
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,9 +33,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from council import strict_json
 from council.errors import ConfigError, CouncilError
 from council.rubrics.model import Rubric
-from council.strict_json import reject_constant
 from council.types import ChatMessage, as_messages
 
 ALLOWED_FIELDS = ("id", "task", "reference_answer", "context", "rubric", "output_schema", "metadata")
@@ -133,7 +132,7 @@ def parse_line(text: str, line: int, source: str = "<dataset>") -> Sample:
     """One JSONL line as a sample; :class:`DatasetError` names the line and the field."""
     where = f"{source} line {line}"
     try:
-        raw = json.loads(text, parse_constant=reject_constant)
+        raw = strict_json.loads(text)
     except ValueError as exc:
         raise DatasetError(f"{where}: not valid JSON: {exc}") from None
     if not isinstance(raw, dict):

@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from council.errors import InvalidRequestError
 from council.providers import Provider
-from council.types import ChatMessage, Completion, GenerationParams, check_response_format
+from council.types import ChatMessage, Completion, GenerationParams, check_response_format, check_schema_usable
 
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")
@@ -82,10 +82,12 @@ class OutputSpec:
                                           option="output_type")
             return spec
         try:
-            Draft202012Validator.check_schema(dict(value))
+            check_schema_usable(dict(value))
         except SchemaError as error:
             raise InvalidRequestError(f"output_type is not a valid JSON Schema: {error.message}",
                                       option="output_type") from None
+        except ValueError as error:
+            raise InvalidRequestError(f"output_type: {error}", option="output_type") from None
         return cls(schema=dict(value))
 
     @classmethod
@@ -214,7 +216,10 @@ class OutputSpec:
         errors = sorted(Draft202012Validator(self.schema).iter_errors(value), key=lambda e: list(e.absolute_path))
         if errors:
             where = "/".join(str(p) for p in errors[0].absolute_path) or "(the top level)"
-            return None, f"does not validate against the schema at {where}: {errors[0].message}"
+            message = errors[0].message  # it may quote the whole value first ("[...] is too short"): keep the end
+            if len(message) > 300:
+                message = message[:160] + " ... " + message[-135:]
+            return None, f"does not validate against the schema at {where}: {message}"
         return value, None
 
     def output_of(self, value: Any) -> Any:
@@ -241,10 +246,12 @@ def _functions(tools: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
             continue  # other tool types (custom, builtin) are never called by the council
         parameters = function.get("parameters") or {"type": "object", "properties": {}}
         try:
-            Draft202012Validator.check_schema(parameters)
+            check_schema_usable(parameters)
         except SchemaError as error:
             raise InvalidRequestError(f"tools[{index}].function.parameters is not a valid JSON Schema: "
                                       f"{error.message}", option="tools") from None
+        except ValueError as error:
+            raise InvalidRequestError(f"tools[{index}].function.parameters: {error}", option="tools") from None
         found[function["name"]] = dict(parameters)
     return found
 

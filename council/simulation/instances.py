@@ -77,7 +77,19 @@ def _resolve(ref: str, root: dict[str, Any]) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
 
+#: Past this depth a value is the least its schema allows: required properties only, the fewest items, null
+#: where null is allowed. A recursive schema (a tree of nodes, a model that contains itself) ends there.
+MINIMAL_FROM = 12
+#: Past this depth nothing more is written (a schema that requires itself forever has no instance).
+GIVE_UP_AT = 120
+#: The most items and characters one array or string gets, whatever its schema's minimum: a real model
+#: cannot write a hundred million items either, and its answer then fails validation as this one does.
+MAX_ITEMS, MAX_CHARS = 1000, 20_000
+
+
 def _value(schema: dict[str, Any], root: dict[str, Any], rng: random.Random, seed: str, depth: int) -> Any:
+    if depth > GIVE_UP_AT:
+        return None
     if "$ref" in schema and isinstance(schema["$ref"], str) and schema["$ref"].startswith("#"):
         return _value({**_resolve(schema["$ref"], root), **{k: v for k, v in schema.items() if k != "$ref"}},
                       root, rng, seed, depth + 1)
@@ -87,7 +99,10 @@ def _value(schema: dict[str, Any], root: dict[str, Any], rng: random.Random, see
         return rng.choice(list(schema["enum"]))
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list) and schema[key]:
-            options = [o for o in schema[key] if isinstance(o, dict) and o.get("type") != "null"] or schema[key]
+            choices = [o for o in schema[key] if isinstance(o, dict)]
+            if depth > MINIMAL_FROM and any(o.get("type") == "null" for o in choices):
+                return None
+            options = [o for o in choices if o.get("type") != "null"] or choices or [{}]
             return _value(options[0], root, rng, seed, depth + 1)
     if isinstance(schema.get("allOf"), list):
         merged: dict[str, Any] = {}
@@ -99,8 +114,6 @@ def _value(schema: dict[str, Any], root: dict[str, Any], rng: random.Random, see
         kind = next((k for k in kind if k != "null"), "null")
     if kind is None:
         kind = "object" if "properties" in schema else "string"
-    if depth > 12:  # a recursive schema: stop where the schema lets it stop
-        return None if kind == "null" else ([] if kind == "array" else {} if kind == "object" else "")
     return _OF_TYPE.get(kind, _null)(schema, root, rng, seed, depth)
 
 
@@ -114,14 +127,19 @@ def _merge(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
 
 def _object(schema: dict[str, Any], root: dict[str, Any], rng: random.Random, seed: str, depth: int) -> Any:
     properties = schema.get("properties", {})
+    if not isinstance(properties, dict):
+        return {}
+    if depth > MINIMAL_FROM:
+        required = schema["required"] if isinstance(schema.get("required"), list) else []
+        properties = {name: sub for name, sub in properties.items() if name in required}
     # Every declared property, not only the required ones: strict schemas require them all anyway.
     return {name: _value(sub if isinstance(sub, dict) else {}, root, rng, f"{seed}/{name}", depth + 1)
             for name, sub in properties.items()}
 
 
 def _array(schema: dict[str, Any], root: dict[str, Any], rng: random.Random, seed: str, depth: int) -> Any:
-    low = int(schema.get("minItems", 1))
-    high = max(low, min(int(schema.get("maxItems", low + 2)), low + 2))
+    low = min(int(schema.get("minItems", 0 if depth > MINIMAL_FROM else 1)), MAX_ITEMS)
+    high = low if depth > MINIMAL_FROM else max(low, min(int(schema.get("maxItems", low + 2)), low + 2, MAX_ITEMS))
     items: dict[str, Any] = schema["items"] if isinstance(schema.get("items"), dict) else {}
     values = [_value(items, root, rng, f"{seed}/{index}", depth + 1) for index in range(rng.randint(low, high))]
     if schema.get("uniqueItems"):
@@ -137,7 +155,7 @@ def _string(schema: dict[str, Any], _root: dict[str, Any], rng: random.Random, s
     if (fixed := _FORMATS.get(str(schema.get("format")))) is not None:
         return fixed
     text = _phrase(rng, seed)
-    low, high = int(schema.get("minLength", 0)), schema.get("maxLength")
+    low, high = min(int(schema.get("minLength", 0)), MAX_CHARS), schema.get("maxLength")
     while len(text) < low:
         text += " " + rng.choice(_WORDS)
     return text[: int(high)] if high is not None else text

@@ -54,7 +54,7 @@ def test_a_strict_reply_is_read():
             json.dumps({"accuracy_score": 2, "faithfulness_score": 1, "rationale": " ".join(["w"] * 81)}),
             "rationale has 81 words, at most 80",
         ),
-        ('{"a":' * 100000 + "1" + "}" * 100000, "not valid JSON"),
+        ('{"a":' * 100000 + "1" + "}" * 100000, "nested too deeply to read"),
         ("{}", "missing keys: accuracy_score, faithfulness_score, rationale"),
         ('[{"accuracy_score": 2}]', "not a bare JSON object"),
     ],

@@ -95,6 +95,34 @@ async def test_a_schema_that_is_not_one_is_a_400_naming_it(simulated):
     assert response.status == 400 and body["error"]["param"] == "response_format"
 
 
+CYCLE = {"$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}
+
+
+@pytest.mark.parametrize(("schema", "message"), [
+    ({"$ref": "https://example.org/city.json"}, "only references within the schema"),
+    ({"type": "object", "properties": {"a": {"$ref": "#/$defs/gone"}}}, "points at nothing in the schema"),
+    (CYCLE, "lead back to themselves without end"),
+])
+async def test_a_schema_no_answer_could_be_checked_against_is_a_400_not_a_failed_council(simulated, schema, message):
+    # Before, each reached the members and failed every one of them ("quorum not met").
+    bad = {"type": "json_schema", "json_schema": {"name": "x", "schema": schema}}
+    async with aiohttp.ClientSession() as http, http.post(f"{simulated.base_url}/chat/completions", json={
+            "model": "council/quick", "messages": QUESTION, "response_format": bad}) as response:
+        body = await response.json()
+    assert response.status == 400 and body["error"]["param"] == "response_format"
+    assert message in body["error"]["message"]
+
+
+async def test_tool_parameters_whose_refs_never_end_are_a_400_naming_the_tool(simulated):
+    looping = {"type": "function", "function": {"name": "loop", "parameters": CYCLE}}
+    async with client(simulated) as sdk:
+        with pytest.raises(openai.BadRequestError) as refused:
+            await sdk.chat.completions.create(model="council", messages=QUESTION, tools=[looping],
+                                              tool_choice="required")
+    assert "tools[0].function.parameters" in refused.value.body["message"]
+    assert "lead back to themselves without end" in refused.value.body["message"]
+
+
 async def test_a_candidate_in_prose_is_dropped_visibly_and_a_valid_one_wins(fake_llm):
     valid = {"name": "Lagos", "population": 15000000, "tags": ["coastal"]}
     fake_llm.script("model-alpha", Step(reply=council_member("It is Lagos, a very large city.", quality_judge)))

@@ -207,9 +207,15 @@ def output_of(request: RunRequest) -> tuple[OutputSpec | None, GenerationParams 
         params = params.model_copy(update={"response_format": None})
     call = OutputSpec.for_tools(request.tools or (), request.tool_choice)
     if call is not None:
-        if request.output_type is not None or from_params is not None:
-            raise InvalidRequestError("a forced tool call and a structured answer cannot be asked at once",
+        if request.output_type is not None:
+            raise InvalidRequestError("a tool call to decide and output_type cannot be asked at once: the answer "
+                                      "is the call's arguments", option="tool_choice")
+        if from_params is not None and call.may_reply:
+            raise InvalidRequestError("a structured answer and tool calls the council may decide (tool_choice "
+                                      "auto) cannot be asked at once; force the call, or leave tools out",
                                       option="tool_choice")
+        # A forced call leaves no text for response_format to shape: OpenAI accepts both, and clients send both
+        # (instructor's RESPONSES_TOOLS mode names the same schema twice).
         return call, params
     if request.output_type is not None:
         output = OutputSpec.of(request.output_type)

@@ -11,7 +11,6 @@ file written here, on the simulated council.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -29,14 +29,16 @@ def main(base_url: str, model: str, mode: str, call: str) -> None:
     client = instructor.from_openai(OpenAI(base_url=base_url, api_key="unused", max_retries=0),
                                     mode=instructor.Mode[mode])
     messages = [{"role": "user", "content": QUESTION}]
+    # The RESPONSES_* modes speak the Responses API (``input`` for messages); the others chat completions.
+    api = client.responses if mode.startswith("RESPONSES") else client.chat.completions
+    asked = {"input": messages} if mode.startswith("RESPONSES") else {"messages": messages}
     # max_retries=0: a reply that does not validate is an error here, not a second request.
     if call == "create":
-        city = client.chat.completions.create(model=model, response_model=City, messages=messages, max_retries=0)
+        city = api.create(model=model, response_model=City, max_retries=0, **asked)
         updates = 1
     else:
         updates = 0
-        for partial in client.chat.completions.create_partial(model=model, response_model=City, messages=messages,
-                                                              max_retries=0):
+        for partial in api.create_partial(model=model, response_model=City, max_retries=0, **asked):
             updates += 1
             city = partial  # each one is the object so far; the last one is complete
     print(json.dumps({"city": city.model_dump(), "updates": updates}))

@@ -4,8 +4,10 @@
 OpenAI's chat completions: the function-calling modes (``TOOLS``,
 ``TOOLS_STRICT``: a forced tool call), ``JSON`` (``json_object`` plus the
 schema in the prompt), ``JSON_SCHEMA`` (``response_format`` json_schema) and
-``MD_JSON`` (the schema in the prompt, a fenced answer); ``create`` and the
-streamed ``create_partial``, on ``council`` and ``council/quick``.
+``MD_JSON`` (the schema in the prompt, a fenced answer); and ``RESPONSES_TOOLS``
+on the Responses API (a forced tool call with the same schema as ``text.format``
+beside it, as instructor sends it); ``create`` and the streamed
+``create_partial``, on ``council`` and ``council/quick``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from tests.frameworks.conftest import (
 
 pytestmark = pytest.mark.slow
 
-MODES = ["TOOLS", "TOOLS_STRICT", "JSON", "JSON_SCHEMA", "MD_JSON"]
+MODES = ["TOOLS", "TOOLS_STRICT", "JSON", "JSON_SCHEMA", "MD_JSON", "RESPONSES_TOOLS"]
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from pydantic import BaseModel
 
-from council import Council, RunRequest
+from council import Council, GenerationParams, RunRequest
 from council.config import load_config, simulated_config_path
 from council.errors import InvalidRequestError
 from council.storage.store import Store
@@ -90,3 +90,18 @@ async def test_tool_sets_that_differ_only_in_a_description_are_different_request
     # A kept call never stands in for a tool decision: each run asks its members again.
     runs = [await council.ask(replace(plan, reuse_calls=True, reuse_scope="same")) for plan in (*plans, plans[0])]
     assert all(not answer.reused for run in runs for answer in run.answers)
+
+
+def test_a_forced_call_with_a_response_format_beside_it_decides_the_call(council):
+    # OpenAI takes both (the format shapes text, and a forced call leaves none); instructor's Responses mode sends both.
+    schema = WEATHER["function"]["parameters"]
+    both = GenerationParams(response_format={"type": "json_schema", "json_schema": {"name": "w", "schema": schema}})
+    plan = council.plan(RunRequest(messages="Weather in Paris?", tools=[WEATHER], tool_choice="required", params=both))
+    assert plan.output is not None and plan.output.calls == ("get_weather",)
+    with pytest.raises(InvalidRequestError) as free:
+        council.plan(RunRequest(messages="Weather in Paris?", tools=[WEATHER], params=both))
+    assert free.value.option == "tool_choice" and "tool_choice auto" in str(free.value)
+    with pytest.raises(InvalidRequestError) as typed:
+        council.plan(RunRequest(messages="Weather in Paris?", tools=[WEATHER], tool_choice="required",
+                                output_type=City))
+    assert typed.value.option == "tool_choice" and "output_type" in str(typed.value)

@@ -196,6 +196,21 @@ async def test_every_streamed_event_validates_against_openais_schema(served, bod
     checked(events[-1]["response"])
 
 
+async def test_a_forced_call_with_a_text_format_beside_it_is_the_call(served):
+    # instructor's RESPONSES_TOOLS mode sends the schema twice: as text.format and as the forced tool's parameters.
+    city = {"type": "object", "properties": {"name": {"type": "string"}, "population": {"type": "integer"}},
+            "required": ["name", "population"], "additionalProperties": False}
+    async with sdk(served) as client:
+        response = await client.responses.create(
+            model="council/quick", input="Name a large city.",
+            text={"format": {"type": "json_schema", "name": "City", "schema": city, "strict": True}},
+            tools=[{"type": "function", "name": "City", "parameters": city, "strict": True}],
+            tool_choice={"type": "function", "name": "City"})
+    (call,) = [item for item in response.output if item.type == "function_call"]
+    arguments = json.loads(call.arguments)
+    assert call.name == "City" and set(arguments) == {"name", "population"}
+
+
 async def test_a_streamed_tool_call_arrives_as_function_call_events(served):
     async with sdk(served) as client, client.responses.stream(
             model="council", input="What is the weather in Paris now?", tools=[WEATHER],

@@ -31,7 +31,8 @@ from pydantic import BaseModel
 
 from council.errors import InvalidRequestError
 from council.providers import Provider
-from council.types import ChatMessage, Completion, GenerationParams, check_response_format, check_schema_usable
+from council.strict_json import check_schema_usable
+from council.types import ChatMessage, Completion, GenerationParams, check_response_format
 
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 _NAME = re.compile(r"[^A-Za-z0-9_-]+")

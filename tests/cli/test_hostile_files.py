@@ -16,7 +16,7 @@ import pytest
 
 from council.cli.app import main
 from council.config_errors import MAX_YAML_DEPTH
-from council.types import MAX_SCHEMA_DEPTH
+from council.strict_json import MAX_SCHEMA_DEPTH
 
 USAGE = 2
 DIGITS = 5000  # past Python's default limit of 4300 digits for str -> int

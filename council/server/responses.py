@@ -153,7 +153,8 @@ class ResponsesApi:
             body = found.get(response_id) if response_id is not None else None
             match = [out for out in (body or {}).get("output", []) if out.get("id") == item_id]
             if not match:
-                raise ApiError(400, f"input[{index}].id: no stored item {item_id!r} (the items of responses kept "
+                shown = repr(item_id) if len(repr(item_id)) <= 80 else repr(item_id)[:77] + "..."
+                raise ApiError(400, f"input[{index}].id: no stored item {shown} (the items of responses kept "
                                     "with store true can be referenced, by the API key that made them)",
                                param=f"input[{index}].id", code="item_not_found")
             resolved.append(match[0])

@@ -64,14 +64,11 @@ class ResponsesApi:
         # A tool call relayed to a member comes back in the member's own chunks: it is asked whole, then told.
         whole = not wanted.stream or (body.model.startswith(MEMBER_PREFIX) and uses_tools(body))
         if not whole:
-            writers: list[ResponseEventWriter] = []
-
             async def keep() -> None:
                 await self._keep(owner, wanted, draft, raw)
 
             def writer(response: web.StreamResponse) -> ResponseEventWriter:
-                writers.append(ResponseEventWriter(response, draft, before_end=keep))
-                return writers[-1]
+                return ResponseEventWriter(response, draft, before_end=keep)
 
             request[STREAM_WRITER_KEY] = writer
             return await self.route(request, body, raw)
